@@ -1,0 +1,29 @@
+"""Configuration options of cinder_ma, one module per option group.
+
+Every module registers its options explicitly on the global ``CONF`` here,
+so that importing :mod:`cinder_ma.conf` is all a command needs.
+"""
+
+from oslo_concurrency import lockutils
+from oslo_config import cfg
+
+from cinder_ma.conf import api
+from cinder_ma.conf import backend
+from cinder_ma.conf import database
+from cinder_ma.conf import default
+from cinder_ma.conf import hypervisor
+from cinder_ma.conf import manager
+
+CONF = cfg.CONF
+
+default.register_opts(CONF)
+api.register_opts(CONF)
+backend.register_opts(CONF)
+database.register_opts(CONF)
+hypervisor.register_opts(CONF)
+manager.register_opts(CONF)
+
+# External locks (shared-target serialization) live in the state directory
+# unless [oslo_concurrency] lock_path says otherwise.
+lockutils.set_defaults('$state_path/locks')
+CONF.register_opts(lockutils._opts, group='oslo_concurrency')

@@ -1,0 +1,35 @@
+"""Options of the ``[api]`` group: the REST API server."""
+
+from oslo_config import cfg
+
+GROUP = cfg.OptGroup('api', title='REST API options')
+
+opts = [
+    cfg.HostAddressOpt('host_ip',
+                       default='127.0.0.1',
+                       help='Address the API server listens on. Use '
+                            '0.0.0.0 (or ::) to listen on every interface.'),
+    cfg.PortOpt('port',
+                default=8776,
+                help='TCP port the API server listens on.'),
+    cfg.IntOpt('threads',
+               default=16, min=1, max=1024,
+               help='Worker threads of the embedded WSGI server (waitress). '
+                    'Deployments behind uWSGI or gunicorn set their own.'),
+    cfg.IntOpt('max_limit',
+               default=1000, min=1,
+               help='The most items a list request returns in one page.'),
+    cfg.StrOpt('public_endpoint',
+               help='Public URL of the API, used in links of version '
+                    'documents and pages. Defaults to the URL of the '
+                    'request.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(GROUP)
+    conf.register_opts(opts, group=GROUP)
+
+
+def list_opts():
+    return {GROUP: opts}

@@ -1,0 +1,61 @@
+"""Options of the ``[DEFAULT]`` group."""
+
+import socket
+
+from oslo_config import cfg
+
+opts = [
+    cfg.StrOpt('host',
+               default=socket.gethostname(),
+               sample_default='<hostname>',
+               help='Name of this node. Managers register under it in the '
+                    'services table and it is the first part of every '
+                    'volume host (host@backend#pool), so it must be unique '
+                    'in a deployment and stable across restarts.'),
+    cfg.StrOpt('state_path',
+               default='cinder-ma-state',
+               help='Directory where cinder_ma keeps its state: the '
+                    'embedded SQLite database, the file backend\'s volumes '
+                    'and lock files, unless those are configured elsewhere. '
+                    'A relative path is taken from the working directory '
+                    'of the command.'),
+    cfg.StrOpt('auth_strategy',
+               default='noauth',
+               choices=[('noauth', 'No authentication. X-Auth-Token '
+                                   '"user:project" (or X-User-Id and '
+                                   'X-Project-Id) names the caller; for '
+                                   'tests and the all-in-one service only.'),
+                        ('keystone', 'Validate tokens with Keystone through '
+                                     'keystonemiddleware (configure '
+                                     '[keystone_authtoken]).')],
+               help='How API requests are authenticated.'),
+    cfg.StrOpt('rpc_transport',
+               default='oslo',
+               choices=[('oslo', 'oslo.messaging, configured by '
+                                 'transport_url (RabbitMQ in deployments).'),
+                        ('local', 'Dispatch to the manager running in the '
+                                  'same process; only cinder-ma-all can use '
+                                  'it, and it is that command\'s default.')],
+               help='How the API talks to managers.'),
+    cfg.ListOpt('enabled_backends',
+                default=[],
+                help='Storage backends this node\'s manager runs, each the '
+                     'name of a config section that sets volume_driver and '
+                     'the driver\'s own options. cinder-ma-all enables one '
+                     '"file" backend when the list is empty.'),
+    cfg.StrOpt('default_volume_type',
+               default='__DEFAULT__',
+               help='Name of the volume type given to volumes created '
+                    'without one. It is created at "db sync" when missing.'),
+    cfg.StrOpt('storage_availability_zone',
+               default='nova',
+               help='Availability zone of this node\'s backends.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts)
+
+
+def list_opts():
+    return {'DEFAULT': opts}

@@ -1,0 +1,488 @@
+"""Database API: every read and write of cinder_ma's tables.
+
+One enginefacade; readers and writers take the request context. State
+changes are compare-and-swap UPDATEs whose WHERE clause carries the expected
+state (see :func:`conditional_update`); lists load their children eagerly so
+that a page costs a constant number of queries whatever its size.
+"""
+
+import datetime
+import functools
+import threading
+import uuid
+
+from oslo_config import cfg
+from oslo_db import api as oslo_db_api
+from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import utils as sqlalchemyutils
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from cinder_ma.db import models
+from cinder_ma import exception
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+main_context_manager = enginefacade.transaction_context()
+_ENGINE_LOCK = threading.Lock()
+_ENGINE_EVENTS = set()
+
+retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
+                                              retry_on_deadlock=True,
+                                              retry_interval=0.05,
+                                              inc_retry_interval=True)
+
+
+def _sqlite_events(engine):
+    """Make SQLite hold up under concurrent writers.
+
+    WAL lets readers run beside the writer; every transaction starts with
+    BEGIN IMMEDIATE so it takes the write lock up front (waiting up to
+    ``sqlite_busy_timeout``), instead of failing with "database is locked"
+    when a read transaction later wants to write.
+    """
+    timeout_ms = CONF.database.sqlite_busy_timeout
+
+    def _connect(dbapi_con, con_record):
+        dbapi_con.execute('PRAGMA busy_timeout = %d' % timeout_ms)
+        if engine.url.database not in (None, '', ':memory:'):
+            dbapi_con.execute('PRAGMA journal_mode = WAL')
+            dbapi_con.execute('PRAGMA synchronous = NORMAL')
+        dbapi_con.execute('PRAGMA foreign_keys = ON')
+
+    def _begin(conn):
+        if 'in_transaction' not in conn.info:
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.info['in_transaction'] = True
+
+    sa.event.listen(engine, 'connect', _connect)
+    sa.event.listen(engine, 'begin', _begin, insert=True)
+
+
+def get_engine():
+    """The writer engine, with our SQLite settings applied once."""
+    engine = main_context_manager.writer.get_engine()
+    if id(engine) not in _ENGINE_EVENTS:
+        with _ENGINE_LOCK:
+            if id(engine) not in _ENGINE_EVENTS:
+                if engine.dialect.name == 'sqlite':
+                    _sqlite_events(engine)
+                _ENGINE_EVENTS.add(id(engine))
+    return engine
+
+
+def reader(func):
+    """Run ``func(context, ...)`` in a reader transaction."""
+    wrapped = main_context_manager.reader(func)
+
+    @functools.wraps(func)
+    def inner(context, *args, **kwargs):
+        get_engine()
+        return wrapped(context, *args, **kwargs)
+    return inner
+
+
+def writer(func):
+    """Run ``func(context, ...)`` in a writer transaction, retried on
+    deadlock."""
+    wrapped = retry_on_deadlock(main_context_manager.writer(func))
+
+    @functools.wraps(func)
+    def inner(context, *args, **kwargs):
+        get_engine()
+        return wrapped(context, *args, **kwargs)
+    return inner
+
+
+def _now():
+    return timeutils.utcnow()
+
+
+def conditional_update(session, model, row_id, values, expected=None):
+    """Compare-and-swap: update a row only if it is in the expected state.
+
+    :param expected: {column: value} or {column: (value1, value2, ...)}
+        conditions that must hold; a value may also be a SQLAlchemy
+        expression.
+    :returns: True when the row was updated, False when a condition did
+        not hold (nothing was changed).
+    """
+    query = sa.update(model).where(model.id == row_id,
+                                   model.deleted == sa.false())
+    for column, value in (expected or {}).items():
+        if isinstance(value, sa.sql.ClauseElement):
+            query = query.where(value)
+            continue
+        col = getattr(model, column)
+        if isinstance(value, (list, tuple, set, frozenset)):
+            query = query.where(col.in_(list(value)))
+        elif value is None:
+            query = query.where(col.is_(None))
+        else:
+            query = query.where(col == value)
+    values = dict(values)
+    if 'updated_at' not in values:
+        values['updated_at'] = _now()
+    result = session.execute(query.values(**values).execution_options(
+        synchronize_session=False))
+    return result.rowcount == 1
+
+
+# Volumes
+
+_VOLUME_SORT_KEYS = {'id', 'name', 'status', 'size', 'created_at',
+                     'updated_at', 'availability_zone', 'volume_type_id',
+                     'host', 'bootable', 'multiattach', 'project_id'}
+
+
+def _volume_query(context, project_id=None):
+    query = context.session.query(models.Volume).filter(
+        models.Volume.deleted == sa.false())
+    if project_id is not None:
+        query = query.filter(models.Volume.project_id == project_id)
+    return query
+
+
+@writer
+def volume_create(context, values):
+    values = dict(values)
+    metadata = values.pop('metadata', None) or {}
+    volume = models.Volume(id=values.pop('id', None) or str(uuid.uuid4()),
+                           **values)
+    context.session.add(volume)
+    context.session.flush()
+    for key, value in metadata.items():
+        context.session.add(models.VolumeMetadata(
+            volume_id=volume.id, key=key, value=value))
+    context.session.flush()
+    return _volume_get(context, volume.id)
+
+
+def _volume_get(context, volume_id, project_id=None):
+    volume = _volume_query(context, project_id).filter(
+        models.Volume.id == volume_id).populate_existing().first()
+    if volume is None:
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    return volume
+
+
+@reader
+def volume_get(context, volume_id, project_id=None):
+    """A volume with its type, metadata and live attachments.
+
+    :param project_id: when not None, a volume of another project is not
+        found.
+    """
+    return _volume_get(context, volume_id, project_id)
+
+
+def _apply_volume_filters(query, filters):
+    for key, value in (filters or {}).items():
+        if key == 'metadata':
+            for mkey, mvalue in value.items():
+                query = query.filter(models.Volume.volume_metadata.any(
+                    sa.and_(models.VolumeMetadata.key == mkey,
+                            models.VolumeMetadata.value == mvalue)))
+        elif key == 'name~':
+            query = query.filter(models.Volume.name.contains(value))
+        elif key == 'status' and isinstance(value, (list, tuple)):
+            query = query.filter(models.Volume.status.in_(value))
+        elif key in ('id',) and isinstance(value, (list, tuple)):
+            query = query.filter(models.Volume.id.in_(value))
+        elif hasattr(models.Volume, key):
+            query = query.filter(getattr(models.Volume, key) == value)
+        else:
+            raise exception.InvalidInput(
+                reason='invalid filter key %s' % key)
+    return query
+
+
+@reader
+def volume_get_all(context, project_id=None, filters=None, marker=None,
+                   limit=None, sort_keys=None, sort_dirs=None):
+    """A page of volumes, children loaded eagerly (constant query count)."""
+    sort_keys = list(sort_keys or ['created_at'])
+    sort_dirs = list(sort_dirs or ['desc'] * len(sort_keys))
+    for key in sort_keys:
+        if key not in _VOLUME_SORT_KEYS:
+            raise exception.InvalidSortKey(key=key)
+    if 'id' not in sort_keys:
+        sort_keys.append('id')
+        sort_dirs.append(sort_dirs[0] if sort_dirs else 'desc')
+    query = _apply_volume_filters(_volume_query(context, project_id),
+                                  filters)
+    marker_obj = None
+    if marker is not None:
+        marker_obj = _volume_query(context, project_id).filter(
+            models.Volume.id == marker).first()
+        if marker_obj is None:
+            raise exception.InvalidMarker(marker=marker)
+    query = sqlalchemyutils.paginate_query(query, models.Volume, limit,
+                                           sort_keys, marker=marker_obj,
+                                           sort_dirs=sort_dirs)
+    return query.all()
+
+
+@reader
+def volume_count(context, project_id=None, filters=None):
+    query = _apply_volume_filters(_volume_query(context, project_id),
+                                  filters)
+    return query.count()
+
+
+@writer
+def volume_update(context, volume_id, values, expected=None,
+                  metadata=None):
+    """Update a volume, optionally only from an expected state.
+
+    :param metadata: when not None, replaces the volume's metadata.
+    :raises VolumeNotFound: no such volume.
+    :raises Conflict: ``expected`` did not hold.
+    :returns: the updated volume.
+    """
+    if values or expected:
+        if not conditional_update(context.session, models.Volume,
+                                  volume_id, values or {}, expected):
+            current = _volume_get(context, volume_id)
+            raise exception.Conflict(
+                reason='volume %s is in status %s, expected %s' % (
+                    volume_id, current.status, _describe(expected)))
+    else:
+        _volume_get(context, volume_id)
+    if metadata is not None:
+        _metadata_replace(context, volume_id, metadata)
+    return _volume_get(context, volume_id)
+
+
+def _describe(expected):
+    parts = []
+    for key, value in (expected or {}).items():
+        if isinstance(value, sa.sql.ClauseElement):
+            continue
+        if isinstance(value, (list, tuple, set, frozenset)):
+            parts.append('%s in (%s)' % (key, ', '.join(map(str, value))))
+        else:
+            parts.append('%s=%s' % (key, value))
+    return ', '.join(parts) or 'a different state'
+
+
+def _metadata_replace(context, volume_id, metadata):
+    now = _now()
+    context.session.execute(
+        sa.update(models.VolumeMetadata)
+        .where(models.VolumeMetadata.volume_id == volume_id,
+               models.VolumeMetadata.deleted == sa.false())
+        .values(deleted=True, deleted_at=now, updated_at=now))
+    for key, value in metadata.items():
+        context.session.add(models.VolumeMetadata(
+            volume_id=volume_id, key=key, value=value))
+    context.session.flush()
+
+
+@writer
+def volume_destroy(context, volume_id):
+    """Soft-delete a volume and its metadata."""
+    now = _now()
+    values = {'deleted': True, 'deleted_at': now, 'status': 'deleted',
+              'updated_at': now}
+    if not conditional_update(context.session, models.Volume, volume_id,
+                              values):
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    context.session.execute(
+        sa.update(models.VolumeMetadata)
+        .where(models.VolumeMetadata.volume_id == volume_id,
+               models.VolumeMetadata.deleted == sa.false())
+        .values(deleted=True, deleted_at=now, updated_at=now))
+
+
+# Volume types
+
+def _type_query(context):
+    return context.session.query(models.VolumeType).filter(
+        models.VolumeType.deleted == sa.false())
+
+
+def _type_get(context, type_id):
+    vtype = _type_query(context).filter(
+        models.VolumeType.id == type_id).populate_existing().first()
+    if vtype is None:
+        raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+    return vtype
+
+
+@writer
+def volume_type_create(context, values, extra_specs=None):
+    values = dict(values)
+    name = values['name']
+    if _type_query(context).filter(models.VolumeType.name == name).first():
+        raise exception.VolumeTypeExists(name=name)
+    vtype = models.VolumeType(id=values.pop('id', None) or str(uuid.uuid4()),
+                              **values)
+    context.session.add(vtype)
+    context.session.flush()
+    for key, value in (extra_specs or {}).items():
+        context.session.add(models.VolumeTypeExtraSpecs(
+            volume_type_id=vtype.id, key=key, value=value))
+    context.session.flush()
+    return _type_get(context, vtype.id)
+
+
+@reader
+def volume_type_get(context, type_id):
+    return _type_get(context, type_id)
+
+
+@reader
+def volume_type_get_by_name(context, name):
+    vtype = _type_query(context).filter(
+        models.VolumeType.name == name).first()
+    if vtype is None:
+        raise exception.VolumeTypeNotFoundByName(volume_type_name=name)
+    return vtype
+
+
+@reader
+def volume_type_get_all(context, filters=None, marker=None, limit=None,
+                        sort_keys=None, sort_dirs=None):
+    query = _type_query(context)
+    for key, value in (filters or {}).items():
+        if key == 'is_public' and value is not None:
+            query = query.filter(models.VolumeType.is_public == value)
+        elif key == 'extra_specs':
+            for skey, svalue in value.items():
+                query = query.filter(models.VolumeType.extra_specs.any(
+                    sa.and_(models.VolumeTypeExtraSpecs.key == skey,
+                            models.VolumeTypeExtraSpecs.value == svalue)))
+    sort_keys = list(sort_keys or ['name'])
+    sort_dirs = list(sort_dirs or ['asc'] * len(sort_keys))
+    for key in sort_keys:
+        if key not in ('id', 'name', 'description', 'is_public',
+                       'created_at'):
+            raise exception.InvalidSortKey(key=key)
+    if 'id' not in sort_keys:
+        sort_keys.append('id')
+        sort_dirs.append('asc')
+    marker_obj = None
+    if marker is not None:
+        marker_obj = _type_query(context).filter(
+            models.VolumeType.id == marker).first()
+        if marker_obj is None:
+            raise exception.InvalidMarker(marker=marker)
+    query = sqlalchemyutils.paginate_query(query, models.VolumeType, limit,
+                                           sort_keys, marker=marker_obj,
+                                           sort_dirs=sort_dirs)
+    return query.all()
+
+
+@writer
+def volume_type_update(context, type_id, values):
+    vtype = _type_get(context, type_id)
+    name = values.get('name')
+    if name and name != vtype.name:
+        if _type_query(context).filter(
+                models.VolumeType.name == name).first():
+            raise exception.VolumeTypeExists(name=name)
+    conditional_update(context.session, models.VolumeType, type_id, values)
+    return _type_get(context, type_id)
+
+
+@writer
+def volume_type_destroy(context, type_id):
+    _type_get(context, type_id)
+    in_use = context.session.query(models.Volume.id).filter(
+        models.Volume.volume_type_id == type_id,
+        models.Volume.deleted == sa.false()).first()
+    if in_use:
+        raise exception.VolumeTypeInUse(volume_type_id=type_id)
+    now = _now()
+    conditional_update(context.session, models.VolumeType, type_id,
+                       {'deleted': True, 'deleted_at': now})
+    context.session.execute(
+        sa.update(models.VolumeTypeExtraSpecs)
+        .where(models.VolumeTypeExtraSpecs.volume_type_id == type_id,
+               models.VolumeTypeExtraSpecs.deleted == sa.false())
+        .values(deleted=True, deleted_at=now, updated_at=now))
+
+
+@writer
+def volume_type_extra_specs_update_or_create(context, type_id, specs):
+    _type_get(context, type_id)
+    now = _now()
+    for key, value in specs.items():
+        row = context.session.query(models.VolumeTypeExtraSpecs).filter(
+            models.VolumeTypeExtraSpecs.volume_type_id == type_id,
+            models.VolumeTypeExtraSpecs.key == key,
+            models.VolumeTypeExtraSpecs.deleted == sa.false()).first()
+        if row is None:
+            context.session.add(models.VolumeTypeExtraSpecs(
+                volume_type_id=type_id, key=key, value=value))
+        else:
+            row.value = value
+            row.updated_at = now
+    context.session.flush()
+    return {s.key: s.value for s in _type_get(context, type_id).extra_specs}
+
+
+@writer
+def volume_type_extra_specs_delete(context, type_id, key):
+    _type_get(context, type_id)
+    now = _now()
+    result = context.session.execute(
+        sa.update(models.VolumeTypeExtraSpecs)
+        .where(models.VolumeTypeExtraSpecs.volume_type_id == type_id,
+               models.VolumeTypeExtraSpecs.key == key,
+               models.VolumeTypeExtraSpecs.deleted == sa.false())
+        .values(deleted=True, deleted_at=now, updated_at=now))
+    if result.rowcount == 0:
+        raise exception.VolumeTypeExtraSpecsNotFound(
+            volume_type_id=type_id, extra_specs_key=key)
+
+
+# Services
+
+@writer
+def service_create(context, values):
+    values = dict(values)
+    values.setdefault('uuid', str(uuid.uuid4()))
+    service = models.Service(**values)
+    context.session.add(service)
+    context.session.flush()
+    return service
+
+
+@reader
+def service_get_by_host_and_binary(context, host, binary):
+    return context.session.query(models.Service).filter_by(
+        host=host, binary=binary, deleted=False).first()
+
+
+@reader
+def service_get_all(context, filters=None):
+    query = context.session.query(models.Service).filter_by(deleted=False)
+    for key, value in (filters or {}).items():
+        query = query.filter(getattr(models.Service, key) == value)
+    return query.order_by(models.Service.id).all()
+
+
+@writer
+def service_update(context, service_id, values):
+    values = dict(values)
+    if 'capabilities' in values and not isinstance(
+            values['capabilities'], (str, type(None))):
+        values['capabilities'] = jsonutils.dumps(values['capabilities'])
+    if not conditional_update(context.session, models.Service, service_id,
+                              values):
+        raise exception.ServiceNotFound(service_id=service_id)
+
+
+def service_is_up(service):
+    """Whether a service heartbeat is recent enough to schedule to it."""
+    if service.heartbeat_at is None:
+        return False
+    age = _now() - service.heartbeat_at
+    return age <= datetime.timedelta(
+        seconds=CONF.manager.service_down_time)
+

@@ -1,0 +1,31 @@
+"""Alembic migrations, driven programmatically (no alembic.ini needed)."""
+
+import os
+
+from alembic import command as alembic_command
+from alembic import config as alembic_config
+from alembic import migration as alembic_migration
+
+from cinder_ma.db import api as db_api
+
+_MIGRATIONS = os.path.join(os.path.dirname(__file__), 'migrations')
+
+
+def _config(engine=None):
+    config = alembic_config.Config()
+    config.set_main_option('script_location', _MIGRATIONS)
+    config.attributes['engine'] = engine or db_api.get_engine()
+    return config
+
+
+def upgrade(revision='head', engine=None):
+    """Migrate the database to ``revision`` (default: the newest)."""
+    alembic_command.upgrade(_config(engine), revision)
+
+
+def version(engine=None):
+    """The database's current revision, or None before the first sync."""
+    engine = engine or db_api.get_engine()
+    with engine.connect() as conn:
+        return alembic_migration.MigrationContext.configure(
+            conn).get_current_revision()

@@ -1,0 +1,152 @@
+"""SQLAlchemy models of cinder_ma's tables (see DESIGN.md, Data model).
+
+The alembic migrations under ``migrations/`` create exactly this schema; a
+functional test compares the two on every supported database.
+"""
+
+from oslo_db.sqlalchemy import models
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+BASE = orm.declarative_base()
+
+
+class CinderMABase(models.TimestampMixin, models.ModelBase):
+    """Timestamps and soft-delete columns shared by every table."""
+
+    deleted_at = sa.Column(sa.DateTime, nullable=True)
+    deleted = sa.Column(sa.Boolean, nullable=False, default=False,
+                        server_default=sa.false())
+
+
+class VolumeType(BASE, CinderMABase):
+    __tablename__ = 'volume_types'
+    __table_args__ = (
+        sa.Index('volume_types_name_idx', 'name'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    name = sa.Column(sa.String(255), nullable=False)
+    description = sa.Column(sa.String(255))
+    is_public = sa.Column(sa.Boolean, nullable=False, default=True,
+                          server_default=sa.true())
+
+    extra_specs = orm.relationship(
+        'VolumeTypeExtraSpecs', lazy='selectin',
+        primaryjoin='and_(VolumeTypeExtraSpecs.volume_type_id == '
+                    'VolumeType.id, VolumeTypeExtraSpecs.deleted == False)',
+        viewonly=True)
+
+
+class VolumeTypeExtraSpecs(BASE, CinderMABase):
+    __tablename__ = 'volume_type_extra_specs'
+    __table_args__ = (
+        sa.Index('volume_type_extra_specs_type_key_idx',
+                 'volume_type_id', 'key'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    volume_type_id = sa.Column(sa.String(36),
+                               sa.ForeignKey('volume_types.id'),
+                               nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255))
+
+
+class Volume(BASE, CinderMABase):
+    __tablename__ = 'volumes'
+    __table_args__ = (
+        sa.Index('volumes_project_id_idx', 'project_id', 'deleted'),
+        sa.Index('volumes_host_idx', 'host'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255))
+    name = sa.Column(sa.String(255))
+    description = sa.Column(sa.String(255))
+    size = sa.Column(sa.Integer, nullable=False)
+    status = sa.Column(sa.String(255), nullable=False)
+    error_reason = sa.Column(sa.Text)
+    host = sa.Column(sa.String(255))
+    availability_zone = sa.Column(sa.String(255))
+    volume_type_id = sa.Column(sa.String(36),
+                               sa.ForeignKey('volume_types.id'),
+                               nullable=False)
+    multiattach = sa.Column(sa.Boolean, nullable=False, default=False,
+                            server_default=sa.false())
+    bootable = sa.Column(sa.Boolean, nullable=False, default=False,
+                         server_default=sa.false())
+    encrypted = sa.Column(sa.Boolean, nullable=False, default=False,
+                          server_default=sa.false())
+    shared_targets = sa.Column(sa.Boolean, nullable=False, default=False,
+                               server_default=sa.false())
+    service_uuid = sa.Column(sa.String(36))
+
+    volume_type = orm.relationship(VolumeType, lazy='joined',
+                                   viewonly=True)
+    volume_metadata = orm.relationship(
+        'VolumeMetadata', lazy='selectin',
+        primaryjoin='and_(VolumeMetadata.volume_id == Volume.id, '
+                    'VolumeMetadata.deleted == False)',
+        viewonly=True)
+    volume_attachment = orm.relationship(
+        'VolumeAttachment', lazy='selectin',
+        primaryjoin='and_(VolumeAttachment.volume_id == Volume.id, '
+                    'VolumeAttachment.deleted == False)',
+        order_by='VolumeAttachment.created_at',
+        viewonly=True)
+
+
+class VolumeMetadata(BASE, CinderMABase):
+    __tablename__ = 'volume_metadata'
+    __table_args__ = (
+        sa.Index('volume_metadata_volume_id_idx', 'volume_id', 'key'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    volume_id = sa.Column(sa.String(36), sa.ForeignKey('volumes.id'),
+                          nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255))
+
+
+class VolumeAttachment(BASE, CinderMABase):
+    __tablename__ = 'volume_attachment'
+    __table_args__ = (
+        sa.Index('volume_attachment_volume_id_idx', 'volume_id', 'deleted'),
+        sa.Index('volume_attachment_instance_idx', 'instance_uuid'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    volume_id = sa.Column(sa.String(36), sa.ForeignKey('volumes.id'),
+                          nullable=False)
+    instance_uuid = sa.Column(sa.String(36))
+    attached_host = sa.Column(sa.String(255))
+    mountpoint = sa.Column(sa.String(255))
+    connector = sa.Column(sa.Text)
+    connection_info = sa.Column(sa.Text)
+    attach_mode = sa.Column(sa.String(2), nullable=False, default='rw',
+                            server_default='rw')
+    attach_status = sa.Column(sa.String(255), nullable=False)
+    attach_time = sa.Column(sa.DateTime)
+    detach_time = sa.Column(sa.DateTime)
+
+
+class Service(BASE, CinderMABase):
+    __tablename__ = 'services'
+    __table_args__ = (
+        sa.Index('services_host_binary_idx', 'host', 'binary'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    uuid = sa.Column(sa.String(36), nullable=False, unique=True)
+    host = sa.Column(sa.String(255), nullable=False)
+    binary = sa.Column(sa.String(255), nullable=False)
+    topic = sa.Column(sa.String(255), nullable=False)
+    availability_zone = sa.Column(sa.String(255))
+    disabled = sa.Column(sa.Boolean, nullable=False, default=False,
+                         server_default=sa.false())
+    disabled_reason = sa.Column(sa.String(255))
+    heartbeat_at = sa.Column(sa.DateTime)
+    capabilities = sa.Column(sa.Text)

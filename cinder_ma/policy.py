@@ -1,0 +1,53 @@
+"""Policy enforcement: one enforcer, rules registered from code."""
+
+import threading
+
+from oslo_config import cfg
+from oslo_policy import opts as policy_opts
+from oslo_policy import policy
+
+from cinder_ma import exception
+from cinder_ma import policies
+
+CONF = cfg.CONF
+_ENFORCER = None
+_LOCK = threading.Lock()
+
+policy_opts.set_defaults(CONF, 'policy.yaml')
+
+
+def get_enforcer():
+    """The enforcer; also the oslo.policy.enforcer entry point."""
+    global _ENFORCER
+    if _ENFORCER is None:
+        with _LOCK:
+            if _ENFORCER is None:
+                enforcer = policy.Enforcer(CONF)
+                enforcer.register_defaults(policies.list_rules())
+                _ENFORCER = enforcer
+    return _ENFORCER
+
+
+def reset():
+    global _ENFORCER
+    if _ENFORCER is not None:
+        _ENFORCER.clear()
+    _ENFORCER = None
+
+
+def authorize(context, action, target=None, do_raise=True):
+    """Check ``action`` for ``context`` on a target.
+
+    :param target: dict with at least ``project_id`` of the resource; the
+        caller's project is used when omitted.
+    :raises PolicyNotAuthorized: when denied and ``do_raise``.
+    """
+    if target is None:
+        target = {'project_id': context.project_id,
+                  'user_id': context.user_id}
+    try:
+        return get_enforcer().authorize(
+            action, target, context, do_raise=do_raise,
+            exc=exception.PolicyNotAuthorized, action=action)
+    except policy.InvalidScope:
+        raise exception.PolicyNotAuthorized(action=action)

@@ -1,0 +1,136 @@
+"""Test fixtures: configuration, databases, policy.
+
+Service-backed fixtures skip when the service is absent, unless
+``CINDER_MA_REQUIRE_SERVICES=1`` (set by .ci/run) turns the skip into a
+failure.
+"""
+
+import os
+import socket
+import uuid
+
+import fixtures
+from oslo_config import cfg
+from oslo_config import fixture as config_fixture
+from oslo_db.sqlalchemy import enginefacade
+import sqlalchemy as sa
+
+from cinder_ma import conf as cinder_ma_conf  # noqa: F401  registers opts
+from cinder_ma.db import api as db_api
+from cinder_ma.db import migration
+from cinder_ma import policy
+
+CONF = cfg.CONF
+
+POSTGRESQL_URL = os.environ.get(
+    'CINDER_MA_TEST_POSTGRESQL_URL',
+    'postgresql+psycopg2://postgres@127.0.0.1:5432/postgres')
+MYSQL_URL = os.environ.get(
+    'CINDER_MA_TEST_MYSQL_URL',
+    'mysql+pymysql://root@127.0.0.1:3306/mysql')
+RABBIT_URL = os.environ.get(
+    'CINDER_MA_TEST_TRANSPORT_URL', 'rabbit://guest:guest@127.0.0.1:5672/')
+
+
+def services_required():
+    return os.environ.get('CINDER_MA_REQUIRE_SERVICES') == '1'
+
+
+def skip_or_fail(testcase, reason):
+    if services_required():
+        testcase.fail('%s (CINDER_MA_REQUIRE_SERVICES=1)' % reason)
+    testcase.skipTest(reason)
+
+
+def port_open(host, port):
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+class ConfFixture(fixtures.Fixture):
+    """Fresh configuration in a temporary state directory."""
+
+    def _setUp(self):
+        self.conf = self.useFixture(config_fixture.Config(CONF)).conf
+        self.state_path = self.useFixture(fixtures.TempDir()).path
+        self.conf.set_default('state_path', self.state_path)
+        self.conf.set_default('host', 'testhost')
+        self.conf.set_default('lock_path', os.path.join(
+            self.state_path, 'locks'), group='oslo_concurrency')
+        self.conf([], project='cinder_ma', default_config_files=[])
+        policy.reset()
+        self.addCleanup(policy.reset)
+
+
+class Database(fixtures.Fixture):
+    """A migrated database, the enginefacade pointed at it.
+
+    :param url: None for a SQLite file in the state directory, or the
+        admin URL of a PostgreSQL/MySQL server in which a throw-away
+        database is created.
+    """
+
+    def __init__(self, url=None, state_path=None):
+        super().__init__()
+        self.admin_url = url
+        self.state_path = state_path
+
+    def _setUp(self):
+        if self.admin_url is None:
+            path = os.path.join(self.state_path or self.useFixture(
+                fixtures.TempDir()).path, 'test.sqlite')
+            self.url = 'sqlite:///%s' % path
+        else:
+            self.url = self._create_server_db()
+        CONF.set_override('connection', self.url, group='database')
+        self.addCleanup(CONF.clear_override, 'connection', group='database')
+        factory = enginefacade._TransactionFactory()
+        factory.configure(connection=self.url)
+        original = db_api.main_context_manager._root_factory
+        db_api.main_context_manager._root_factory = factory
+        self.addCleanup(setattr, db_api.main_context_manager,
+                        '_root_factory', original)
+        self.addCleanup(factory.dispose_pool)
+        self.engine = db_api.get_engine()
+        migration.upgrade('head', engine=self.engine)
+
+    def _create_server_db(self):
+        name = 'cinder_ma_test_%s' % uuid.uuid4().hex[:12]
+        admin = sa.create_engine(self.admin_url,
+                                 isolation_level='AUTOCOMMIT')
+        with admin.connect() as conn:
+            conn.execute(sa.text('CREATE DATABASE %s' % name))
+        self.addCleanup(self._drop_server_db, admin, name)
+        url = sa.engine.make_url(self.admin_url).set(database=name)
+        if url.get_backend_name() == 'mysql':
+            url = url.update_query_dict({'charset': 'utf8mb4'})
+        return url.render_as_string(hide_password=False)
+
+    def _drop_server_db(self, admin, name):
+        with admin.connect() as conn:
+            if admin.dialect.name == 'postgresql':
+                conn.execute(sa.text(
+                    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity '
+                    'WHERE datname = :n AND pid <> pg_backend_pid()'),
+                    {'n': name})
+            conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % name))
+        admin.dispose()
+
+
+def server_url_or_skip(testcase, backend):
+    """The admin URL of a database server, or skip/fail the test."""
+    if backend == 'postgresql':
+        url, port = POSTGRESQL_URL, 5432
+    elif backend == 'mysql':
+        url, port = MYSQL_URL, 3306
+    else:
+        return None
+    host = sa.engine.make_url(url).host or '127.0.0.1'
+    port = sa.engine.make_url(url).port or port
+    if not port_open(host, port):
+        skip_or_fail(testcase, '%s is not reachable at %s:%s' % (
+            backend, host, port))
+    return url
