@@ -122,3 +122,7 @@ class DriverNotFound(CinderMAException):
 class ManagerUnavailable(CinderMAException):
     message = 'The manager for %(host)s did not answer: %(reason)s'
     code = 503
+
+
+class VolumeAttachmentNotFound(NotFound):
+    message = 'Volume attachment could not be found with filter: %(filter)s.'

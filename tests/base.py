@@ -1,9 +1,11 @@
 """Base classes of cinder_ma's tests."""
 
 import fixtures
+from oslo_utils import timeutils
 import testtools
 
 from cinder_ma import context
+from cinder_ma.db import api as db_api
 from tests import fixtures as cm_fixtures
 
 
@@ -42,3 +44,24 @@ class DBTestCase(TestCase):
         self.admin_context = context.RequestContext(
             user_id='admin-user', project_id='admin-project',
             roles=['admin', 'member', 'reader'], is_admin=True)
+
+    def make_backend(self, host='testhost@file', multiattach=True,
+                     shared_targets=False, free=100.0, total=100.0,
+                     heartbeat=True, zone='nova', **caps):
+        """A backend service row as a manager would report it."""
+        backend = host.split('@', 1)[-1]
+        capabilities = {
+            'volume_backend_name': backend, 'driver': 'file',
+            'storage_protocol': 'file', 'multiattach': multiattach,
+            'shared_targets': shared_targets, 'online_extend': False,
+            'pools': [{'pool_name': backend, 'total_capacity_gb': total,
+                       'free_capacity_gb': free,
+                       'reserved_percentage': 0}]}
+        capabilities.update(caps)
+        service = db_api.service_create(self.admin_context, {
+            'host': host, 'binary': 'cinder-ma-volume',
+            'topic': 'cinder-ma-manager', 'availability_zone': zone})
+        db_api.service_update(self.admin_context, service.id, {
+            'capabilities': capabilities,
+            'heartbeat_at': timeutils.utcnow() if heartbeat else None})
+        return service

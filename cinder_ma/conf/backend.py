@@ -54,7 +54,8 @@ class BackendConfig:
         group = getattr(self._conf, self.name)
         value = getattr(group, key)
         location = self._conf.get_location(key, self.name)
-        if location is not None and location.location == cfg.Locations.opt_default:
+        if (location is not None and
+                location.location == cfg.Locations.opt_default):
             return getattr(getattr(self._conf, DEFAULTS_GROUP), key)
         return value
 

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from cinder_ma.db import models
 from cinder_ma import exception
+from cinder_ma.volume import status as vstatus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -62,14 +63,29 @@ def _sqlite_events(engine):
     sa.event.listen(engine, 'begin', _begin, insert=True)
 
 
+def _mysql_events(engine):
+    """READ COMMITTED, as on PostgreSQL: a statement of a transaction that
+    waited for a volume's row lock sees what the holder committed."""
+    def _connect(dbapi_con, con_record):
+        with dbapi_con.cursor() as cursor:
+            cursor.execute('SET SESSION TRANSACTION ISOLATION LEVEL '
+                           'READ COMMITTED')
+
+    sa.event.listen(engine, 'connect', _connect)
+    # Connections opened before the listener existed.
+    engine.dispose()
+
+
 def get_engine():
-    """The writer engine, with our SQLite settings applied once."""
+    """The writer engine, with our per-dialect settings applied once."""
     engine = main_context_manager.writer.get_engine()
     if id(engine) not in _ENGINE_EVENTS:
         with _ENGINE_LOCK:
             if id(engine) not in _ENGINE_EVENTS:
                 if engine.dialect.name == 'sqlite':
                     _sqlite_events(engine)
+                elif engine.dialect.name == 'mysql':
+                    _mysql_events(engine)
                 _ENGINE_EVENTS.add(id(engine))
     return engine
 
@@ -282,6 +298,16 @@ def _metadata_replace(context, volume_id, metadata):
     context.session.flush()
 
 
+def volume_has_no_live_attachments(volume_id):
+    """A WHERE clause for conditional updates of a volume: no attachment
+    of it holds the volume."""
+    return ~sa.exists().where(
+        models.VolumeAttachment.volume_id == volume_id,
+        models.VolumeAttachment.deleted == sa.false(),
+        models.VolumeAttachment.attach_status.in_(
+            vstatus.LIVE_ATTACH_STATUSES))
+
+
 @writer
 def volume_destroy(context, volume_id):
     """Soft-delete a volume and its metadata."""
@@ -485,4 +511,5 @@ def service_is_up(service):
     age = _now() - service.heartbeat_at
     return age <= datetime.timedelta(
         seconds=CONF.manager.service_down_time)
+
 

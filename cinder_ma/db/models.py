@@ -82,6 +82,12 @@ class Volume(BASE, CinderMABase):
     shared_targets = sa.Column(sa.Boolean, nullable=False, default=False,
                                server_default=sa.false())
     service_uuid = sa.Column(sa.String(36))
+    # Live attachments (reserved up to error_detaching) and, for a volume
+    # that is not shareable, the one instance holding them: the columns the
+    # reservation compare-and-swap tests (see db.api.attachment_reserve).
+    attach_count = sa.Column(sa.Integer, nullable=False, default=0,
+                             server_default='0')
+    reserved_instance_uuid = sa.Column(sa.String(36))
 
     volume_type = orm.relationship(VolumeType, lazy='joined',
                                    viewonly=True)

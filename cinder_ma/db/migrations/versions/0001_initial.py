@@ -71,6 +71,9 @@ def upgrade():
         sa.Column('shared_targets', sa.Boolean, nullable=False,
                   server_default=sa.false()),
         sa.Column('service_uuid', sa.String(36)),
+        sa.Column('attach_count', sa.Integer, nullable=False,
+                  server_default='0'),
+        sa.Column('reserved_instance_uuid', sa.String(36)),
         *_common(),
         mysql_engine='InnoDB', mysql_charset='utf8mb4')
     op.create_index('volumes_project_id_idx', 'volumes',

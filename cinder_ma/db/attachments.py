@@ -1,0 +1,291 @@
+"""Database API of volume attachments.
+
+Every attachment transition runs in one writer transaction that starts
+with a compare-and-swap UPDATE of the volume row. That UPDATE carries the
+reservation rules in its WHERE clause, changes the live-attachment count,
+and takes the volume's row lock, so that concurrent transitions of one
+volume serialize on every database; the transaction then changes the
+attachment (itself compare-and-swap on its status) and writes the volume
+status that status.derive() gives for the attachments now present.
+"""
+
+import uuid
+
+from oslo_db.sqlalchemy import utils as sqlalchemyutils
+from oslo_serialization import jsonutils
+import sqlalchemy as sa
+
+from cinder_ma.db.api import _now
+from cinder_ma.db.api import _volume_get
+from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma import exception
+from cinder_ma.volume import status as vstatus
+
+
+def _attachment_query(context, project_id=None):
+    query = context.session.query(models.VolumeAttachment).filter(
+        models.VolumeAttachment.deleted == sa.false())
+    if project_id is not None:
+        query = query.join(
+            models.Volume,
+            models.Volume.id == models.VolumeAttachment.volume_id).filter(
+                models.Volume.project_id == project_id)
+    return query
+
+
+def _attachment_get(context, attachment_id, project_id=None):
+    attachment = _attachment_query(context, project_id).filter(
+        models.VolumeAttachment.id == attachment_id
+    ).populate_existing().first()
+    if attachment is None:
+        raise exception.VolumeAttachmentNotFound(
+            filter='attachment_id = %s' % attachment_id)
+    return attachment
+
+
+def _recompute_volume_status(context, volume_id):
+    statuses = [row[0] for row in context.session.execute(
+        sa.select(models.VolumeAttachment.attach_status).where(
+            models.VolumeAttachment.volume_id == volume_id,
+            models.VolumeAttachment.deleted == sa.false()))]
+    new_status = vstatus.derive(statuses)
+    context.session.execute(
+        sa.update(models.Volume)
+        .where(models.Volume.id == volume_id,
+               models.Volume.status.in_(vstatus.ATTACHABLE_STATUSES))
+        .values(status=new_status))
+    return new_status
+
+
+def _lock_volume(context, volume_id, live_delta=0, extra_where=(),
+                 ordered_values=()):
+    """The compare-and-swap UPDATE that starts an attachment transition.
+
+    :returns: True when the volume is in an attachable status and every
+        condition of ``extra_where`` held.
+    """
+    volume = models.Volume
+    assignments = list(ordered_values)
+    if live_delta:
+        assignments.append((volume.attach_count,
+                            volume.attach_count + live_delta))
+    assignments.append((volume.updated_at, _now()))
+    query = sa.update(volume).where(
+        volume.id == volume_id,
+        volume.deleted == sa.false(),
+        volume.status.in_(vstatus.ATTACHABLE_STATUSES),
+        *extra_where).ordered_values(*assignments)
+    result = context.session.execute(
+        query.execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
+def _reservation_refusal(context, volume_id, instance_uuid,
+                         max_attachments):
+    volume = _volume_get(context, volume_id)
+    if volume.status not in vstatus.ATTACHABLE_STATUSES:
+        return exception.InvalidVolume(
+            reason='volume %s is %s; attachments can only be made to a '
+                   'volume that is one of %s' % (
+                       volume_id, volume.status,
+                       ', '.join(vstatus.ATTACHABLE_STATUSES)))
+    if (max_attachments is not None and
+            volume.attach_count >= max_attachments):
+        return exception.InvalidVolume(
+            reason='volume %s already has %d attachments, the most its '
+                   'volume type allows (multiattach:max_attachments)' % (
+                       volume_id, volume.attach_count))
+    if not volume.multiattach:
+        return exception.InvalidVolume(
+            reason='volume %s is not multiattach and is already attached '
+                   'to instance %s; it cannot be attached to instance %s' % (
+                       volume_id, volume.reserved_instance_uuid,
+                       instance_uuid))
+    return exception.Conflict(reason='volume %s changed concurrently' %
+                              volume_id)
+
+
+@writer
+def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
+                       connector=None, attached_host=None,
+                       max_attachments=None):
+    """Reserve an attachment of a volume for an instance.
+
+    A volume that is not multiattach takes attachments for one instance at
+    a time (a second one for the same instance is allowed: live migration
+    reserves one for the destination host). ``max_attachments`` caps the
+    live attachments of a shareable volume. All of it is decided by the
+    WHERE clause of one UPDATE, so that concurrent reservations give
+    exactly the winners the rules allow, on every database.
+
+    :raises InvalidVolume: with the reason the rules refuse.
+    """
+    volume = models.Volume
+    where = [sa.or_(volume.multiattach == sa.true(),
+                    volume.attach_count == 0,
+                    volume.reserved_instance_uuid == instance_uuid)]
+    if max_attachments is not None:
+        where.append(volume.attach_count < max_attachments)
+    holder = sa.case((volume.attach_count == 0, instance_uuid),
+                     else_=volume.reserved_instance_uuid)
+    # reserved_instance_uuid is assigned first: MySQL evaluates SET
+    # clauses left to right, seeing values assigned before.
+    if not _lock_volume(context, volume_id, live_delta=1,
+                        extra_where=where,
+                        ordered_values=[(volume.reserved_instance_uuid,
+                                         holder)]):
+        raise _reservation_refusal(context, volume_id, instance_uuid,
+                                   max_attachments)
+    attachment = models.VolumeAttachment(
+        id=str(uuid.uuid4()), volume_id=volume_id,
+        instance_uuid=instance_uuid, attach_mode=attach_mode,
+        attach_status=vstatus.ATTACH_RESERVED,
+        attached_host=attached_host,
+        connector=jsonutils.dumps(connector) if connector else None)
+    context.session.add(attachment)
+    context.session.flush()
+    _recompute_volume_status(context, volume_id)
+    return _attachment_get(context, attachment.id)
+
+
+def _is_live(status):
+    return status in vstatus.LIVE_ATTACH_STATUSES
+
+
+def _attachment_update(context, attachment_id, values,
+                       expected_status=None):
+    current = _attachment_get(context, attachment_id)
+    if isinstance(expected_status, str):
+        expected_status = (expected_status,)
+    if expected_status and current.attach_status not in expected_status:
+        raise exception.Conflict(
+            reason='attachment %s is %s, expected %s' % (
+                attachment_id, current.attach_status,
+                ' or '.join(expected_status)))
+    values = dict(values)
+    for key in ('connector', 'connection_info'):
+        if isinstance(values.get(key), dict):
+            values[key] = jsonutils.dumps(values[key])
+    new_status = values.get('attach_status', current.attach_status)
+    delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
+    if not _lock_volume(context, current.volume_id, live_delta=delta):
+        volume = _volume_get(context, current.volume_id)
+        raise exception.InvalidVolume(
+            reason='volume %s is %s' % (volume.id, volume.status))
+    # The status read above is part of the swap: the count applied to the
+    # volume is right only while the attachment is still in that status.
+    if not conditional_update(context.session, models.VolumeAttachment,
+                              attachment_id, values,
+                              {'attach_status': current.attach_status}):
+        raise exception.Conflict(
+            reason='attachment %s changed concurrently' % attachment_id)
+    if delta < 0:
+        context.session.execute(
+            sa.update(models.Volume)
+            .where(models.Volume.id == current.volume_id,
+                   models.Volume.attach_count == 0)
+            .values(reserved_instance_uuid=None))
+    _recompute_volume_status(context, current.volume_id)
+    return current.volume_id
+
+
+@writer
+def attachment_update(context, attachment_id, values, expected_status=None):
+    """Move an attachment to a new state, compare-and-swap.
+
+    :param values: columns of the attachment; ``connector`` and
+        ``connection_info`` may be dicts.
+    :param expected_status: a status or a tuple of the statuses the
+        attachment must be in.
+    :raises VolumeAttachmentNotFound: no such attachment.
+    :raises Conflict: the attachment is not in an expected status.
+    :raises InvalidVolume: the volume is not in an attachable status.
+    :returns: the updated attachment.
+    """
+    _attachment_update(context, attachment_id, values, expected_status)
+    return _attachment_get(context, attachment_id)
+
+
+@writer
+def attachment_destroy(context, attachment_id, expected_status=None):
+    """Soft-delete an attachment (recorded as detached) and free its
+    reservation.
+
+    :raises Conflict: when ``expected_status`` does not hold.
+    """
+    now = _now()
+    _attachment_update(
+        context, attachment_id,
+        {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
+         'deleted_at': now, 'detach_time': now},
+        expected_status=expected_status)
+
+
+@reader
+def attachment_get(context, attachment_id, project_id=None):
+    return _attachment_get(context, attachment_id, project_id)
+
+
+_ATTACHMENT_FILTERS = {
+    'volume_id': models.VolumeAttachment.volume_id,
+    'instance_id': models.VolumeAttachment.instance_uuid,
+    'instance_uuid': models.VolumeAttachment.instance_uuid,
+    'attach_status': models.VolumeAttachment.attach_status,
+    'status': models.VolumeAttachment.attach_status,
+    'attached_host': models.VolumeAttachment.attached_host,
+}
+
+
+@reader
+def attachment_get_all(context, project_id=None, filters=None, marker=None,
+                       limit=None, sort_keys=None, sort_dirs=None):
+    query = _attachment_query(context, project_id)
+    for key, value in (filters or {}).items():
+        column = _ATTACHMENT_FILTERS.get(key)
+        if column is None:
+            raise exception.InvalidInput(
+                reason='invalid filter key %s' % key)
+        if isinstance(value, (list, tuple)):
+            query = query.filter(column.in_(value))
+        else:
+            query = query.filter(column == value)
+    sort_keys = list(sort_keys or ['created_at'])
+    sort_dirs = list(sort_dirs or ['desc'] * len(sort_keys))
+    for key in sort_keys:
+        if key not in ('id', 'created_at', 'updated_at', 'attach_status',
+                       'instance_uuid', 'volume_id', 'attach_time'):
+            raise exception.InvalidSortKey(key=key)
+    if 'id' not in sort_keys:
+        sort_keys.append('id')
+        sort_dirs.append(sort_dirs[0])
+    marker_obj = None
+    if marker is not None:
+        marker_obj = _attachment_query(context, project_id).filter(
+            models.VolumeAttachment.id == marker).first()
+        if marker_obj is None:
+            raise exception.InvalidMarker(marker=marker)
+    query = sqlalchemyutils.paginate_query(
+        query, models.VolumeAttachment, limit, sort_keys,
+        marker=marker_obj, sort_dirs=sort_dirs)
+    return query.all()
+
+
+@reader
+def attachment_count_sharing_connection(context, volume_id, host,
+                                        exclude_id):
+    """Live attachments other than ``exclude_id`` of a volume on a host.
+
+    A host's connection to a volume is torn down only when this is 0.
+    """
+    return context.session.query(models.VolumeAttachment.id).filter(
+        models.VolumeAttachment.volume_id == volume_id,
+        models.VolumeAttachment.attached_host == host,
+        models.VolumeAttachment.id != exclude_id,
+        models.VolumeAttachment.deleted == sa.false(),
+        models.VolumeAttachment.attach_status.in_(
+            (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED,
+             vstatus.ATTACH_DETACHING, vstatus.ATTACH_ERROR_DETACHING)),
+    ).count()

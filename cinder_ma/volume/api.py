@@ -1,0 +1,191 @@
+"""Volumes: the rules of the service, run in the API process.
+
+Controllers call these functions; they enforce policy with the volume's
+project as target, validate what the schema cannot, record state in the
+database and cast to the manager that owns the volume's backend.
+"""
+
+from oslo_log import log as logging
+
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+from cinder_ma.manager import rpcapi
+from cinder_ma.policies import volumes as volume_policies
+from cinder_ma import policy
+from cinder_ma.volume import scheduler
+from cinder_ma.volume import status as vstatus
+from cinder_ma.volume import types as vtypes
+
+LOG = logging.getLogger(__name__)
+
+UNSET = object()
+
+# Statuses from which a user may delete a volume.
+_DELETABLE = (vstatus.AVAILABLE, vstatus.ERROR, vstatus.ERROR_DELETING,
+              vstatus.ERROR_EXTENDING)
+
+
+def _is_admin(context):
+    return policy.authorize(context, 'context_is_admin',
+                            {'project_id': context.project_id},
+                            do_raise=False)
+
+
+def _target(volume):
+    return {'project_id': volume.project_id, 'user_id': volume.user_id}
+
+
+def _rpc():
+    return rpcapi.ManagerAPI()
+
+
+def get_volume(context, volume_id, action=volume_policies.GET):
+    """A volume the caller may see; another project's is not found."""
+    project_id = None if _is_admin(context) else context.project_id
+    volume = db_api.volume_get(context, volume_id, project_id)
+    policy.authorize(context, action, _target(volume))
+    return volume
+
+
+def list_volumes(context, filters=None, marker=None, limit=None,
+                 sort_keys=None, sort_dirs=None, all_tenants=False):
+    policy.authorize(context, volume_policies.GET_ALL)
+    project_id = context.project_id
+    if all_tenants and policy.authorize(
+            context, volume_policies.ALL_TENANTS, do_raise=False):
+        project_id = None
+    return db_api.volume_get_all(context, project_id, filters, marker,
+                                 limit, sort_keys, sort_dirs)
+
+
+def count_volumes(context, filters=None, all_tenants=False):
+    policy.authorize(context, volume_policies.GET_ALL)
+    project_id = context.project_id
+    if all_tenants and policy.authorize(
+            context, volume_policies.ALL_TENANTS, do_raise=False):
+        project_id = None
+    return db_api.volume_count(context, project_id, filters)
+
+
+def create_volume(context, size, name=None, description=None,
+                  volume_type=None, metadata=None, availability_zone=None,
+                  multiattach=False):
+    """Record a volume, place it on a backend and have its manager make it.
+
+    :param volume_type: name or id of a type; None for the default type.
+    :param multiattach: the legacy flag of the create request (below
+        microversion 3.50), allowed by the ``volume:multiattach`` policy.
+    :raises NoValidBackend: no running backend can hold the volume; nothing
+        is recorded.
+    """
+    target = {'project_id': context.project_id, 'user_id': context.user_id}
+    policy.authorize(context, volume_policies.CREATE, target)
+    if not isinstance(size, int) or size <= 0:
+        raise exception.InvalidInput(
+            reason='size must be a positive integer of GiB')
+    vtype = vtypes.find_type(context, volume_type)
+    extra_specs = vtypes.specs_of(vtype)
+    if multiattach:
+        policy.authorize(context, volume_policies.MULTIATTACH, target)
+    shareable = bool(multiattach) or vtypes.is_multiattach(extra_specs)
+    placement = scheduler.select_backend(
+        context, size, extra_specs, multiattach=shareable,
+        availability_zone=availability_zone)
+    volume = db_api.volume_create(context, {
+        'project_id': context.project_id,
+        'user_id': context.user_id,
+        'name': name,
+        'description': description,
+        'size': size,
+        'status': vstatus.CREATING,
+        'host': placement.host,
+        'service_uuid': placement.service_uuid,
+        'shared_targets': placement.shared_targets,
+        'availability_zone': placement.availability_zone,
+        'volume_type_id': vtype.id,
+        'multiattach': shareable,
+        'metadata': metadata or {},
+    })
+    LOG.info('Creating volume %(id)s (%(size)s GiB, type %(type)s, '
+             'multiattach %(ma)s) on %(host)s',
+             {'id': volume.id, 'size': size, 'type': vtype.name,
+              'ma': shareable, 'host': placement.host})
+    try:
+        _rpc().create_volume(context, volume.id, placement.host)
+    except Exception as exc:
+        LOG.exception('Could not ask the manager of %s to create volume '
+                      '%s', placement.host, volume.id)
+        volume = db_api.volume_update(
+            context, volume.id,
+            {'status': vstatus.ERROR,
+             'error_reason': 'the manager could not be reached: %s' % exc},
+            expected={'status': vstatus.CREATING})
+    return volume
+
+
+def update_volume(context, volume_id, name=UNSET, description=UNSET,
+                  metadata=None):
+    volume = get_volume(context, volume_id, volume_policies.UPDATE)
+    values = {}
+    if name is not UNSET:
+        values['name'] = name
+    if description is not UNSET:
+        values['description'] = description
+    return db_api.volume_update(context, volume.id, values,
+                                metadata=metadata)
+
+
+def _live_attachment_ids(volume):
+    return [a.id for a in volume.volume_attachment
+            if a.attach_status in vstatus.LIVE_ATTACH_STATUSES]
+
+
+def delete_volume(context, volume_id, cascade=False, force=False):
+    """Delete a volume that has no live attachment.
+
+    :param force: admins may delete a volume in any status except while
+        it is attached.
+    """
+    volume = get_volume(context, volume_id, volume_policies.DELETE)
+    if force and not _is_admin(context):
+        raise exception.PolicyNotAuthorized(
+            action='%s (force)' % volume_policies.DELETE)
+    attached = _live_attachment_ids(volume)
+    if attached:
+        raise exception.InvalidVolume(
+            reason='volume %s still has attachments %s; detach them '
+                   'first' % (volume.id, ', '.join(attached)))
+    if not force and volume.status not in _DELETABLE:
+        raise exception.InvalidVolume(
+            reason='volume status must be one of %s, not %s' % (
+                ', '.join(_DELETABLE), volume.status))
+    if not volume.host:
+        db_api.volume_destroy(context, volume.id)
+        LOG.info('Deleted volume %s, which was never placed', volume.id)
+        return
+    # The attachment check above is repeated inside the compare-and-swap,
+    # so that an attachment reserved meanwhile makes this a 409.
+    expected = {'status': (volume.status,) if force else _DELETABLE,
+                'no_attachments': db_api.volume_has_no_live_attachments(
+                    volume.id)}
+    volume = db_api.volume_update(
+        context, volume.id, {'status': vstatus.DELETING,
+                             'error_reason': None}, expected=expected)
+    LOG.info('Deleting volume %s on %s', volume.id, volume.host)
+    try:
+        _rpc().delete_volume(context, volume.id, volume.host)
+    except Exception as exc:
+        LOG.exception('Could not ask the manager of %s to delete volume '
+                      '%s', volume.host, volume.id)
+        db_api.volume_update(
+            context, volume.id,
+            {'status': vstatus.ERROR_DELETING,
+             'error_reason': 'the manager could not be reached: %s' % exc},
+            expected={'status': vstatus.DELETING})
+
+
+def is_admin(context):
+    """Whether the caller is an administrator (views show more to them)."""
+    return _is_admin(context)
+
+

@@ -1,0 +1,132 @@
+"""Choose a backend (host@backend#pool) for a new volume.
+
+Backends are the ``cinder-ma-volume`` rows of the services table; their
+managers report capabilities and pool capacity there. A backend qualifies
+when it is up and enabled, is in the requested availability zone, reports
+every capability the volume type asks for, and has a pool with room for
+the volume; the pool with the most free space wins.
+"""
+
+import dataclasses
+
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+
+LOG = logging.getLogger(__name__)
+
+VOLUME_BINARY = 'cinder-ma-volume'
+MANAGER_BINARY = 'cinder-ma-manager'
+
+# Extra spec keys that are not backend capabilities.
+_NON_CAPABILITY_SPECS = ('multiattach', 'volume_backend_name')
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    host: str
+    service_uuid: str
+    shared_targets: bool
+    availability_zone: str
+
+
+def capabilities_of(service):
+    """The decoded capability report of a service row ({} if none)."""
+    if not service.capabilities:
+        return {}
+    try:
+        return jsonutils.loads(service.capabilities)
+    except ValueError:
+        LOG.warning('Service %s@%s reported unreadable capabilities',
+                    service.binary, service.host)
+        return {}
+
+
+def is_true_spec(value):
+    """Whether an extra spec value is the scheduler boolean ``<is> True``.
+    """
+    return isinstance(value, str) and value.strip().lower() in (
+        '<is> true',)
+
+
+def _capability_mismatch(caps, extra_specs, multiattach):
+    """Why a backend cannot hold the volume, or None when it can."""
+    if multiattach and not caps.get('multiattach'):
+        return 'does not support multiattach'
+    wanted_name = extra_specs.get('volume_backend_name')
+    if wanted_name and caps.get('volume_backend_name') != wanted_name:
+        return 'is not volume_backend_name=%s' % wanted_name
+    for key, value in extra_specs.items():
+        if key in _NON_CAPABILITY_SPECS or ':' in key:
+            continue
+        if is_true_spec(value) and not caps.get(key):
+            return 'does not report %s' % key
+    return None
+
+
+def _pool_free(pool):
+    total = float(pool.get('total_capacity_gb') or 0)
+    free = float(pool.get('free_capacity_gb') or 0)
+    reserved = total * float(pool.get('reserved_percentage') or 0) / 100
+    return free - reserved
+
+
+def select_backend(context, size, extra_specs=None, multiattach=False,
+                   availability_zone=None):
+    """Pick a pool for a volume of ``size`` GiB.
+
+    :raises NoValidBackend: with a reason naming what was missing.
+    """
+    extra_specs = extra_specs or {}
+    services = db_api.service_get_all(context.elevated(),
+                                      {'binary': VOLUME_BINARY})
+    best = None
+    reasons = []
+    for service in services:
+        if service.disabled:
+            reasons.append('%s is disabled' % service.host)
+            continue
+        if not db_api.service_is_up(service):
+            reasons.append('%s is down' % service.host)
+            continue
+        if availability_zone and (
+                service.availability_zone != availability_zone):
+            reasons.append('%s is not in availability zone %s' % (
+                service.host, availability_zone))
+            continue
+        caps = capabilities_of(service)
+        why = _capability_mismatch(caps, extra_specs, multiattach)
+        if why:
+            reasons.append('%s %s' % (service.host, why))
+            continue
+        pools = [p for p in caps.get('pools', ())
+                 if _pool_free(p) >= size]
+        if not pools:
+            reasons.append('%s has no pool with %s GiB free' % (
+                service.host, size))
+            continue
+        pool = max(pools, key=_pool_free)
+        candidate = (_pool_free(pool), service, pool, caps)
+        if best is None or candidate[0] > best[0]:
+            best = candidate
+    if best is None:
+        if not services:
+            reason = 'No storage backend is running.'
+        else:
+            reason = 'No backend can hold the volume: %s.' % '; '.join(
+                reasons)
+        LOG.info('Scheduling a %s GiB volume failed: %s', size, reason)
+        raise exception.NoValidBackend(reason=reason)
+    _free, service, pool, caps = best
+    host = '%s#%s' % (service.host, pool.get('pool_name') or
+                      caps.get('volume_backend_name'))
+    return Placement(host=host, service_uuid=service.uuid,
+                     shared_targets=bool(caps.get('shared_targets')),
+                     availability_zone=service.availability_zone)
+
+
+def node_of(host):
+    """The manager node of a volume host ``node@backend#pool``."""
+    return host.split('@', 1)[0].split('#', 1)[0]

@@ -1,0 +1,66 @@
+"""The one function that derives a volume's status from its attachments.
+
+Attachment transitions call :func:`derive` in the same transaction that
+changes an attachment, and nothing else writes the attachment-derived
+statuses (``available``, ``attaching``, ``in-use``, ``detaching``,
+``error_detaching``).
+"""
+
+# Volume statuses.
+CREATING = 'creating'
+AVAILABLE = 'available'
+ATTACHING = 'attaching'
+IN_USE = 'in-use'
+DETACHING = 'detaching'
+DELETING = 'deleting'
+EXTENDING = 'extending'
+RETYPING = 'retyping'
+ERROR = 'error'
+ERROR_DELETING = 'error_deleting'
+ERROR_DETACHING = 'error_detaching'
+ERROR_EXTENDING = 'error_extending'
+
+# Attachment statuses.
+ATTACH_RESERVED = 'reserved'
+ATTACH_ATTACHING = 'attaching'
+ATTACH_ATTACHED = 'attached'
+ATTACH_DETACHING = 'detaching'
+ATTACH_DETACHED = 'detached'
+ATTACH_ERROR_ATTACHING = 'error_attaching'
+ATTACH_ERROR_DETACHING = 'error_detaching'
+
+# Attachment statuses that hold a volume (count against reservations).
+LIVE_ATTACH_STATUSES = (ATTACH_RESERVED, ATTACH_ATTACHING, ATTACH_ATTACHED,
+                        ATTACH_DETACHING, ATTACH_ERROR_DETACHING)
+
+# Volume statuses in which attachments may change; derive() only ever
+# moves a volume between these.
+ATTACHABLE_STATUSES = (AVAILABLE, ATTACHING, IN_USE, DETACHING,
+                       ERROR_DETACHING)
+
+
+def derive(attach_statuses):
+    """Volume status for the statuses of its (not deleted) attachments.
+
+    In order of precedence:
+
+    * ``in-use`` if any attachment is ``attached`` (so an in-use shareable
+      volume stays in-use while another attachment comes or goes);
+    * ``attaching`` if any is ``reserved`` or ``attaching``;
+    * ``detaching`` if any is ``detaching``;
+    * ``error_detaching`` if any is ``error_detaching``: a connection may
+      be left on a host, so the volume is not free;
+    * ``available`` otherwise: no attachments, only ``detached`` ones, or
+      only ``error_attaching`` ones (the attach flow reverted everything it
+      did before recording that status).
+    """
+    statuses = set(attach_statuses)
+    if ATTACH_ATTACHED in statuses:
+        return IN_USE
+    if statuses & {ATTACH_RESERVED, ATTACH_ATTACHING}:
+        return ATTACHING
+    if ATTACH_DETACHING in statuses:
+        return DETACHING
+    if ATTACH_ERROR_DETACHING in statuses:
+        return ERROR_DETACHING
+    return AVAILABLE

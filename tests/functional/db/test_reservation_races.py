@@ -1,0 +1,93 @@
+"""Concurrent attachment reservations on SQLite, PostgreSQL and MariaDB.
+
+32 threads reserve attachments of one volume for 32 instances at once; the
+compare-and-swap reservation must let exactly the winners the rules allow
+through, whatever the database.
+"""
+
+import threading
+
+from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma import exception
+from tests import base
+
+THREADS = 32
+
+
+class _RaceMixin:
+
+    def setUp(self):
+        super().setUp()
+        self.vtype = db_api.volume_type_create(self.context,
+                                               {'name': 'default'})
+
+    def _volume(self, multiattach):
+        return db_api.volume_create(self.context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'available',
+            'volume_type_id': self.vtype.id, 'multiattach': multiattach})
+
+    def _race(self, volume_id, **kwargs):
+        barrier = threading.Barrier(THREADS)
+        results = [None] * THREADS
+
+        def reserve(index):
+            context = self.context.elevated()
+            barrier.wait()
+            try:
+                attachment_db.attachment_reserve(
+                    context, volume_id, 'instance-%02d' % index, **kwargs)
+                results[index] = 'ok'
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=reserve, args=(i,))
+                   for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    def _live(self, volume_id):
+        return attachment_db.attachment_get_all(
+            self.context, filters={'volume_id': volume_id})
+
+    def test_one_winner_on_single_attach_volume(self):
+        vol = self._volume(multiattach=False)
+        results = self._race(vol.id)
+        winners = [r for r in results if r == 'ok']
+        self.assertEqual(1, len(winners), results)
+        for result in results:
+            if result != 'ok':
+                self.assertIsInstance(result, exception.InvalidVolume)
+                self.assertIn('not multiattach', str(result))
+        self.assertEqual(1, len(self._live(vol.id)))
+        vol = db_api.volume_get(self.context, vol.id)
+        self.assertEqual(('attaching', 1), (vol.status, vol.attach_count))
+
+    def test_all_win_on_shareable_volume(self):
+        vol = self._volume(multiattach=True)
+        results = self._race(vol.id)
+        self.assertEqual(['ok'] * THREADS, results)
+        self.assertEqual(THREADS, len(self._live(vol.id)))
+        vol = db_api.volume_get(self.context, vol.id)
+        self.assertEqual(THREADS, vol.attach_count)
+
+    def test_cap_holds(self):
+        vol = self._volume(multiattach=True)
+        results = self._race(vol.id, max_attachments=4)
+        self.assertEqual(4, results.count('ok'), results)
+        self.assertEqual(4, len(self._live(vol.id)))
+
+
+class SQLiteRaceTestCase(_RaceMixin, base.DBTestCase):
+    DATABASE = 'sqlite'
+
+
+class PostgreSQLRaceTestCase(_RaceMixin, base.DBTestCase):
+    DATABASE = 'postgresql'
+
+
+class MySQLRaceTestCase(_RaceMixin, base.DBTestCase):
+    DATABASE = 'mysql'

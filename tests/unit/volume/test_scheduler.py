@@ -1,0 +1,72 @@
+"""Tests of backend selection on the real (SQLite) services table."""
+
+from cinder_ma import exception
+from cinder_ma.volume import scheduler
+from tests import base
+
+
+class SelectBackendTestCase(base.DBTestCase):
+
+    def test_most_free_pool_wins(self):
+        self.make_backend('node1@a', free=10.0)
+        big = self.make_backend('node2@b', free=50.0)
+        placement = scheduler.select_backend(self.context, 5)
+        self.assertEqual('node2@b#b', placement.host)
+        self.assertEqual(big.uuid, placement.service_uuid)
+        self.assertEqual('node2', scheduler.node_of(placement.host))
+
+    def test_no_backend(self):
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend, self.context, 1)
+        self.assertIn('No storage backend is running', str(exc))
+        self.assertEqual(400, exc.code)
+
+    def test_multiattach_needs_capable_backend(self):
+        self.make_backend('node1@plain', multiattach=False)
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend, self.context, 1,
+                                multiattach=True)
+        self.assertIn('does not support multiattach', str(exc))
+        self.make_backend('node1@shared', multiattach=True, free=1.0)
+        placement = scheduler.select_backend(self.context, 1,
+                                             multiattach=True)
+        self.assertEqual('node1@shared#shared', placement.host)
+
+    def test_capacity_and_reserved(self):
+        self.make_backend('node1@a', free=10.0, total=100.0)
+        self.assertRaises(exception.NoValidBackend,
+                          scheduler.select_backend, self.context, 11)
+        self.make_backend('node1@r', free=20.0, total=100.0,
+                          pools=[{'pool_name': 'r', 'free_capacity_gb': 20,
+                                  'total_capacity_gb': 100,
+                                  'reserved_percentage': 15}])
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend, self.context, 6)
+        self.assertIn('no pool with 6 GiB free', str(exc))
+
+    def test_down_backend_skipped(self):
+        self.make_backend('node1@a', heartbeat=False)
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend, self.context, 1)
+        self.assertIn('node1@a is down', str(exc))
+
+    def test_extra_specs_filter(self):
+        self.make_backend('node1@gold', free=1.0, online_extend=True)
+        self.make_backend('node1@silver', free=90.0)
+        placement = scheduler.select_backend(
+            self.context, 1, {'volume_backend_name': 'gold'})
+        self.assertEqual('node1@gold#gold', placement.host)
+        placement = scheduler.select_backend(
+            self.context, 1, {'online_extend': '<is> True'})
+        self.assertEqual('node1@gold#gold', placement.host)
+        self.assertRaises(exception.NoValidBackend,
+                          scheduler.select_backend, self.context, 1,
+                          {'replication': '<is> True'})
+
+    def test_availability_zone(self):
+        self.make_backend('node1@a', zone='az1')
+        self.assertRaises(exception.NoValidBackend,
+                          scheduler.select_backend, self.context, 1,
+                          availability_zone='az2')
+        self.assertEqual('az1', scheduler.select_backend(
+            self.context, 1, availability_zone='az1').availability_zone)

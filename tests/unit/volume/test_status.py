@@ -1,0 +1,46 @@
+"""Table-driven tests of the one function deriving a volume's status."""
+
+from cinder_ma.volume import status
+from tests import base
+
+CASES = [
+    # attachment statuses                        -> volume status
+    ((), 'available'),
+    (('detached',), 'available'),
+    (('error_attaching',), 'available'),
+    (('error_attaching', 'detached'), 'available'),
+    (('reserved',), 'attaching'),
+    (('attaching',), 'attaching'),
+    (('reserved', 'attaching'), 'attaching'),
+    (('attached',), 'in-use'),
+    (('attached', 'reserved'), 'in-use'),
+    (('attached', 'attaching'), 'in-use'),
+    (('attached', 'detaching'), 'in-use'),
+    (('attached', 'error_attaching'), 'in-use'),
+    (('attached', 'error_detaching'), 'in-use'),
+    (('attached', 'detached'), 'in-use'),
+    (('detaching',), 'detaching'),
+    (('detaching', 'detached'), 'detaching'),
+    (('detaching', 'reserved'), 'attaching'),
+    (('error_detaching',), 'error_detaching'),
+    (('error_detaching', 'detaching'), 'detaching'),
+    (('error_detaching', 'error_attaching'), 'error_detaching'),
+    (('error_detaching', 'reserved'), 'attaching'),
+]
+
+
+class DeriveTestCase(base.TestCase):
+
+    def test_table(self):
+        for attach_statuses, expected in CASES:
+            self.assertEqual(expected, status.derive(attach_statuses),
+                             attach_statuses)
+
+    def test_order_does_not_matter(self):
+        for attach_statuses, expected in CASES:
+            self.assertEqual(expected,
+                             status.derive(reversed(attach_statuses)))
+
+    def test_derived_statuses_are_attachable(self):
+        for _statuses, expected in CASES:
+            self.assertIn(expected, status.ATTACHABLE_STATUSES)
