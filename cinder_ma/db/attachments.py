@@ -110,7 +110,7 @@ def _reservation_refusal(context, volume_id, instance_uuid,
 
 @writer
 def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
-                       connector=None, attached_host=None,
+                       connector=None, manager_host=None,
                        max_attachments=None):
     """Reserve an attachment of a volume for an instance.
 
@@ -143,7 +143,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         id=str(uuid.uuid4()), volume_id=volume_id,
         instance_uuid=instance_uuid, attach_mode=attach_mode,
         attach_status=vstatus.ATTACH_RESERVED,
-        attached_host=attached_host,
+        attached_host=manager_host, manager_host=manager_host,
         connector=jsonutils.dumps(connector) if connector else None)
     context.session.add(attachment)
     context.session.flush()
@@ -182,6 +182,13 @@ def _attachment_update(context, attachment_id, values,
                               {'attach_status': current.attach_status}):
         raise exception.Conflict(
             reason='attachment %s changed concurrently' % attachment_id)
+    if values.get('instance_uuid'):
+        # os-attach names the instance of an os-reserve reservation.
+        context.session.execute(
+            sa.update(models.Volume)
+            .where(models.Volume.id == current.volume_id,
+                   models.Volume.reserved_instance_uuid.is_(None))
+            .values(reserved_instance_uuid=values['instance_uuid']))
     if delta < 0:
         context.session.execute(
             sa.update(models.Volume)
@@ -275,17 +282,29 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
 
 @reader
 def attachment_count_sharing_connection(context, volume_id, host,
-                                        exclude_id):
-    """Live attachments other than ``exclude_id`` of a volume on a host.
+                                        exclude_id, service_uuid=None):
+    """Live attachments, other than ``exclude_id``, that use a host's
+    connection.
 
-    A host's connection to a volume is torn down only when this is 0.
+    Without ``service_uuid``: attachments of the volume on the host (its
+    export to that host). With it (a backend with shared targets): those
+    of any volume of that backend on the host, since they share the
+    host's connection to the target. A connection is torn down only when
+    this is 0.
     """
-    return context.session.query(models.VolumeAttachment.id).filter(
-        models.VolumeAttachment.volume_id == volume_id,
+    query = context.session.query(models.VolumeAttachment.id).filter(
         models.VolumeAttachment.attached_host == host,
         models.VolumeAttachment.id != exclude_id,
         models.VolumeAttachment.deleted == sa.false(),
         models.VolumeAttachment.attach_status.in_(
             (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED,
-             vstatus.ATTACH_DETACHING, vstatus.ATTACH_ERROR_DETACHING)),
-    ).count()
+             vstatus.ATTACH_DETACHING, vstatus.ATTACH_ERROR_DETACHING)))
+    if service_uuid is None:
+        query = query.filter(models.VolumeAttachment.volume_id == volume_id)
+    else:
+        query = query.join(
+            models.Volume,
+            models.Volume.id == models.VolumeAttachment.volume_id).filter(
+                models.Volume.service_uuid == service_uuid,
+                models.Volume.deleted == sa.false())
+    return query.count()

@@ -129,6 +129,9 @@ class VolumeAttachment(BASE, CinderMABase):
                           nullable=False)
     instance_uuid = sa.Column(sa.String(36))
     attached_host = sa.Column(sa.String(255))
+    # Host whose cinder_ma manager runs the attach and detach flows of
+    # this attachment; None when an external consumer drives it.
+    manager_host = sa.Column(sa.String(255))
     mountpoint = sa.Column(sa.String(255))
     connector = sa.Column(sa.Text)
     connection_info = sa.Column(sa.Text)

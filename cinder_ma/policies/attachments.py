@@ -1,6 +1,90 @@
-"""Policy rules of volume attachments (filled in by the attachments API)."""
+"""Policy rules of volume attachments.
 
-rules = []
+Attachments are made by project members and by services (a compute
+service attaching volumes to its instances). Deleting an attachment that is
+connected to an instance is kept for the service that made it (see
+cinder_ma.volume.attachments.delete_attachment); an administrator uses
+os-force_detach instead.
+"""
+
+from oslo_policy import policy
+
+from cinder_ma.policies import base
+
+BASE_PATH = '/v3/{project_id}/attachments'
+
+CREATE = 'volume:attachment_create'
+UPDATE = 'volume:attachment_update'
+COMPLETE = 'volume:attachment_complete'
+DELETE = 'volume:attachment_delete'
+SHOW = 'volume:attachment_show'
+LIST = 'volume:attachment_get_all'
+MULTIATTACH_BOOTABLE = 'volume:multiattach_bootable_volume'
+FORCE_DETACH = 'volume_extension:volume_admin_actions:force_detach'
+ATTACH_TO_HOST = 'volume:attach_to_host'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=CREATE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        description='Reserve an attachment of a volume for an instance.',
+        operations=[{'method': 'POST', 'path': BASE_PATH}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=UPDATE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        description='Give an attachment the connector of a host; the '
+                    'backend initializes the connection and the response '
+                    'carries its connection_info.',
+        operations=[{'method': 'PUT',
+                     'path': BASE_PATH + '/{attachment_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=COMPLETE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        description='Mark an attachment attached (os-complete).',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{attachment_id}/action'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=DELETE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        description='Delete an attachment: the backend terminates its '
+                    'connection. An attachment connected to an instance '
+                    'can only be deleted by a service; others get 409.',
+        operations=[{'method': 'DELETE',
+                     'path': BASE_PATH + '/{attachment_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=SHOW, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        description='Show an attachment.',
+        operations=[{'method': 'GET',
+                     'path': BASE_PATH + '/{attachment_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=LIST, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        description='List attachments, or list them with details.',
+        operations=[{'method': 'GET', 'path': BASE_PATH},
+                    {'method': 'GET', 'path': BASE_PATH + '/detail'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=MULTIATTACH_BOOTABLE, check_str=base.RULE_ADMIN_API,
+        description='Attach a bootable shareable (multiattach) volume to '
+                    'more than one instance.',
+        operations=[{'method': 'POST', 'path': BASE_PATH}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=FORCE_DETACH, check_str=base.RULE_ADMIN_API,
+        description='Detach an attachment whose consumer is gone '
+                    '(os-force_detach): terminates the connection and '
+                    'deletes the attachment whoever made it.',
+        operations=[{'method': 'POST',
+                     'path': '/v3/{project_id}/volumes/{volume_id}/action'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ATTACH_TO_HOST, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Attach a volume to an instance on a host run by a '
+                    'cinder_ma manager, or detach it, with the attach and '
+                    'detach flows of that manager.',
+        operations=[{'method': 'POST', 'path': BASE_PATH}],
+        scope_types=['project']),
+]
 
 
 def list_rules():

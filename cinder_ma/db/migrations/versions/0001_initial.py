@@ -99,6 +99,7 @@ def upgrade():
                   nullable=False),
         sa.Column('instance_uuid', sa.String(36)),
         sa.Column('attached_host', sa.String(255)),
+        sa.Column('manager_host', sa.String(255)),
         sa.Column('mountpoint', sa.String(255)),
         sa.Column('connector', sa.Text),
         sa.Column('connection_info', sa.Text),

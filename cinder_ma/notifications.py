@@ -1,0 +1,39 @@
+"""Notifications of attach and detach through the oslo.messaging notifier.
+
+Payloads carry the volume id, attachment id, instance, host and mode, so
+that a consumer can follow every attachment of a shared volume.
+"""
+
+from oslo_log import log as logging
+
+from cinder_ma import rpc
+
+LOG = logging.getLogger(__name__)
+
+PUBLISHER = 'volume'
+
+
+def attachment_payload(volume, attachment):
+    return {
+        'volume_id': volume.id,
+        'attachment_id': attachment.id,
+        'instance_uuid': attachment.instance_uuid,
+        'host': attachment.attached_host or attachment.manager_host,
+        'mode': attachment.attach_mode,
+        'multiattach': volume.multiattach,
+        'project_id': volume.project_id,
+    }
+
+
+def notify(context, event_type, payload, priority='info'):
+    """Emit ``volume.<event_type>``; failures are logged, never raised."""
+    try:
+        notifier = rpc.get_notifier(PUBLISHER)
+        getattr(notifier, priority)(context, event_type, payload)
+    except Exception:
+        LOG.exception('Could not emit notification %s', event_type)
+
+
+def notify_attach(context, event_type, volume, attachment):
+    notify(context, 'volume.' + event_type,
+           attachment_payload(volume, attachment))

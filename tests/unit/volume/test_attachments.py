@@ -1,0 +1,246 @@
+"""Tests of the attachment rules (cinder_ma.volume.attachments, actions).
+
+The managers are out of scope here: their RPC client is replaced by a
+recorder that hands back a connection_info as a backend would (the manager
+side and the functional tests exercise the real thing).
+"""
+
+import fixtures
+
+from cinder_ma import context as cm_context
+from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma import exception
+from cinder_ma.volume import actions
+from cinder_ma.volume import api as volume_api
+from cinder_ma.volume import attachments
+from cinder_ma.volume import types as vtypes
+from tests import base
+
+
+class RecordingRPC:
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def record(context, *args):
+            self.calls.append((name,) + args)
+            if name == 'initialize_connection':
+                return {'driver_volume_type': 'file',
+                        'data': {'path': '/x/volume-%s' % args[0]}}
+        return record
+
+
+class AttachmentRulesTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        vtypes.ensure_default_type(self.admin_context)
+        self.shared_type = vtypes.create_type(
+            self.admin_context, 'shared',
+            extra_specs={'multiattach': '<is> True'})
+        self.rpc = RecordingRPC()
+        self.useFixture(fixtures.MockPatchObject(
+            volume_api, '_rpc', lambda: self.rpc))
+        self.useFixture(fixtures.MockPatchObject(
+            attachments, '_rpc', lambda: self.rpc))
+        self.make_backend('node1@file')
+        self.service = cm_context.RequestContext(
+            user_id='nova', project_id='fake-project',
+            roles=['member', 'reader'], service_roles=['service'])
+
+    def _volume(self, shared=False):
+        vol = volume_api.create_volume(
+            self.context, 1, volume_type='shared' if shared else None)
+        return db_api.volume_update(self.context, vol.id,
+                                    {'status': 'available'})
+
+    def _attach(self, volume, instance, host='compute1', mode='rw'):
+        att = attachments.create_attachment(
+            self.service, volume.id, instance, mode=mode,
+            connector={'host': host, 'initiator': 'iqn.x'})
+        return attachments.complete_attachment(self.service, att.id)
+
+    def test_cinder_flow(self):
+        vol = self._volume()
+        att = attachments.create_attachment(self.context, vol.id, 'i1')
+        self.assertEqual('reserved', att.attach_status)
+        att = attachments.update_attachment(self.context, att.id,
+                                            {'host': 'compute1'})
+        self.assertEqual('attaching', att.attach_status)
+        info = attachments.connection_info_of(att)
+        self.assertEqual('rw', info['data']['access_mode'])
+        self.assertEqual(att.id, info['attachment_id'])
+        attachments.complete_attachment(self.context, att.id)
+        self.assertEqual('in-use',
+                         volume_api.get_volume(self.context, vol.id).status)
+
+    def test_ro_mode_in_connection_info(self):
+        vol = self._volume(shared=True)
+        att = attachments.create_attachment(
+            self.context, vol.id, 'i1', mode='ro',
+            connector={'host': 'compute1'})
+        info = attachments.connection_info_of(att)
+        self.assertEqual('ro', info['data']['access_mode'])
+        self.assertEqual(('initialize_connection', vol.id, vol.host,
+                          {'host': 'compute1'}, 'ro'), self.rpc.calls[-1])
+
+    def test_bad_mode(self):
+        vol = self._volume()
+        self.assertRaises(exception.InvalidInput,
+                          attachments.create_attachment, self.context,
+                          vol.id, 'i1', mode='wr')
+
+    def test_second_instance_refused_on_plain_volume(self):
+        vol = self._volume()
+        self._attach(vol, 'i1')
+        exc = self.assertRaises(exception.InvalidVolume,
+                                attachments.create_attachment, self.context,
+                                vol.id, 'i2')
+        self.assertEqual(400, exc.code)
+        self.assertIn('not multiattach', str(exc))
+
+    def test_double_attach_same_host_refused(self):
+        vol = self._volume()
+        self._attach(vol, 'i1', host='compute1')
+        second = attachments.create_attachment(self.context, vol.id, 'i1')
+        exc = self.assertRaises(exception.Conflict,
+                                attachments.update_attachment, self.context,
+                                second.id, {'host': 'compute1'})
+        self.assertEqual(409, exc.code)
+        # Live migration: the same instance on another host is fine.
+        attachments.update_attachment(self.context, second.id,
+                                      {'host': 'compute2'})
+
+    def test_connected_attachment_delete_needs_service(self):
+        vol = self._volume()
+        att = self._attach(vol, 'i1')
+        exc = self.assertRaises(exception.Conflict,
+                                attachments.delete_attachment, self.context,
+                                att.id)
+        self.assertIn('only the service', str(exc))
+        self.assertRaises(exception.Conflict, attachments.delete_attachment,
+                          self.admin_context, att.id)
+        attachments.delete_attachment(self.service, att.id)
+        self.assertEqual('available',
+                         volume_api.get_volume(self.context, vol.id).status)
+        self.assertEqual('terminate_connection', self.rpc.calls[-1][0])
+
+    def test_reserved_attachment_user_can_delete(self):
+        vol = self._volume()
+        att = attachments.create_attachment(self.context, vol.id, 'i1')
+        attachments.delete_attachment(self.context, att.id)
+        self.assertEqual('available',
+                         volume_api.get_volume(self.context, vol.id).status)
+        self.assertNotIn('terminate_connection',
+                         [c[0] for c in self.rpc.calls])
+
+    def test_shared_connection_kept_until_last(self):
+        vol = self._volume(shared=True)
+        a1 = self._attach(vol, 'i1', host='compute1')
+        a2 = self._attach(vol, 'i2', host='compute1')
+        attachments.delete_attachment(self.service, a1.id)
+        self.assertNotIn('terminate_connection',
+                         [c[0] for c in self.rpc.calls])
+        self.assertEqual('in-use',
+                         volume_api.get_volume(self.context, vol.id).status)
+        attachments.delete_attachment(self.service, a2.id)
+        self.assertEqual('terminate_connection', self.rpc.calls[-1][0])
+
+    def test_force_detach(self):
+        vol = self._volume()
+        self._attach(vol, 'i1')
+        self.assertRaises(exception.PolicyNotAuthorized,
+                          attachments.force_detach, self.context, vol.id)
+        attachments.force_detach(self.admin_context, vol.id)
+        self.assertEqual('available',
+                         volume_api.get_volume(self.context, vol.id).status)
+
+    def test_other_project_cannot_attach_or_see(self):
+        vol = self._volume()
+        att = attachments.create_attachment(self.context, vol.id, 'i1')
+        other = cm_context.RequestContext(user_id='u', project_id='p2',
+                                          roles=['member', 'reader'])
+        self.assertRaises(exception.VolumeNotFound,
+                          attachments.create_attachment, other, vol.id, 'i9')
+        self.assertRaises(exception.VolumeAttachmentNotFound,
+                          attachments.get_attachment, other, att.id)
+        self.assertEqual([], attachments.list_attachments(other))
+
+    def test_max_attachments_spec(self):
+        vtypes.update_extra_specs(self.admin_context, self.shared_type.id,
+                                  {'multiattach:max_attachments': '2'})
+        vol = self._volume(shared=True)
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        attachments.create_attachment(self.context, vol.id, 'i2')
+        exc = self.assertRaises(exception.InvalidVolume,
+                                attachments.create_attachment, self.context,
+                                vol.id, 'i3')
+        self.assertIn('max_attachments', str(exc))
+
+    def test_bootable_shared_needs_policy(self):
+        vol = self._volume(shared=True)
+        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        self.assertRaises(exception.PolicyNotAuthorized,
+                          attachments.create_attachment, self.context,
+                          vol.id, 'i2')
+        attachments.create_attachment(self.admin_context, vol.id, 'i2')
+
+    def test_attach_to_host_refused_without_multiattach_hypervisor(self):
+        vol = self._volume(shared=True)
+        service = db_api.service_create(self.admin_context, {
+            'host': 'compute1', 'binary': 'cinder-ma-manager',
+            'topic': 'cinder-ma-manager'})
+        db_api.service_update(self.admin_context, service.id, {
+            'heartbeat_at': db_api._now(),
+            'capabilities': {'hypervisor': {
+                'driver': 'plain', 'supports_multiattach': False}}})
+        exc = self.assertRaises(exception.InvalidVolume,
+                                attachments.create_attachment, self.context,
+                                vol.id, 'i1', instance_host='compute1')
+        self.assertIn('plain', str(exc))
+        self.assertIn('does not support multiattach', str(exc))
+        self.assertEqual([], attachment_db.attachment_get_all(self.context))
+        self.assertEqual([], [c for c in self.rpc.calls
+                              if c[0] != 'create_volume'])
+
+
+class LegacyActionsTestCase(AttachmentRulesTestCase):
+
+    def test_reserve_attach_detach(self):
+        vol = self._volume()
+        actions.reserve(self.context, vol.id)
+        self.assertEqual('attaching',
+                         volume_api.get_volume(self.context, vol.id).status)
+        actions.unreserve(self.context, vol.id)
+        self.assertEqual('available',
+                         volume_api.get_volume(self.context, vol.id).status)
+        actions.reserve(self.context, vol.id)
+        att = actions.attach(self.context, vol.id, instance_uuid='i1',
+                             mountpoint='/dev/vdb', mode='ro')
+        self.assertEqual(('attached', 'ro', '/dev/vdb'),
+                         (att.attach_status, att.attach_mode,
+                          att.mountpoint))
+        actions.begin_detaching(self.context, vol.id)
+        self.assertEqual('detaching',
+                         volume_api.get_volume(self.context, vol.id).status)
+        actions.roll_detaching(self.context, vol.id)
+        self.assertEqual('in-use',
+                         volume_api.get_volume(self.context, vol.id).status)
+        actions.detach(self.context, vol.id)
+        self.assertEqual('available',
+                         volume_api.get_volume(self.context, vol.id).status)
+
+    def test_detach_needs_id_with_several(self):
+        vol = self._volume(shared=True)
+        a1 = actions.attach(self.context, vol.id, instance_uuid='i1')
+        actions.attach(self.context, vol.id, instance_uuid='i2')
+        exc = self.assertRaises(exception.InvalidVolume, actions.detach,
+                                self.context, vol.id)
+        self.assertEqual(400, exc.code)
+        self.assertIn('attachment_id', str(exc))
+        actions.detach(self.context, vol.id, a1.id)
+        self.assertEqual('in-use',
+                         volume_api.get_volume(self.context, vol.id).status)
