@@ -40,9 +40,13 @@ class SelectBackendTestCase(base.DBTestCase):
                           pools=[{'pool_name': 'r', 'free_capacity_gb': 20,
                                   'total_capacity_gb': 100,
                                   'reserved_percentage': 15}])
+        # 20 free, but 15 of 100 are reserved: 5 left.
+        placement = scheduler.select_backend(self.context, 5)
+        self.assertEqual('node1@a#a', placement.host)
         exc = self.assertRaises(exception.NoValidBackend,
-                                scheduler.select_backend, self.context, 6)
-        self.assertIn('no pool with 6 GiB free', str(exc))
+                                scheduler.select_backend, self.context, 6,
+                                {'volume_backend_name': 'r'})
+        self.assertIn('node1@r has no pool with 6 GiB free', str(exc))
 
     def test_down_backend_skipped(self):
         self.make_backend('node1@a', heartbeat=False)

@@ -1,0 +1,75 @@
+"""cinder-ma-all: the API and a manager in one process.
+
+Made to try cinder_ma with nothing else installed: RPC in-process
+(``rpc_transport = local``), SQLite in the state directory, one backend
+named 'file' using the file driver when ``enabled_backends`` is empty. The
+database is migrated and the default volume type created at every start.
+Any of these defaults can be changed in a config file.
+"""
+
+import os
+import sys
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from cinder_ma import cmd
+from cinder_ma.cmd import api as api_cmd
+from cinder_ma import context
+from cinder_ma.db import migration
+from cinder_ma import exception
+from cinder_ma.manager import service as manager_service
+from cinder_ma import rpc
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+DEFAULT_BACKEND = 'file'
+
+
+def set_defaults(conf=CONF):
+    """Defaults of the all-in-one service; config files still win."""
+    conf.set_default('rpc_transport', 'local')
+
+
+def prepare_state(conf=CONF):
+    """Enable the default backend if none is, create the state directory,
+    migrate the database and ensure the default volume type.
+
+    :returns: the absolute path of the state directory.
+    """
+    from cinder_ma.volume import types
+
+    if not conf.enabled_backends:
+        conf.set_override('enabled_backends', [DEFAULT_BACKEND])
+    state_path = os.path.abspath(conf.state_path)
+    os.makedirs(state_path, exist_ok=True)
+    migration.upgrade('head')
+    types.ensure_default_type(context.get_admin_context())
+    return state_path
+
+
+def main(argv=None):
+    set_defaults()
+    cmd.prepare_service(argv)
+    manager = manager_service.ManagerService()
+    try:
+        state_path = prepare_state()
+        rpc.init(CONF)
+        manager.start()
+        server = api_cmd.create_server(api_cmd.load_app())
+        print('cinder-ma-all: API listening on %s/v3 (state in %s)' % (
+            api_cmd.server_url(server), state_path), flush=True)
+        api_cmd.run_server(server)
+    except (exception.CinderMAException, OSError) as exc:
+        print('cinder-ma-all: error: %s' % exc, file=sys.stderr)
+        return 1
+    finally:
+        manager.stop()
+        rpc.cleanup()
+    LOG.info('cinder-ma-all stopped')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""cinder-ma-manager: the manager of one host.
+
+Runs the storage backends listed in ``enabled_backends`` and the host's
+hypervisor driver, served over oslo.messaging (``rpc_transport = oslo``).
+SIGHUP reloads the mutable options (restart_method 'mutate').
+"""
+
+import sys
+
+from oslo_config import cfg
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_service import service
+
+from cinder_ma import cmd
+from cinder_ma import exception
+from cinder_ma.manager import service as manager_service
+from cinder_ma import rpc
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+def main(argv=None):
+    cmd.prepare_service(argv)
+    if CONF.rpc_transport == 'local':
+        print('cinder-ma-manager: rpc_transport = local only works inside '
+              'cinder-ma-all; set rpc_transport = oslo and transport_url',
+              file=sys.stderr)
+        return 1
+    try:
+        # Fail here, not in a worker that the launcher would restart.
+        manager_service.check_drivers(CONF)
+        # Validates the transport URL; the worker opens the connections.
+        rpc.init(CONF)
+    except (exception.CinderMAException, messaging.InvalidTransportURL) as exc:
+        print('cinder-ma-manager: error: %s' % exc, file=sys.stderr)
+        return 1
+    launcher = service.launch(CONF, manager_service.ManagerService(),
+                              restart_method='mutate')
+    return launcher.wait() or 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,2 @@
+"""Hypervisor drivers (entry point namespace cinder_ma.hypervisor.drivers).
+"""

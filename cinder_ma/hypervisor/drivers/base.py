@@ -1,0 +1,79 @@
+"""The interface of hypervisor drivers, for vendors.
+
+A hypervisor driver attaches a volume's connection to an instance running
+on this host. It is registered as an entry point in the
+``cinder_ma.hypervisor.drivers`` namespace of its package and chosen with
+``[hypervisor] driver = <entry point name>``; its options are registered
+in the ``[hypervisor]`` group.
+
+The manager connects the host to the volume first (from the storage
+driver's connection info) and serializes connections to shared targets;
+the hypervisor driver only deals with the instance: adding the disk to
+its definition and removing it.
+"""
+
+import abc
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class HypervisorCapabilities:
+    """What a hypervisor driver can do; everything defaults to False.
+
+    :ivar supports_multiattach: a disk can be attached to several
+        instances at once (libvirt: ``<shareable/>`` with ``cache='none'``)
+        and read-only attachments are honoured (``<readonly/>``). Shareable
+        volumes are attached only on hosts whose driver says so.
+    """
+
+    supports_multiattach: bool = False
+
+
+class HypervisorDriver(abc.ABC):
+    """Base class of hypervisor drivers.
+
+    :cvar capabilities: the driver's :class:`HypervisorCapabilities`.
+    :param conf: the global configuration; the driver's options are in
+        ``conf.hypervisor``.
+    """
+
+    capabilities = HypervisorCapabilities()
+
+    def __init__(self, conf):
+        self.conf = conf
+
+    @classmethod
+    def get_driver_options(cls):
+        """The driver's ``oslo_config.cfg.Opt`` objects, registered in the
+        ``[hypervisor]`` group.
+        """
+        return []
+
+    def init_host(self, host):
+        """Called once when the manager of ``host`` starts."""
+
+    @abc.abstractmethod
+    def attach_volume(self, instance_uuid, connection_info, attachment_id,
+                      mountpoint=None, mode='rw', shareable=False):
+        """Add a connected volume to an instance as a disk.
+
+        :param instance_uuid: the instance, which runs on this host.
+        :param connection_info: the storage driver's connection info,
+            completed by the host connection (``data['device_path']`` or
+            ``data['path']``).
+        :param attachment_id: the attachment's id; a driver uses it to name
+            the disk (libvirt alias) so that detach finds it.
+        :param mountpoint: requested device name ('/dev/vdb'), or None.
+        :param mode: 'rw' or 'ro'; a 'ro' disk must refuse writes.
+        :param shareable: the volume is multiattach: other instances may
+            have it attached at the same time.
+        :raises DriverError: the disk could not be attached (nothing must
+            be left attached then).
+        """
+
+    @abc.abstractmethod
+    def detach_volume(self, instance_uuid, connection_info, attachment_id):
+        """Remove the disk of ``attachment_id`` from an instance.
+
+        Idempotent: a disk that is not attached is not an error.
+        """

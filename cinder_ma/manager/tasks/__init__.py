@@ -1,0 +1,1 @@
+"""Tasks of the manager's flows: one side effect each, with its revert."""

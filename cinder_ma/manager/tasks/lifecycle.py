@@ -1,0 +1,92 @@
+"""Lifecycle sentinels: the first task of every flow.
+
+A sentinel does nothing when executed. When the flow fails, it is the last
+task reverted, after every other task has undone its work: it records the
+failure on the volume (a failed status and ``error_reason``) and logs it.
+"""
+
+from oslo_log import log as logging
+from oslo_utils import strutils
+from taskflow import task
+
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+from cinder_ma.volume import status as vstatus
+
+LOG = logging.getLogger(__name__)
+
+#: error_reason is shown to users; keep it readable.
+MAX_REASON_LENGTH = 1024
+
+
+def failure_reason(flow_failures):
+    """A one-line, secret-free reason from a flow's failures."""
+    reasons = []
+    for failure in (flow_failures or {}).values():
+        text = failure.exception_str or failure.exception_type_names[0]
+        if text not in reasons:
+            reasons.append(text)
+    reason = '; '.join(reasons) or 'unknown error'
+    reason = strutils.mask_password(reason)
+    if len(reason) > MAX_REASON_LENGTH:
+        reason = reason[:MAX_REASON_LENGTH - 3] + '...'
+    return reason
+
+
+class VolumeStatusOnRevert(task.Task):
+    """Base of the sentinels: on revert, move the volume from
+    ``from_status`` to ``error_status`` with the failure as reason.
+
+    The move is a compare-and-swap: a volume that left ``from_status``
+    meanwhile (deleted, or moved on by someone else) is left alone; one
+    already in ``error_status`` gets the new reason (so the revert is
+    idempotent).
+    """
+
+    operation = None
+    from_status = None
+    error_status = None
+
+    def execute(self, context, volume_id):
+        """Nothing to do: a checkpoint for the revert."""
+
+    def revert(self, context, volume_id, *args, **kwargs):
+        reason = failure_reason(kwargs.get('flow_failures'))
+        try:
+            db_api.volume_update(
+                context, volume_id,
+                {'status': self.error_status, 'error_reason': reason},
+                expected={'status': (self.from_status, self.error_status)})
+        except (exception.VolumeNotFound, exception.Conflict) as exc:
+            LOG.warning('%(op)s of volume %(id)s failed (%(reason)s); its '
+                        'status was not set to %(status)s: %(exc)s',
+                        {'op': self.operation, 'id': volume_id,
+                         'reason': reason, 'status': self.error_status,
+                         'exc': exc})
+            return
+        except Exception:
+            LOG.exception('%(op)s of volume %(id)s failed (%(reason)s) and '
+                          'its status could not be set to %(status)s',
+                          {'op': self.operation, 'id': volume_id,
+                           'reason': reason, 'status': self.error_status})
+            return
+        LOG.error('%(op)s of volume %(id)s failed, status %(status)s: '
+                  '%(reason)s', {'op': self.operation, 'id': volume_id,
+                                 'status': self.error_status,
+                                 'reason': reason})
+
+
+class VolumeToErrorOnRevert(VolumeStatusOnRevert):
+    """Sentinel of the create flow: 'creating' -> 'error'."""
+
+    operation = 'Creation'
+    from_status = vstatus.CREATING
+    error_status = vstatus.ERROR
+
+
+class VolumeToErrorDeletingOnRevert(VolumeStatusOnRevert):
+    """Sentinel of the delete flow: 'deleting' -> 'error_deleting'."""
+
+    operation = 'Deletion'
+    from_status = vstatus.DELETING
+    error_status = vstatus.ERROR_DELETING

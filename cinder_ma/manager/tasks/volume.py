@@ -1,0 +1,99 @@
+"""Tasks on a volume's storage and record.
+
+Driver tasks get the driver at construction and the volume as a frozen
+:class:`~cinder_ma.volume.drivers.base.VolumeRef` from the flow's store;
+record tasks change the volume row with compare-and-swap updates.
+"""
+
+from oslo_log import log as logging
+from taskflow import task
+from taskflow.types import failure as tf_failure
+
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+from cinder_ma.volume import status as vstatus
+
+LOG = logging.getLogger(__name__)
+
+
+class _DriverTask(task.Task):
+
+    def __init__(self, driver, **kwargs):
+        super().__init__(**kwargs)
+        self.driver = driver
+
+
+class CreateVolumeOnBackend(_DriverTask):
+    """Create the volume's storage; revert deletes it."""
+
+    def execute(self, volume):
+        self.driver.create_volume(volume)
+
+    def revert(self, volume, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            # A failed create leaves nothing behind (driver contract), and
+            # whatever is there under this name is not ours to delete.
+            return
+        try:
+            self.driver.delete_volume(volume)
+        except Exception:
+            LOG.exception('Could not delete the storage of volume %s while '
+                          'reverting its creation; it is left on %s',
+                          volume.id, volume.host)
+            return
+        LOG.info('Deleted the storage of volume %s (creation reverted)',
+                 volume.id)
+
+
+class DeleteVolumeOnBackend(_DriverTask):
+    """Delete the volume's storage (idempotent); cannot be undone."""
+
+    def execute(self, volume):
+        self.driver.delete_volume(volume)
+
+    def revert(self, volume, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            return
+        LOG.warning('The storage of volume %s is deleted but its deletion '
+                    'did not complete; deleting it again will finish it',
+                    volume.id)
+
+
+class MarkVolumeAvailable(task.Task):
+    """'creating' -> 'available'; revert: back to 'creating'."""
+
+    def execute(self, context, volume_id):
+        db_api.volume_update(context, volume_id,
+                             {'status': vstatus.AVAILABLE,
+                              'error_reason': None},
+                             expected={'status': vstatus.CREATING})
+
+    def revert(self, context, volume_id, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            return
+        try:
+            db_api.volume_update(context, volume_id,
+                                 {'status': vstatus.CREATING},
+                                 expected={'status': (vstatus.AVAILABLE,
+                                                      vstatus.CREATING)})
+        except (exception.VolumeNotFound, exception.Conflict) as exc:
+            LOG.warning('Volume %s not set back to creating: %s', volume_id,
+                        exc)
+        except Exception:
+            LOG.exception('Volume %s not set back to creating', volume_id)
+
+
+class DestroyVolumeRecord(task.Task):
+    """Soft-delete the volume's row (and metadata).
+
+    The last task of the delete flow: nothing after it can fail, so its
+    revert (resurrecting the row) is never needed and does nothing.
+    """
+
+    def execute(self, context, volume_id):
+        db_api.volume_destroy(context, volume_id)
+
+    def revert(self, context, volume_id, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('Record of volume %s was deleted before its flow '
+                        'failed; it is not restored', volume_id)

@@ -1,0 +1,1 @@
+"""Storage drivers (entry point namespace cinder_ma.volume.drivers)."""

@@ -1,0 +1,215 @@
+"""The interface of storage drivers, for vendors.
+
+A storage driver is a Python class registered as an entry point in the
+``cinder_ma.volume.drivers`` namespace of its own package::
+
+    [project.entry-points."cinder_ma.volume.drivers"]
+    acme = "acme_cinder_ma.driver:AcmeDriver"
+
+An operator enables it by naming the entry point in a backend section::
+
+    [DEFAULT]
+    enabled_backends = fast
+
+    [fast]
+    volume_driver = acme
+    acme_api_url = https://array.example.com
+
+The manager of each host loads the drivers of its enabled backends with
+stevedore, registers their options in the backend's section (and in
+``[backend_defaults]``), creates one instance per backend and calls
+:meth:`VolumeDriver.do_setup` once before any other method.
+
+Drivers never see database models: they receive :class:`VolumeRef`
+values, and report what they can do with a typed :class:`Capabilities`
+declaration (every capability defaults to False) plus the capacity figures
+of :meth:`VolumeDriver.get_stats`. The manager publishes both in the
+services table, where the scheduler reads them.
+
+Calls happen on the manager's threads, possibly several at once for
+different volumes: a driver protects its own shared state. Errors are
+raised as :class:`cinder_ma.exception.DriverError` (or a subclass) with a
+reason an operator can act on; the manager records it on the volume.
+"""
+
+import abc
+import dataclasses
+
+from cinder_ma import exception
+
+#: Access modes of a connection: read-write and read-only.
+ACCESS_MODES = ('rw', 'ro')
+
+GiB = 1024 ** 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Capabilities:
+    """What a driver's backend can do; everything defaults to False.
+
+    :ivar multiattach: a volume can be connected to several hosts (and
+        attached to several instances) at the same time.
+    :ivar shared_targets: several volumes share one target on a host (an
+        iSCSI target with many LUNs, say), so the host's connection to it
+        must be serialized and torn down only by its last user.
+    :ivar online_extend: a volume can be extended while it is attached.
+    """
+
+    multiattach: bool = False
+    shared_targets: bool = False
+    online_extend: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class VolumeRef:
+    """The volume as a driver sees it.
+
+    :ivar id: the volume's UUID.
+    :ivar size: size in GiB.
+    :ivar name: the storage name of the volume, ``volume-<id>``; drivers
+        name their objects after it (it is not the user's display name).
+    :ivar multiattach: the volume is shareable: it may be connected to
+        several hosts at once.
+    :ivar host: where the volume lives, ``node@backend#pool``.
+    """
+
+    id: str
+    size: int
+    name: str
+    multiattach: bool = False
+    host: str | None = None
+
+    @classmethod
+    def for_volume(cls, volume_id, size, multiattach=False, host=None):
+        """A reference with the storage name derived from the id."""
+        return cls(id=volume_id, size=size, name='volume-%s' % volume_id,
+                   multiattach=bool(multiattach), host=host)
+
+    @property
+    def pool(self):
+        """The pool part of ``host`` (after '#'), or None."""
+        if self.host and '#' in self.host:
+            return self.host.split('#', 1)[1]
+        return None
+
+
+class VolumeDriver(abc.ABC):
+    """Base class of storage drivers.
+
+    Class attributes a driver sets:
+
+    :cvar capabilities: the :class:`Capabilities` of the backend.
+    :cvar vendor_name: reported to the scheduler and to operators.
+    :cvar driver_version: the driver's own version string.
+    :cvar storage_protocol: how hosts reach volumes ('file', 'iSCSI',
+        'NVMe-oF', ...); the ``driver_volume_type`` of the connections.
+
+    :param configuration: the backend's configuration: attribute access
+        to its section's options (``configuration.my_option``), falling
+        back to ``[backend_defaults]``; ``configuration.name`` is the
+        section name and ``configuration.backend_name`` the backend name
+        reported to the scheduler.
+    :param host: the backend's host, ``node@backend``.
+    """
+
+    capabilities = Capabilities()
+    vendor_name = 'Open Source'
+    driver_version = '1.0.0'
+    storage_protocol = 'unknown'
+
+    def __init__(self, configuration, host):
+        self.configuration = configuration
+        self.host = host
+
+    @classmethod
+    def get_driver_options(cls):
+        """The driver's own ``oslo_config.cfg.Opt`` objects.
+
+        They are registered in every backend section that uses the driver
+        and in ``[backend_defaults]``, and appear in the sample config.
+        """
+        return []
+
+    def do_setup(self):
+        """Check the configuration and prepare the backend.
+
+        Called once when the manager starts, before any other method. Raise
+        :class:`~cinder_ma.exception.DriverError` when the backend cannot
+        be used; the manager then refuses to start.
+        """
+
+    def validate_attach_mode(self, attach_mode):
+        """Raise DriverError unless ``attach_mode`` is 'rw' or 'ro'."""
+        if attach_mode not in ACCESS_MODES:
+            raise exception.DriverError(
+                reason='access mode must be one of %s, not %r' % (
+                    ', '.join(ACCESS_MODES), attach_mode))
+
+    @abc.abstractmethod
+    def create_volume(self, volume):
+        """Create the storage of a new, empty volume of ``volume.size`` GiB.
+
+        When this raises, it must leave nothing behind: the manager does
+        not call :meth:`delete_volume` for a create that failed.
+
+        :param volume: a :class:`VolumeRef`.
+        :returns: None.
+        """
+
+    @abc.abstractmethod
+    def delete_volume(self, volume):
+        """Delete a volume's storage.
+
+        Idempotent: a volume that does not exist (never created, or already
+        deleted) is not an error.
+
+        :param volume: a :class:`VolumeRef`.
+        """
+
+    @abc.abstractmethod
+    def extend_volume(self, volume, new_size):
+        """Grow a volume to ``new_size`` GiB (larger than ``volume.size``).
+
+        Called only on volumes that are not attached, unless the driver
+        declares ``online_extend``.
+        """
+
+    @abc.abstractmethod
+    def initialize_connection(self, volume, connector, attach_mode):
+        """Make the volume reachable from the host described by
+        ``connector`` and say how to connect to it.
+
+        For a volume that is not ``multiattach`` this is only called while
+        no other connection exists; for a shareable one, once per host and
+        attachment, possibly concurrently.
+
+        :param volume: a :class:`VolumeRef`.
+        :param connector: dict describing the host (``host``, ``ip``,
+            ``initiator``, ``nqn``, ... as os-brick reports them).
+        :param attach_mode: 'rw' or 'ro'. For 'ro' the backend refuses
+            writes on this connection when it can.
+        :returns: connection info, a JSON-serializable dict::
+
+            {'driver_volume_type': <storage_protocol>,
+             'data': {..., 'access_mode': 'rw' | 'ro'}}
+        """
+
+    @abc.abstractmethod
+    def terminate_connection(self, volume, connector):
+        """Undo :meth:`initialize_connection` for the host of
+        ``connector``.
+
+        Idempotent: a connection that does not exist is not an error.
+        """
+
+    @abc.abstractmethod
+    def get_stats(self):
+        """Capacity of the backend, refreshed at every report.
+
+        :returns: a dict with at least ``pools``, a list of dicts with
+            ``pool_name``, ``total_capacity_gb`` and ``free_capacity_gb``
+            (floats; 'infinite' and 'unknown' are allowed too). Optional
+            keys: ``reserved_percentage`` (default: the backend's option),
+            ``provisioned_capacity_gb``, ``thin_provisioning_support``, and
+            per-pool capabilities a volume type can ask for.
+        """

@@ -1,0 +1,178 @@
+"""The reference storage driver: volumes as sparse raw files.
+
+Each volume is a file ``volume-<id>`` in ``file_volumes_dir``, created
+sparse with the volume's size, so that it costs no space until written.
+The directory may be local or on a shared filesystem (NFS, CephFS) that
+every host mounts at the same path; a connection is that path, and a host
+attaches the file directly (as a raw disk, or exported with qemu-nbd).
+
+One pool per backend, named after the backend; capacity is that of the
+filesystem holding the directory.
+"""
+
+import errno
+import os
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from cinder_ma import exception
+from cinder_ma.volume.drivers import base
+
+LOG = logging.getLogger(__name__)
+
+file_opts = [
+    cfg.StrOpt('file_volumes_dir',
+               default='$state_path/volumes',
+               help='Directory holding the volume files of a backend using '
+                    'the "file" driver. Every host that attaches its '
+                    'volumes must see it at the same path.'),
+]
+
+
+class FileDriver(base.VolumeDriver):
+    """Volumes as sparse raw files in a directory."""
+
+    capabilities = base.Capabilities(multiattach=True,
+                                     shared_targets=False,
+                                     online_extend=True)
+    vendor_name = 'Open Source'
+    driver_version = '1.0.0'
+    storage_protocol = 'file'
+
+    @classmethod
+    def get_driver_options(cls):
+        return list(file_opts)
+
+    @property
+    def volumes_dir(self):
+        return os.path.abspath(self.configuration.file_volumes_dir)
+
+    def _path(self, volume):
+        # The id is a UUID checked by the API; refuse anything that could
+        # leave the directory all the same.
+        if os.sep in volume.name or volume.name.startswith('.'):
+            raise exception.DriverError(
+                reason='invalid volume name %r' % volume.name)
+        return os.path.join(self.volumes_dir, volume.name)
+
+    def do_setup(self):
+        path = self.volumes_dir
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot create file_volumes_dir %s: %s' % (
+                    path, exc.strerror))
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise exception.DriverError(
+                reason='file_volumes_dir %s is not writable' % path)
+        LOG.info('File backend %s keeps its volumes in %s',
+                 self.configuration.name, path)
+
+    def create_volume(self, volume):
+        path = self._path(volume)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise exception.DriverError(
+                reason='volume file %s already exists' % path)
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot create volume file %s: %s' % (
+                    path, exc.strerror))
+        try:
+            try:
+                os.ftruncate(fd, volume.size * base.GiB)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self._unlink(path)
+            raise exception.DriverError(
+                reason='cannot size volume file %s to %d GiB: %s' % (
+                    path, volume.size, exc.strerror))
+        LOG.info('Created volume file %s (%d GiB)', path, volume.size)
+
+    def _unlink(self, path):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def delete_volume(self, volume):
+        path = self._path(volume)
+        try:
+            removed = self._unlink(path)
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot delete volume file %s: %s' % (
+                    path, exc.strerror))
+        if removed:
+            LOG.info('Deleted volume file %s', path)
+        else:
+            LOG.info('Volume file %s was already gone', path)
+
+    def extend_volume(self, volume, new_size):
+        path = self._path(volume)
+        if new_size < volume.size:
+            raise exception.DriverError(
+                reason='cannot shrink volume %s from %d to %d GiB' % (
+                    volume.id, volume.size, new_size))
+        try:
+            os.truncate(path, new_size * base.GiB)
+        except FileNotFoundError:
+            raise exception.DriverError(
+                reason='volume file %s does not exist' % path)
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot extend volume file %s: %s' % (
+                    path, exc.strerror))
+
+    def initialize_connection(self, volume, connector, attach_mode):
+        self.validate_attach_mode(attach_mode)
+        path = self._path(volume)
+        if not os.path.isfile(path):
+            raise exception.DriverError(
+                reason='volume file %s does not exist' % path)
+        return {'driver_volume_type': self.storage_protocol,
+                'data': {'path': path,
+                         'access_mode': attach_mode,
+                         'volume_id': volume.id}}
+
+    def terminate_connection(self, volume, connector):
+        """Nothing to undo: a connection to a file is its path."""
+
+    def _provisioned_gb(self):
+        total = 0
+        with os.scandir(self.volumes_dir) as entries:
+            for entry in entries:
+                if entry.name.startswith('volume-') and entry.is_file():
+                    try:
+                        total += entry.stat().st_size
+                    except OSError as exc:
+                        if exc.errno != errno.ENOENT:
+                            raise
+        return round(total / base.GiB, 2)
+
+    def get_stats(self):
+        try:
+            st = os.statvfs(self.volumes_dir)
+            provisioned = self._provisioned_gb()
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot read capacity of %s: %s' % (
+                    self.volumes_dir, exc.strerror))
+        total = st.f_blocks * st.f_frsize / base.GiB
+        free = st.f_bavail * st.f_frsize / base.GiB
+        return {
+            'pools': [{
+                'pool_name': self.configuration.backend_name,
+                'total_capacity_gb': round(total, 2),
+                'free_capacity_gb': round(free, 2),
+                'reserved_percentage':
+                    self.configuration.reserved_percentage,
+                'provisioned_capacity_gb': provisioned,
+                'thin_provisioning_support': True,
+            }],
+        }

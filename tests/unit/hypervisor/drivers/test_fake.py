@@ -1,0 +1,60 @@
+"""Tests of the in-memory hypervisor driver."""
+
+from cinder_ma import exception
+from cinder_ma.hypervisor.drivers import fake
+from tests import base
+
+INFO = {'driver_volume_type': 'file',
+        'data': {'path': '/v/volume-1', 'access_mode': 'ro'}}
+
+
+class FakeDriverTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.driver = fake.FakeDriver(self.conf)
+        self.driver.init_host('testhost')
+
+    def test_capabilities(self):
+        self.assertTrue(fake.FakeDriver.capabilities.supports_multiattach)
+
+    def test_attach_records_and_detach_forgets(self):
+        self.driver.attach_volume('i1', INFO, 'a1', '/dev/vdb', mode='ro',
+                                  shareable=True)
+        self.driver.attach_volume('i2', INFO, 'a2', mode='rw',
+                                  shareable=True)
+        record, = self.driver.list_attachments('i1')
+        self.assertEqual({'instance_uuid': 'i1', 'attachment_id': 'a1',
+                          'connection_info': INFO, 'mountpoint': '/dev/vdb',
+                          'mode': 'ro', 'shareable': True}, record)
+        self.assertEqual(2, len(self.driver.list_attachments()))
+        self.driver.detach_volume('i1', INFO, 'a1')
+        self.assertEqual([], self.driver.list_attachments('i1'))
+        self.assertEqual(1, len(self.driver.list_attachments()))
+
+    def test_records_are_copies(self):
+        info = {'data': {'path': 'p'}}
+        self.driver.attach_volume('i1', info, 'a1')
+        info['data']['path'] = 'changed'
+        self.driver.list_attachments()[0]['connection_info']['x'] = 1
+        self.assertEqual({'data': {'path': 'p'}},
+                         self.driver.list_attachments()[0]['connection_info'])
+
+    def test_idempotent(self):
+        self.driver.attach_volume('i1', INFO, 'a1')
+        self.driver.attach_volume('i1', INFO, 'a1')
+        self.assertEqual(1, len(self.driver.list_attachments()))
+        self.driver.detach_volume('i1', INFO, 'a1')
+        self.driver.detach_volume('i1', INFO, 'a1')
+        self.driver.detach_volume('i9', INFO, 'nope')
+
+    def test_attachment_on_another_instance(self):
+        self.driver.attach_volume('i1', INFO, 'a1')
+        self.assertRaises(exception.DriverError, self.driver.attach_volume,
+                          'i2', INFO, 'a1')
+        self.driver.detach_volume('i2', INFO, 'a1')
+        self.assertEqual(1, len(self.driver.list_attachments('i1')))
+
+    def test_bad_mode(self):
+        self.assertRaises(exception.DriverError, self.driver.attach_volume,
+                          'i1', INFO, 'a1', mode='wo')

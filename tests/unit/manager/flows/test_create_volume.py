@@ -1,0 +1,138 @@
+"""Contract and revert tests of the create volume flow (real SQLite, real
+files).
+"""
+
+import errno
+import os
+
+import fixtures
+from taskflow import task
+
+from cinder_ma.conf import backend as backend_conf
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+from cinder_ma.manager import flows
+from cinder_ma.manager.flows import create_volume
+from cinder_ma.manager.tasks import lifecycle
+from cinder_ma.volume.drivers import file as file_driver
+from tests import base
+from tests.unit.manager import fixtures as mgr_fixtures
+
+
+class FailAfter(task.Task):
+    """Appended to a flow: fails after every real task succeeded."""
+
+    def execute(self):
+        raise exception.DriverError(reason='injected after the last task')
+
+
+def make_driver(conf):
+    config = backend_conf.BackendConfig(
+        conf, 'file', file_driver.FileDriver.get_driver_options())
+    driver = file_driver.FileDriver(configuration=config,
+                                    host='testhost@file')
+    driver.do_setup()
+    return driver
+
+
+class CreateVolumeFlowTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.driver = make_driver(self.conf)
+        self.volumes = mgr_fixtures.VolumeFactory(self.context)
+        self.volume = self.volumes.create(size=1)
+        self.ref = self.volumes.ref(self.volume)
+        self.path = os.path.join(self.driver.volumes_dir, self.ref.name)
+        self.store = {'context': self.context, 'volume_id': self.volume.id,
+                      'volume': self.ref}
+
+    def _status(self):
+        vol = db_api.volume_get(self.context, self.volume.id)
+        return vol.status, vol.error_reason
+
+    def test_contract(self):
+        flow = create_volume.get_flow(self.driver)
+        self.assertEqual('create_volume', flow.name)
+        self.assertEqual({'context', 'volume_id', 'volume'}, flow.requires)
+        self.assertEqual(set(), flow.provides)
+        first = next(iter(flow))
+        self.assertIsInstance(first, lifecycle.VolumeToErrorOnRevert)
+
+    def test_success(self):
+        flows.run_flow(create_volume.get_flow(self.driver), self.store)
+        self.assertEqual(('available', None), self._status())
+        self.assertEqual(1024 ** 3, os.stat(self.path).st_size)
+
+    def _assert_reverted(self, reason):
+        self.assertFalse(os.path.exists(self.path))
+        self.assertEqual([], os.listdir(self.driver.volumes_dir))
+        status, error_reason = self._status()
+        self.assertEqual('error', status)
+        self.assertIn(reason, error_reason)
+
+    def test_failure_at_every_step(self):
+        size = len(create_volume.get_flow(self.driver))
+        for index in range(size):
+            volume = self.volumes.create(size=1)
+            store = dict(self.store, volume_id=volume.id,
+                         volume=self.volumes.ref(volume))
+            flow = create_volume.get_flow(self.driver)
+            atom = list(flow)[index]
+            reason = 'injected in %s' % atom.name
+            self.useFixture(fixtures.MockPatchObject(
+                atom, 'execute',
+                side_effect=exception.DriverError(reason=reason)))
+            self.assertRaises(exception.DriverError, flows.run_flow, flow,
+                              store)
+            self.volume = volume
+            self.path = os.path.join(self.driver.volumes_dir,
+                                     'volume-%s' % volume.id)
+            self._assert_reverted(reason)
+
+    def test_failure_after_the_last_step_reverts_everything(self):
+        flow = create_volume.get_flow(self.driver)
+        flow.add(FailAfter())
+        self.assertRaises(exception.DriverError, flows.run_flow, flow,
+                          self.store)
+        self._assert_reverted('injected after the last task')
+
+    def test_driver_failure_leaves_nothing(self):
+        self.useFixture(fixtures.MockPatch(
+            'os.ftruncate', side_effect=OSError(errno.ENOSPC,
+                                                'No space left on device')))
+        self.assertRaises(exception.DriverError, flows.run_flow,
+                          create_volume.get_flow(self.driver), self.store)
+        self._assert_reverted('No space left on device')
+
+    def test_existing_file_is_not_deleted_by_revert(self):
+        with open(self.path, 'wb') as f:
+            f.write(b'someone else')
+        self.assertRaises(exception.DriverError, flows.run_flow,
+                          create_volume.get_flow(self.driver), self.store)
+        self.assertTrue(os.path.exists(self.path))
+        status, reason = self._status()
+        self.assertEqual('error', status)
+        self.assertIn('already exists', reason)
+
+    def test_volume_no_longer_creating(self):
+        db_api.volume_update(self.context, self.volume.id,
+                             {'status': 'deleting'})
+        self.assertRaises(exception.Conflict, flows.run_flow,
+                          create_volume.get_flow(self.driver), self.store)
+        self.assertFalse(os.path.exists(self.path))
+        self.assertEqual('deleting', self._status()[0])
+
+    def test_secrets_masked_in_logs_and_reason(self):
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='cinder_ma.manager.flows', level='DEBUG'))
+        flow = create_volume.get_flow(self.driver)
+        atom = list(flow)[1]
+        self.useFixture(fixtures.MockPatchObject(
+            atom, 'execute', side_effect=exception.DriverError(
+                reason="login failed, password='hunter2'")))
+        self.assertRaises(exception.DriverError, flows.run_flow, flow,
+                          self.store)
+        self.assertIn('login failed', logger.output)
+        self.assertNotIn('hunter2', logger.output)
+        self.assertNotIn('hunter2', self._status()[1])

@@ -1,0 +1,93 @@
+"""Tests of the volume tasks: each revert undoes exactly its execute."""
+
+import os
+
+import fixtures
+from taskflow.types import failure as tf_failure
+
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+from cinder_ma.manager.tasks import volume as volume_tasks
+from tests import base
+from tests.unit.manager.flows import test_create_volume
+from tests.unit.manager import fixtures as mgr_fixtures
+
+
+def _failure():
+    try:
+        raise exception.DriverError(reason='x')
+    except Exception:
+        return tf_failure.Failure()
+
+
+class VolumeTasksTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.driver = test_create_volume.make_driver(self.conf)
+        self.volumes = mgr_fixtures.VolumeFactory(self.context)
+        self.volume = self.volumes.create()
+        self.ref = self.volumes.ref(self.volume)
+        self.path = os.path.join(self.driver.volumes_dir, self.ref.name)
+
+    def _status(self):
+        return db_api.volume_get(self.context, self.volume.id).status
+
+    def test_create_and_revert(self):
+        t = volume_tasks.CreateVolumeOnBackend(self.driver)
+        self.assertEqual({'volume'}, set(t.requires))
+        t.execute(self.ref)
+        self.assertTrue(os.path.exists(self.path))
+        t.revert(self.ref, result=None)
+        self.assertFalse(os.path.exists(self.path))
+        t.revert(self.ref, result=None)
+
+    def test_create_revert_on_failure_keeps_what_is_there(self):
+        open(self.path, 'w').close()
+        volume_tasks.CreateVolumeOnBackend(self.driver).revert(
+            self.ref, result=_failure())
+        self.assertTrue(os.path.exists(self.path))
+
+    def test_create_revert_never_raises(self):
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'delete_volume',
+            side_effect=exception.DriverError(reason='busy')))
+        volume_tasks.CreateVolumeOnBackend(self.driver).revert(
+            self.ref, result=None)
+
+    def test_delete(self):
+        self.driver.create_volume(self.ref)
+        t = volume_tasks.DeleteVolumeOnBackend(self.driver)
+        t.execute(self.ref)
+        t.execute(self.ref)
+        self.assertFalse(os.path.exists(self.path))
+        t.revert(self.ref, result=None)
+        t.revert(self.ref, result=_failure())
+
+    def test_mark_available_and_revert(self):
+        t = volume_tasks.MarkVolumeAvailable()
+        self.assertEqual({'context', 'volume_id'}, set(t.requires))
+        t.execute(self.context, self.volume.id)
+        self.assertEqual('available', self._status())
+        self.assertRaises(exception.Conflict, t.execute, self.context,
+                          self.volume.id)
+        t.revert(self.context, self.volume.id, result=None)
+        self.assertEqual('creating', self._status())
+        t.revert(self.context, self.volume.id, result=None)
+        self.assertEqual('creating', self._status())
+
+    def test_mark_available_revert_on_failure(self):
+        db_api.volume_update(self.context, self.volume.id,
+                             {'status': 'available'})
+        volume_tasks.MarkVolumeAvailable().revert(
+            self.context, self.volume.id, result=_failure())
+        self.assertEqual('available', self._status())
+
+    def test_destroy_record(self):
+        t = volume_tasks.DestroyVolumeRecord()
+        t.execute(self.context, self.volume.id)
+        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+                          self.context, self.volume.id)
+        t.revert(self.context, self.volume.id, result=None)
+        self.assertRaises(exception.VolumeNotFound, t.execute,
+                          self.context, self.volume.id)

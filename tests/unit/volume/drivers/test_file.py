@@ -1,0 +1,133 @@
+"""Tests of the file driver, on real files in the test's state directory."""
+
+import os
+
+from cinder_ma.conf import backend as backend_conf
+from cinder_ma import exception
+from cinder_ma.volume.drivers import base as driver_base
+from cinder_ma.volume.drivers import file as file_driver
+from tests import base
+
+GiB = 1024 ** 3
+
+
+class FileDriverTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = backend_conf.BackendConfig(
+            self.conf, 'file', file_driver.FileDriver.get_driver_options())
+        self.driver = file_driver.FileDriver(configuration=self.config,
+                                             host='testhost@file')
+        self.driver.do_setup()
+        self.volume = driver_base.VolumeRef.for_volume(
+            '0b0c6d9e-7a4a-4c55-9a0a-1d1b2b3c4d5e', 2,
+            host='testhost@file#file')
+        self.path = os.path.join(self.state_path, 'volumes',
+                                 'volume-' + self.volume.id)
+
+    def test_default_dir_is_in_state_path(self):
+        self.assertEqual(os.path.join(self.state_path, 'volumes'),
+                         self.driver.volumes_dir)
+        self.assertTrue(os.path.isdir(self.driver.volumes_dir))
+
+    def test_dir_from_backend_defaults_and_section(self):
+        other = os.path.join(self.state_path, 'elsewhere')
+        self.conf.set_override('file_volumes_dir', other,
+                               group='backend_defaults')
+        self.assertEqual(other, self.driver.volumes_dir)
+        mine = os.path.join(self.state_path, 'mine')
+        self.conf.set_override('file_volumes_dir', mine, group='file')
+        self.assertEqual(mine, self.driver.volumes_dir)
+
+    def test_do_setup_fails_on_unusable_dir(self):
+        blocker = os.path.join(self.state_path, 'a-file')
+        open(blocker, 'w').close()
+        self.conf.set_override('file_volumes_dir',
+                               os.path.join(blocker, 'sub'), group='file')
+        exc = self.assertRaises(exception.DriverError, self.driver.do_setup)
+        self.assertIn('file_volumes_dir', str(exc))
+
+    def test_create_is_sparse_with_size(self):
+        self.driver.create_volume(self.volume)
+        st = os.stat(self.path)
+        self.assertEqual(2 * GiB, st.st_size)
+        self.assertLess(st.st_blocks * 512, 1024 * 1024)
+        self.assertEqual(0o600, st.st_mode & 0o777)
+
+    def test_create_existing_fails_and_keeps_it(self):
+        self.driver.create_volume(self.volume)
+        with open(self.path, 'r+b') as f:
+            f.write(b'data')
+        exc = self.assertRaises(exception.DriverError,
+                                self.driver.create_volume, self.volume)
+        self.assertIn('already exists', str(exc))
+        with open(self.path, 'rb') as f:
+            self.assertEqual(b'data', f.read(4))
+
+    def test_delete_is_idempotent(self):
+        self.driver.create_volume(self.volume)
+        self.driver.delete_volume(self.volume)
+        self.assertFalse(os.path.exists(self.path))
+        self.driver.delete_volume(self.volume)
+
+    def test_bad_name_refused(self):
+        bad = driver_base.VolumeRef(id='x', size=1, name='../x')
+        self.assertRaises(exception.DriverError, self.driver.create_volume,
+                          bad)
+
+    def test_extend(self):
+        self.driver.create_volume(self.volume)
+        self.driver.extend_volume(self.volume, 5)
+        self.assertEqual(5 * GiB, os.stat(self.path).st_size)
+        self.assertRaises(exception.DriverError, self.driver.extend_volume,
+                          self.volume, 1)
+        missing = driver_base.VolumeRef.for_volume('missing', 1)
+        self.assertRaises(exception.DriverError, self.driver.extend_volume,
+                          missing, 2)
+
+    def test_initialize_connection(self):
+        self.driver.create_volume(self.volume)
+        for mode in ('rw', 'ro'):
+            info = self.driver.initialize_connection(
+                self.volume, {'host': 'h1'}, mode)
+            self.assertEqual({'driver_volume_type': 'file',
+                              'data': {'path': self.path,
+                                       'access_mode': mode,
+                                       'volume_id': self.volume.id}}, info)
+        self.assertRaises(exception.DriverError,
+                          self.driver.initialize_connection, self.volume,
+                          {'host': 'h1'}, 'wo')
+        self.driver.terminate_connection(self.volume, {'host': 'h1'})
+
+    def test_initialize_connection_missing_volume(self):
+        exc = self.assertRaises(exception.DriverError,
+                                self.driver.initialize_connection,
+                                self.volume, {}, 'rw')
+        self.assertIn('does not exist', str(exc))
+
+    def test_get_stats(self):
+        self.driver.create_volume(self.volume)
+        stats = self.driver.get_stats()
+        pool, = stats['pools']
+        self.assertEqual('file', pool['pool_name'])
+        self.assertGreater(pool['total_capacity_gb'], 0)
+        self.assertGreaterEqual(pool['total_capacity_gb'],
+                                pool['free_capacity_gb'])
+        self.assertEqual(0, pool['reserved_percentage'])
+        self.assertEqual(2.0, pool['provisioned_capacity_gb'])
+        self.assertTrue(pool['thin_provisioning_support'])
+
+    def test_get_stats_named_backend(self):
+        self.conf.set_override('volume_backend_name', 'gold', group='file')
+        self.conf.set_override('reserved_percentage', 10,
+                               group='backend_defaults')
+        pool, = self.driver.get_stats()['pools']
+        self.assertEqual('gold', pool['pool_name'])
+        self.assertEqual(10, pool['reserved_percentage'])
+
+    def test_capabilities(self):
+        self.assertEqual(driver_base.Capabilities(
+            multiattach=True, shared_targets=False, online_extend=True),
+            file_driver.FileDriver.capabilities)
+        self.assertEqual('file', file_driver.FileDriver.storage_protocol)
