@@ -1,0 +1,8 @@
+"""The REST API: Block Storage v3, as Cinder's clients expect it.
+
+HTTP only lives here: the WSGI app and its middleware (:mod:`.app`,
+:mod:`.auth`), the route table (:mod:`.routes`), microversions, the expose
+decorator that turns results and exceptions into responses, JSON schema
+validation, and per resource a controller (``v3/``), schemas and views.
+The rules of the service are in :mod:`cinder_ma.volume`.
+"""

@@ -1,0 +1,195 @@
+"""Microversions of the Block Storage v3 API.
+
+A client asks for a microversion with the header
+``OpenStack-API-Version: volume 3.N`` (or ``volume latest``); without it
+the request is served as 3.0. Every response under ``/v3`` says which
+version served it in the same header, with ``Vary: OpenStack-API-Version``.
+
+The numbers are Cinder's: a client written for Cinder gets at 3.N what
+Cinder gives at 3.N, for the resources cinder_ma serves. Use the named
+constants below, never a bare number, in controllers, schemas and views.
+
+History (what each version changes in cinder_ma; Cinder's own history
+covers resources we do not serve):
+
+* 3.0  -- the Cinder v2 core API at /v3: volumes, types and extra specs,
+  os-services.
+* 3.2  (VOLUME_LIST_BOOTABLE) -- the ``bootable`` filter of volume lists
+  takes strict booleans; anything else is a 400 (before: "false"/"False"
+  mean non-bootable, any other value bootable).
+* 3.7  (CLUSTER_SUPPORT) -- services show ``cluster`` (always null: no
+  clustering here).
+* 3.13 (GROUP_VOLUME) -- volumes show ``group_id`` (always null: no
+  groups); create accepts ``group_id`` (null only).
+* 3.21 (VOLUME_DETAIL_PROVIDER_ID) -- volumes show ``provider_id`` to
+  admins.
+* 3.23 (VOLUME_DELETE_FORCE) -- volume delete honours ``force``.
+* 3.27 (NEW_ATTACH) -- the attachments API (served by the attachments
+  controller once it lands).
+* 3.31 (RESOURCE_FILTER) -- unknown filters of volume lists are a 400
+  instead of being ignored.
+* 3.34 (LIKE_FILTER) -- volume lists accept ``name~`` (substring match).
+* 3.44 (NEW_ATTACH_COMPLETION) -- attachment completion.
+* 3.45 (SUPPORT_COUNT_INFO) -- volume lists accept ``with_count`` and then
+  return ``count``.
+* 3.47 (VOLUME_CREATE_FROM_BACKUP) -- create accepts ``backup_id`` (null
+  only: no backups).
+* 3.48 (VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS) -- volumes show
+  ``shared_targets`` and ``service_uuid``.
+* 3.49 (BACKEND_STATE_REPORT) -- services of volume backends show
+  ``backend_state``.
+* 3.50 (MULTIATTACH_VOLUMES) -- shareable volumes come from volume types
+  with the extra spec ``multiattach="<is> True"``; the legacy
+  ``multiattach`` flag of volume create is refused.
+* 3.52 (SUPPORT_VOLUME_TYPE_FILTER) -- type lists accept an ``extra_specs``
+  filter (a JSON object).
+* 3.53 (SUPPORT_VOLUME_SCHEMA_CHANGES) -- volume create refuses unknown
+  keys; volume update needs at least one field.
+* 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
+  (``rw`` or ``ro``).
+"""
+
+import re
+
+from cinder_ma import exception
+
+BASE_VERSION = '3.0'
+VOLUME_LIST_BOOTABLE = '3.2'
+CLUSTER_SUPPORT = '3.7'
+GROUP_VOLUME = '3.13'
+VOLUME_DETAIL_PROVIDER_ID = '3.21'
+VOLUME_DELETE_FORCE = '3.23'
+NEW_ATTACH = '3.27'
+RESOURCE_FILTER = '3.31'
+LIKE_FILTER = '3.34'
+NEW_ATTACH_COMPLETION = '3.44'
+SUPPORT_COUNT_INFO = '3.45'
+VOLUME_CREATE_FROM_BACKUP = '3.47'
+VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS = '3.48'
+BACKEND_STATE_REPORT = '3.49'
+MULTIATTACH_VOLUMES = '3.50'
+SUPPORT_VOLUME_TYPE_FILTER = '3.52'
+SUPPORT_VOLUME_SCHEMA_CHANGES = '3.53'
+ATTACHMENT_CREATE_MODE_ARG = '3.54'
+
+MIN_VERSION = BASE_VERSION
+MAX_VERSION = ATTACHMENT_CREATE_MODE_ARG
+
+# When MAX_VERSION last changed; the version documents show it.
+UPDATED = '2026-11-21T00:00:00Z'
+
+HEADER = 'OpenStack-API-Version'
+SERVICE_TYPE = 'volume'
+LATEST = 'latest'
+
+_VERSION_RE = re.compile(r'^([1-9]\d*)\.(0|[1-9]\d*)$')
+
+
+class InvalidAPIVersionString(exception.Invalid):
+    message = ('API Version String %(version)s is of invalid format. Must '
+               'be of format MajorNum.MinorNum.')
+
+
+class InvalidGlobalAPIVersion(exception.VersionNotAcceptable):
+    message = ('Version %(req_ver)s is not supported by the API. Minimum '
+               'is %(min_ver)s and maximum is %(max_ver)s.')
+
+
+class APIVersionRequest:
+    """The microversion a request asked for (ordered, comparable)."""
+
+    def __init__(self, version):
+        match = _VERSION_RE.match(str(version).strip())
+        if not match:
+            raise InvalidAPIVersionString(version=version)
+        self.major = int(match.group(1))
+        self.minor = int(match.group(2))
+
+    def _key(self):
+        return (self.major, self.minor)
+
+    @classmethod
+    def _coerce(cls, other):
+        return other if isinstance(other, cls) else cls(other)
+
+    def __eq__(self, other):
+        return self._key() == self._coerce(other)._key()
+
+    def __lt__(self, other):
+        return self._key() < self._coerce(other)._key()
+
+    def __le__(self, other):
+        return self._key() <= self._coerce(other)._key()
+
+    def __gt__(self, other):
+        return self._key() > self._coerce(other)._key()
+
+    def __ge__(self, other):
+        return self._key() >= self._coerce(other)._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __str__(self):
+        return '%d.%d' % self._key()
+
+    def __repr__(self):
+        return 'APIVersionRequest(%r)' % str(self)
+
+    def matches(self, min_version=None, max_version=None):
+        """Whether min_version <= self <= max_version (None: unbounded)."""
+        if min_version is not None and self < min_version:
+            return False
+        if max_version is not None and self > max_version:
+            return False
+        return True
+
+
+def _requested(header_value):
+    """The version named for ``volume`` in a header value, or None.
+
+    The header may name several services, comma separated:
+    ``compute 2.60, volume 3.50``.
+    """
+    for item in header_value.split(','):
+        parts = item.strip().split(None, 1)
+        if len(parts) == 2 and parts[0].lower() == SERVICE_TYPE:
+            return parts[1].strip()
+        if len(parts) == 1 and parts[0].lower() == SERVICE_TYPE:
+            return ''
+    return None
+
+
+def from_headers(headers):
+    """The APIVersionRequest of a request's headers.
+
+    :raises InvalidAPIVersionString: malformed version (400).
+    :raises InvalidGlobalAPIVersion: outside [MIN_VERSION, MAX_VERSION]
+        (406).
+    """
+    value = headers.get(HEADER)
+    requested = _requested(value) if value else None
+    if requested is None:
+        return APIVersionRequest(MIN_VERSION)
+    if requested.lower() == LATEST:
+        return APIVersionRequest(MAX_VERSION)
+    version = APIVersionRequest(requested)
+    if not version.matches(MIN_VERSION, MAX_VERSION):
+        raise InvalidGlobalAPIVersion(req_ver=str(version),
+                                      min_ver=MIN_VERSION,
+                                      max_ver=MAX_VERSION)
+    return version
+
+
+def prior(version):
+    """The microversion just before ``version`` (for range bounds)."""
+    version = APIVersionRequest(version)
+    if version.minor == 0:
+        raise ValueError('no microversion before %s' % version)
+    return '%d.%d' % (version.major, version.minor - 1)
+
+
+def response_headers(version):
+    """Headers every response served at ``version`` carries."""
+    return {HEADER: '%s %s' % (SERVICE_TYPE, version),
+            'Vary': HEADER}

@@ -1,0 +1,96 @@
+"""Query string parameters shared by list requests: paging, sorting,
+booleans and JSON-valued filters, with Cinder's messages."""
+
+from oslo_config import cfg
+from oslo_serialization import jsonutils
+from oslo_utils import strutils
+import webob.exc
+
+CONF = cfg.CONF
+
+SORT_DIRS = ('asc', 'desc')
+
+# Parameters of list requests that are not filters.
+PAGING_KEYS = frozenset(('limit', 'marker', 'sort', 'sort_key', 'sort_dir'))
+
+
+def _bad_request(message):
+    return webob.exc.HTTPBadRequest(explanation=message)
+
+
+def limit(params):
+    """The page size: ``limit`` capped by ``[api] max_limit``."""
+    max_limit = CONF.api.max_limit
+    value = params.get('limit')
+    if value is None:
+        return max_limit
+    try:
+        value = int(value)
+    except ValueError:
+        raise _bad_request('limit param must be an integer')
+    if value < 0:
+        raise _bad_request('limit param must be positive')
+    return min(value, max_limit)
+
+
+def marker(params):
+    return params.get('marker') or None
+
+
+def sort(params, default_key=None, default_dir='desc'):
+    """``sort=key1:dir1,key2`` or ``sort_key``/``sort_dir``.
+
+    :returns: (sort_keys, sort_dirs); (None, None) when the request does
+        not sort and there is no default key.
+    """
+    if 'sort' in params:
+        if 'sort_key' in params or 'sort_dir' in params:
+            raise _bad_request(
+                "The 'sort_key' and 'sort_dir' parameters are deprecated "
+                "and cannot be used with the 'sort' parameter.")
+        keys, dirs = [], []
+        for item in params['sort'].strip().split(','):
+            key, _sep, direction = item.partition(':')
+            keys.append(key.strip())
+            dirs.append(direction.strip().lower() or default_dir)
+    elif 'sort_key' in params or 'sort_dir' in params or default_key:
+        keys = [params.get('sort_key', default_key) or 'created_at']
+        dirs = [params.get('sort_dir', default_dir).strip().lower()]
+    else:
+        return None, None
+    for key in keys:
+        if not key:
+            raise _bad_request('Sort key must not be empty.')
+    for direction in dirs:
+        if direction not in SORT_DIRS:
+            raise _bad_request(
+                "Unknown sort direction %s, must be 'desc' or 'asc'."
+                % direction)
+    return keys, dirs
+
+
+def boolean(params, name, default=False):
+    """A strict boolean parameter (Cinder's ``get_bool_param``)."""
+    value = params.get(name)
+    if value is None:
+        return default
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise _bad_request("Value '%s' for '%s' is not a boolean" % (
+            value, name))
+
+
+def json_object(params, name):
+    """A filter given as a JSON object (``metadata={"k": "v"}``)."""
+    value = params[name]
+    try:
+        parsed = jsonutils.loads(value)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise _bad_request(
+            'Invalid input received: %s filter must be a JSON object, '
+            'not %s' % (name, value))
+    return {str(k): v if isinstance(v, str) else jsonutils.dumps(v)
+            for k, v in parsed.items()}

@@ -1,0 +1,115 @@
+"""The route table: every URL the API serves, in one place.
+
+Why a table and not pecan's object dispatch (``RestController`` trees):
+with object dispatch the URL space is spread over nested controller
+classes and their ``_lookup``/``_custom_actions``, so nobody sees the API
+at once and adding a route means finding the right class. Here, as in
+Placement's ``handler.py``, the whole API is the dict below: a path
+template with its handler per method. Pecan still runs the app (request
+and response objects, the WSGI plumbing); its root controller hands every
+request to :func:`cinder_ma.api.app.dispatch`, which matches it here.
+
+Matching: templates are tried in order; ``{name}`` matches one path
+segment and is passed to the handler as a keyword argument; a trailing
+slash is ignored. The first template that matches the path and has a
+handler for the method wins, so ``/volumes/detail`` precedes
+``/volumes/{volume_id}`` (and ``PUT /volumes/detail`` reaches the update
+of a volume named "detail": a 404, as in Cinder). A path that matches
+only with other methods is a 405 with ``Allow``; no match is a 404.
+"""
+
+import re
+
+import webob.exc
+
+from cinder_ma.api.v3 import services
+from cinder_ma.api.v3 import types
+from cinder_ma.api.v3 import versions
+from cinder_ma.api.v3 import volumes
+
+_P = '/v3/{project_id}'
+
+ROUTES = {
+    '/': {'GET': versions.list_versions},
+    '/v3': {'GET': versions.show_v3},
+
+    _P + '/volumes': {'GET': volumes.index, 'POST': volumes.create},
+    _P + '/volumes/detail': {'GET': volumes.detail},
+    _P + '/volumes/{volume_id}': {'GET': volumes.show,
+                                  'PUT': volumes.update,
+                                  'DELETE': volumes.delete},
+
+    _P + '/types': {'GET': types.index, 'POST': types.create},
+    _P + '/types/{type_id}': {'GET': types.show,
+                              'PUT': types.update,
+                              'DELETE': types.delete},
+    _P + '/types/{type_id}/extra_specs': {
+        'GET': types.extra_specs_index,
+        'POST': types.extra_specs_create},
+    _P + '/types/{type_id}/extra_specs/{key}': {
+        'GET': types.extra_spec_show,
+        'PUT': types.extra_spec_update,
+        'DELETE': types.extra_spec_delete},
+
+    _P + '/os-services': {'GET': services.index},
+}
+
+# Served without authentication (version discovery).
+PUBLIC_PATHS = frozenset(('/', '/v3'))
+
+_VAR = re.compile(r'\{(\w+)\}')
+
+
+def _compile(template):
+    pattern = _VAR.sub(lambda m: '(?P<%s>[^/]+)' % m.group(1), template)
+    return re.compile('^%s$' % pattern)
+
+
+_COMPILED = [(_compile(template), handlers)
+             for template, handlers in ROUTES.items()]
+
+
+def normalize(path):
+    """The path without its trailing slash ('/' stays '/')."""
+    return path.rstrip('/') or '/'
+
+
+def is_public(path):
+    return normalize(path) in PUBLIC_PATHS
+
+
+def is_versioned(path):
+    """Whether the path is under /v3 (microversions apply)."""
+    path = normalize(path)
+    return path == '/v3' or path.startswith('/v3/')
+
+
+def handlers():
+    """Every handler of the table (for checks over all routes)."""
+    for methods in ROUTES.values():
+        yield from methods.values()
+
+
+def match(method, path):
+    """The handler of a request and its path parameters.
+
+    :raises webob.exc.HTTPNotFound: no route has this path.
+    :raises webob.exc.HTTPMethodNotAllowed: routes have this path, none
+        this method.
+    """
+    path = normalize(path)
+    allowed = set()
+    for regex, methods in _COMPILED:
+        found = regex.match(path)
+        if found is None:
+            continue
+        if method in methods:
+            return methods[method], found.groupdict()
+        allowed.update(methods)
+    if allowed:
+        raise webob.exc.HTTPMethodNotAllowed(
+            explanation='The method %s is not allowed for this resource.'
+                        % method,
+            headers={'Allow': ', '.join(sorted(allowed))})
+    raise webob.exc.HTTPNotFound(
+        explanation='The resource could not be found.')

@@ -1,0 +1,59 @@
+"""Schemas of volume types and their extra specs, after Cinder's
+``cinder/api/schemas/volume_types.py`` and ``types_extra_specs.py``.
+
+They hold for every microversion.
+"""
+
+import copy
+
+from cinder_ma.api.schemas import parameter_types
+
+create = {
+    'type': 'object',
+    'properties': {
+        'volume_type': {
+            'type': 'object',
+            'properties': {
+                'name': parameter_types.name,
+                'description': parameter_types.description,
+                'extra_specs': parameter_types.extra_specs_with_null,
+                'os-volume-type-access:is_public': parameter_types.boolean,
+            },
+            'required': ['name'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['volume_type'],
+    'additionalProperties': False,
+}
+
+update = {
+    'type': 'object',
+    'properties': {
+        'volume_type': {
+            'type': 'object',
+            'properties': {
+                'name': parameter_types.name_allow_zero_min_length,
+                'description': parameter_types.description,
+                'is_public': parameter_types.boolean,
+            },
+            'additionalProperties': False,
+        },
+    },
+    'required': ['volume_type'],
+    'additionalProperties': False,
+}
+
+extra_specs_create = {
+    'type': 'object',
+    'properties': {
+        'extra_specs': parameter_types.extra_specs_with_no_spaces_key,
+    },
+    'required': ['extra_specs'],
+    'additionalProperties': False,
+}
+
+# PUT /types/{id}/extra_specs/{key}: {key: value}, one key.
+extra_spec_update = copy.deepcopy(
+    parameter_types.extra_specs_with_no_spaces_key)
+extra_spec_update.update({'minProperties': 1, 'maxProperties': 1})

@@ -1,0 +1,200 @@
+"""Volumes: ``/v3/{project_id}/volumes``.
+
+List (summary and detail, with Cinder's filters, sorting and paging),
+create, show, update (name, description, metadata) and delete. Policy,
+scheduling and the cast to the manager are the service's
+(:mod:`cinder_ma.volume.api`).
+"""
+
+from oslo_utils import strutils
+from oslo_utils import uuidutils
+import webob.exc
+
+from cinder_ma.api import expose
+from cinder_ma.api import microversions as mv
+from cinder_ma.api import params
+from cinder_ma.api.schemas import volumes as schemas
+from cinder_ma.api import validation
+from cinder_ma.api.views import volumes as views
+from cinder_ma import exception
+from cinder_ma.volume import api as volume_api
+from cinder_ma.volume import types as volume_types
+
+# Filters of volume lists; 'name~' from LIKE_FILTER.
+_FILTERS = ('name', 'status', 'metadata', 'bootable', 'availability_zone',
+            'volume_type', 'multiattach')
+_LIKE_FILTERS = ('name~',)
+# Parameters of list requests that are not filters.
+_LIST_PARAMS = params.PAGING_KEYS | {'all_tenants', 'with_count'}
+
+
+class _NoSuchType(Exception):
+    """The volume_type filter names no type: the page is empty."""
+
+
+def _checked_id(volume_id):
+    """Like Cinder, an id that is no UUID names no volume."""
+    if not uuidutils.is_uuid_like(volume_id):
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    return volume_id
+
+
+def _bootable(req, value):
+    if not req.api_version.matches(mv.VOLUME_LIST_BOOTABLE):
+        # Before 3.2 "false"/"False" mean non-bootable, anything else
+        # bootable.
+        return value not in ('false', 'False')
+    try:
+        return strutils.bool_from_string(value, strict=True)
+    except ValueError:
+        raise webob.exc.HTTPBadRequest(
+            explanation='Invalid input received: bootable=%s' % value)
+
+
+def _filters(req):
+    """The service's filters from the query string.
+
+    :raises HTTPBadRequest: from RESOURCE_FILTER on, an unknown filter.
+    :raises _NoSuchType: the volume_type filter names no type.
+    """
+    query = req.GET
+    allowed = set(_FILTERS)
+    if req.api_version.matches(mv.LIKE_FILTER):
+        allowed.update(_LIKE_FILTERS)
+    unknown = sorted(set(query) - allowed - _LIST_PARAMS)
+    if unknown and req.api_version.matches(mv.RESOURCE_FILTER):
+        raise webob.exc.HTTPBadRequest(
+            explanation='Invalid filters %s are found in query options.'
+                        % ','.join(unknown))
+    filters = {}
+    for key in sorted(allowed & set(query)):
+        value = query[key]
+        if key == 'metadata':
+            filters['metadata'] = params.json_object(query, key)
+        elif key == 'bootable':
+            filters['bootable'] = _bootable(req, value)
+        elif key == 'multiattach':
+            filters['multiattach'] = params.boolean(query, key)
+        elif key == 'volume_type':
+            try:
+                vtype = volume_types.find_type(req.context, value)
+            except exception.NotFound:
+                raise _NoSuchType()
+            filters['volume_type_id'] = vtype.id
+        else:
+            filters[key] = value
+    return filters
+
+
+def _list(req, view):
+    query = req.GET
+    limit = params.limit(query)
+    marker = params.marker(query)
+    sort_keys, sort_dirs = params.sort(query, default_key='created_at')
+    all_tenants = params.boolean(query, 'all_tenants')
+    with_count = (req.api_version.matches(mv.SUPPORT_COUNT_INFO) and
+                  params.boolean(query, 'with_count'))
+    try:
+        filters = _filters(req)
+    except _NoSuchType:
+        return view(req, [], limit, 0 if with_count else None)
+    volumes = volume_api.list_volumes(
+        req.context, filters=filters, marker=marker, limit=limit,
+        sort_keys=sort_keys, sort_dirs=sort_dirs, all_tenants=all_tenants)
+    count = None
+    if with_count:
+        count = volume_api.count_volumes(req.context, filters=filters,
+                                         all_tenants=all_tenants)
+    return view(req, volumes, limit, count)
+
+
+@expose.expose()
+def index(req, project_id):
+    """GET /v3/{project_id}/volumes: id, name and links of each."""
+    return _list(req, views.summary_list)
+
+
+@expose.expose()
+def detail(req, project_id):
+    """GET /v3/{project_id}/volumes/detail."""
+    return _list(req, views.detail_list)
+
+
+@expose.expose()
+def show(req, project_id, volume_id):
+    volume = volume_api.get_volume(req.context, _checked_id(volume_id))
+    return views.show(req, volume)
+
+
+def _stripped(value):
+    return value.strip() if isinstance(value, str) else value
+
+
+def _name_and_description(volume):
+    """Given fields of name/description ('name' wins over the v1
+    'display_name')."""
+    fields = {}
+    for field, legacy in (('name', 'display_name'),
+                          ('description', 'display_description')):
+        if field in volume:
+            fields[field] = _stripped(volume[field])
+        elif legacy in volume:
+            fields[field] = _stripped(volume[legacy])
+    return fields
+
+
+@expose.expose(status=202)
+@validation.schema(schemas.create, max_version=mv.prior(mv.GROUP_VOLUME))
+@validation.schema(schemas.create_v313, min_version=mv.GROUP_VOLUME,
+                   max_version=mv.prior(mv.VOLUME_CREATE_FROM_BACKUP))
+@validation.schema(schemas.create_v347,
+                   min_version=mv.VOLUME_CREATE_FROM_BACKUP,
+                   max_version=mv.prior(mv.MULTIATTACH_VOLUMES))
+@validation.schema(schemas.create_v350, min_version=mv.MULTIATTACH_VOLUMES,
+                   max_version=mv.prior(mv.SUPPORT_VOLUME_SCHEMA_CHANGES))
+@validation.schema(schemas.create_v353,
+                   min_version=mv.SUPPORT_VOLUME_SCHEMA_CHANGES)
+def create(req, project_id, body):
+    """POST /v3/{project_id}/volumes: 202 and the new volume (creating)."""
+    volume = body['volume']
+    fields = _name_and_description(volume)
+    # From 3.50 the schema refuses a true multiattach flag.
+    multiattach = validation.is_set(volume.get('multiattach'))
+    new = volume_api.create_volume(
+        req.context,
+        size=int(volume['size']),
+        name=fields.get('name'),
+        description=fields.get('description'),
+        volume_type=volume.get('volume_type') or None,
+        metadata=volume.get('metadata') or {},
+        availability_zone=volume.get('availability_zone'),
+        multiattach=multiattach)
+    return views.show(req, new)
+
+
+@expose.expose()
+@validation.schema(schemas.update,
+                   max_version=mv.prior(mv.SUPPORT_VOLUME_SCHEMA_CHANGES))
+@validation.schema(schemas.update_v353,
+                   min_version=mv.SUPPORT_VOLUME_SCHEMA_CHANGES)
+def update(req, project_id, volume_id, body):
+    """PUT /v3/{project_id}/volumes/{id}: name, description, metadata
+    (which replaces the volume's metadata)."""
+    volume = body['volume']
+    kwargs = _name_and_description(volume)
+    if 'metadata' in volume:
+        kwargs['metadata'] = volume['metadata']
+    updated = volume_api.update_volume(req.context, _checked_id(volume_id),
+                                       **kwargs)
+    return views.show(req, updated)
+
+
+@expose.expose(status=202)
+def delete(req, project_id, volume_id):
+    """DELETE /v3/{project_id}/volumes/{id}[?cascade=&force=]: 202."""
+    cascade = params.boolean(req.GET, 'cascade')
+    force = False
+    if req.api_version.matches(mv.VOLUME_DELETE_FORCE):
+        force = params.boolean(req.GET, 'force')
+    volume_api.delete_volume(req.context, _checked_id(volume_id),
+                             cascade=cascade, force=force)

@@ -1,0 +1,25 @@
+"""Views: the response shapes, matching Cinder's v3 views.
+
+A view takes the request (for its microversion, context and URL) and
+models from :mod:`cinder_ma.volume`, and returns the dict the controller
+sends. Fields beyond Cinder's may only appear from a microversion of our
+own.
+"""
+
+from cinder_ma.volume import api as volume_api
+
+# Cinder serializes datetimes like this (oslo.serialization).
+DATE_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
+
+_IS_ADMIN = 'cinder_ma.is_admin'
+
+
+def isotime(value):
+    return value.strftime(DATE_FORMAT) if value is not None else None
+
+
+def is_admin(req):
+    """Whether the caller is an administrator; asked once per request."""
+    if _IS_ADMIN not in req.environ:
+        req.environ[_IS_ADMIN] = bool(volume_api.is_admin(req.context))
+    return req.environ[_IS_ADMIN]

@@ -1,0 +1,29 @@
+"""Version documents, in the shape of Cinder's
+``cinder/api/views/versions.py`` (``GET /`` and ``GET /v3/``)."""
+
+from cinder_ma.api import microversions as mv
+from cinder_ma.api.views import links
+
+_DOCS_LINK = {'rel': 'describedby', 'type': 'text/html',
+              'href': 'https://docs.openstack.org/'}
+
+
+def v3(req):
+    return {
+        'id': 'v3.0',
+        'status': 'CURRENT',
+        'version': mv.MAX_VERSION,
+        'min_version': mv.MIN_VERSION,
+        'updated': mv.UPDATED,
+        'links': [dict(_DOCS_LINK),
+                  {'rel': 'self',
+                   'href': '%s/v3/' % links.root_url(req)}],
+        'media-types': [{
+            'base': 'application/json',
+            'type': 'application/vnd.openstack.volume+json;version=3',
+        }],
+    }
+
+
+def versions(req):
+    return {'versions': [v3(req)]}

@@ -1,0 +1,1 @@
+"""WSGI entry points for uWSGI, gunicorn or mod_wsgi."""

@@ -1,0 +1,90 @@
+"""WSGI entry point of the API for uWSGI, gunicorn or mod_wsgi::
+
+    uwsgi --http :8776 --module cinder_ma.wsgi.api:application
+    gunicorn -k gthread --threads 16 cinder_ma.wsgi.api:application
+
+Configuration files come from ``OS_CINDER_MA_CONFIG_FILES`` (a list
+separated by commas or semicolons) and ``OS_CINDER_MA_CONFIG_DIR`` when
+set, else from the standard places (oslo.config's search of
+``~/.cinder_ma/``, ``/etc/cinder_ma/``, then
+``/etc/cinder-ma/cinder-ma.conf``). Logging is set up from it and RPC is
+initialised through :func:`cinder_ma.rpc.init`.
+
+All of that happens on the first request of each worker process, not at
+import: uWSGI and gunicorn import the module in a master that then forks,
+and connections (the RPC transport, the database engine, created on first
+use) must not be shared across a fork. A bad configuration therefore shows
+in the log of the first request, as a 500.
+"""
+
+import os
+import re
+import threading
+
+from cinder_ma import cmd  # noqa: F401  threading backend, before RPC
+
+from oslo_config import cfg  # noqa: I001
+from oslo_log import log as logging
+
+from cinder_ma.api import app as api_app
+from cinder_ma.conf import opts as conf_opts
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+CONFIG_FILES_ENV = 'OS_CINDER_MA_CONFIG_FILES'
+CONFIG_DIR_ENV = 'OS_CINDER_MA_CONFIG_DIR'
+DEFAULT_CONFIG_FILE = '/etc/cinder-ma/cinder-ma.conf'
+PROJECT = 'cinder_ma'
+
+
+def _config_files(environ):
+    listed = environ.get(CONFIG_FILES_ENV)
+    if listed:
+        return [f for f in re.split(r'[,;]', listed) if f.strip()]
+    files = cfg.find_config_files(project=PROJECT)
+    if not files and os.path.exists(DEFAULT_CONFIG_FILE):
+        files = [DEFAULT_CONFIG_FILE]
+    return files
+
+
+def _config_dirs(environ):
+    directory = environ.get(CONFIG_DIR_ENV)
+    return [directory] if directory else []
+
+
+def init_application(environ=None, conf=CONF):
+    """Parse the configuration, set up logging and RPC, build the app."""
+    environ = os.environ if environ is None else environ
+    # Forget an earlier parse (as cinder_ma.cmd.prepare_service does);
+    # defaults and overrides stay.
+    conf.clear()
+    logging.register_options(conf)
+    conf_opts.set_defaults(conf)
+    conf([], project=PROJECT,
+         default_config_files=_config_files(environ),
+         default_config_dirs=_config_dirs(environ))
+    logging.setup(conf, PROJECT)
+    conf.log_opt_values(LOG, logging.DEBUG)
+    from cinder_ma import rpc  # the manager team's module, loaded late
+    rpc.init(conf)
+    return api_app.setup_app(conf)
+
+
+class LazyApplication:
+    """A WSGI app built by ``factory()`` on its first request."""
+
+    def __init__(self, factory):
+        self._factory = factory
+        self._app = None
+        self._lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        if self._app is None:
+            with self._lock:
+                if self._app is None:
+                    self._app = self._factory()
+        return self._app(environ, start_response)
+
+
+application = LazyApplication(init_application)

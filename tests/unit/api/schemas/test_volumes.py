@@ -1,0 +1,37 @@
+"""Tests of the volume schemas themselves (behaviour over HTTP is in
+tests/unit/api/v3/test_volumes.py)."""
+
+import testtools
+
+from cinder_ma.api.schemas import volumes
+from cinder_ma.api import validation
+
+ALL = (volumes.create, volumes.create_v313, volumes.create_v347,
+       volumes.create_v350, volumes.create_v353, volumes.update,
+       volumes.update_v353)
+
+
+class TestSchemas(testtools.TestCase):
+
+    def test_valid_schemas(self):
+        for schema in ALL:
+            validation.Validator.check_schema(schema)
+
+    def test_versions_differ_only_where_intended(self):
+        inner = lambda s: s['properties']['volume']  # noqa: E731
+        self.assertNotIn('group_id', inner(volumes.create)['properties'])
+        self.assertIn('group_id', inner(volumes.create_v313)['properties'])
+        self.assertIn('backup_id', inner(volumes.create_v347)['properties'])
+        self.assertNotIn('multiattach', inner(volumes.create_v347)[
+            'refused'])
+        self.assertIn('multiattach', inner(volumes.create_v350)['refused'])
+        self.assertTrue(inner(volumes.create_v350)['additionalProperties'])
+        self.assertFalse(inner(volumes.create_v353)['additionalProperties'])
+
+    def test_legacy_multiattach(self):
+        body = {'volume': {'size': 1, 'multiattach': 'true'}}
+        validation.validate(volumes.create_v347, body)
+        self.assertRaises(validation.ValidationError, validation.validate,
+                          volumes.create_v350, body)
+        validation.validate(volumes.create_v353,
+                            {'volume': {'size': 1, 'multiattach': 'false'}})

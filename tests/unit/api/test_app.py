@@ -1,0 +1,100 @@
+"""Tests of the WSGI app as a whole: middleware, dispatch, faults."""
+
+import fixtures
+
+from cinder_ma.api import app
+from tests.unit.api import base
+
+REQUEST_ID = 'X-OpenStack-Request-Id'
+
+
+class TestRequestId(base.APITestCase):
+
+    def _assert_request_id(self, response):
+        self.assertTrue(response.headers.get(REQUEST_ID, '').startswith(
+            'req-'), response.headers)
+
+    def test_on_success(self):
+        self._assert_request_id(self.app.get(self.url('volumes'),
+                                             headers=base.MEMBER))
+        self._assert_request_id(self.app.get('/', status=300))
+
+    def test_on_errors(self):
+        for response in (
+                self.app.get(self.url('volumes'), status=401),
+                self.app.get(self.url('nothing-here'), headers=base.MEMBER,
+                             status=404),
+                self.app.delete(self.url('volumes'), headers=base.MEMBER,
+                                status=405),
+                self.app.post(self.url('volumes'), 'not json',
+                              headers=base.MEMBER, status=400,
+                              content_type='application/json'),
+                self.app.get(self.url('volumes'), status=406,
+                             headers=base.headers(version='3.999'))):
+            self._assert_request_id(response)
+
+    def test_unique_per_request(self):
+        first = self.app.get('/', status=300).headers[REQUEST_ID]
+        second = self.app.get('/', status=300).headers[REQUEST_ID]
+        self.assertNotEqual(first, second)
+
+
+class TestDispatch(base.APITestCase):
+
+    def test_unknown_route_is_a_404_fault(self):
+        response = self.app.get('/v4/whatever', headers=base.MEMBER,
+                                status=404)
+        self.assertFault(response, 404, 'itemNotFound',
+                         'could not be found')
+
+    def test_wrong_method_is_a_405_fault_with_allow(self):
+        response = self.app.patch(self.url('volumes'), headers=base.MEMBER,
+                                  status=405)
+        self.assertFault(response, 405, 'badMethod', 'PATCH')
+        self.assertEqual('GET, POST', response.headers['Allow'])
+
+    def test_trailing_slash_is_ignored(self):
+        response = self.app.get(self.url('volumes/'), headers=base.MEMBER)
+        self.assertEqual({'volumes': []}, response.json)
+
+    def test_url_of_another_project_is_malformed(self):
+        # Cinder's answer when the URL's project is not the caller's.
+        response = self.app.get(self.url('volumes', project='someone'),
+                                headers=base.MEMBER, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'Malformed request url')
+
+    def test_unexpected_error_is_a_500_without_traceback(self):
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.volume.api.list_volumes',
+            side_effect=RuntimeError('secret internals')))
+        response = self.app.get(self.url('volumes'), headers=base.MEMBER,
+                                status=500)
+        self.assertFault(response, 500, 'computeFault')
+        self.assertNotIn('secret internals', response.text)
+        self.assertEqual('volume 3.0',
+                         response.headers['OpenStack-API-Version'])
+
+    def test_error_escaping_the_app_is_a_500_fault(self):
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.api.app.dispatch',
+            side_effect=RuntimeError('secret internals')))
+        response = self.app.get(self.url('volumes'), headers=base.MEMBER,
+                                status=500)
+        self.assertFault(response, 500, 'computeFault')
+        self.assertNotIn('secret internals', response.text)
+        self.assertIn(REQUEST_ID, response.headers)
+
+    def test_accept_header_does_not_matter(self):
+        response = self.app.get(self.url('volumes'), headers=dict(
+            base.MEMBER, Accept='text/html'))
+        self.assertEqual('application/json', response.content_type)
+
+
+class TestSetupApp(base.APITestCase):
+
+    def test_schema_ranges_are_checked(self):
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.api.validation.check_ranges',
+            side_effect=ValueError('gap')))
+        self.assertRaises(ValueError, app.setup_app, self.conf)

@@ -1,0 +1,102 @@
+"""Tests of the expose decorator and of fault bodies."""
+
+import testtools
+import webob
+import webob.exc
+
+from cinder_ma.api import expose
+from cinder_ma import exception
+
+
+def _call(result=None, error=None, status=200):
+    @expose.expose(status=status)
+    def handler(req):
+        if error is not None:
+            raise error
+        return result
+    return handler(webob.Request.blank('/'))
+
+
+class TestExpose(testtools.TestCase):
+
+    def test_json_result(self):
+        response = _call({'a': 1})
+        self.assertEqual(200, response.status_int)
+        self.assertEqual('application/json', response.content_type)
+        self.assertEqual({'a': 1}, response.json)
+
+    def test_status_and_empty_body(self):
+        response = _call(None, status=202)
+        self.assertEqual(202, response.status_int)
+        self.assertEqual(b'', response.body)
+
+    def test_response_passes_through(self):
+        original = webob.Response(status=204)
+        self.assertIs(original, _call(original))
+
+    def test_datetimes_like_cinder(self):
+        import datetime
+        response = _call({'t': datetime.datetime(2026, 11, 21, 20, 0)})
+        self.assertEqual({'t': '2026-11-21T20:00:00.000000'},
+                         response.json)
+
+
+class TestFaults(testtools.TestCase):
+
+    def _fault(self, error):
+        response = _call(error=error)
+        (name, body), = response.json.items()
+        return response.status_int, name, body['code'], body['message']
+
+    def test_cinder_ma_exceptions(self):
+        for error, code, name in (
+                (exception.InvalidInput(reason='no'), 400, 'badRequest'),
+                (exception.PolicyNotAuthorized(action='x'), 403,
+                 'forbidden'),
+                (exception.VolumeNotFound(volume_id='v'), 404,
+                 'itemNotFound'),
+                (exception.Conflict(reason='busy'), 409,
+                 'conflictingRequest'),
+                (exception.VersionNotAcceptable(version='9'), 406,
+                 'computeFault')):
+            self.assertEqual((code, name, code, str(error)),
+                             self._fault(error))
+
+    def test_webob_errors(self):
+        self.assertEqual(
+            (400, 'badRequest', 400, 'bad thing'),
+            self._fault(webob.exc.HTTPBadRequest(explanation='bad thing')))
+        self.assertEqual(
+            (415, 'badMediaType', 415, 'nope'),
+            self._fault(webob.exc.HTTPUnsupportedMediaType(
+                explanation='nope')))
+        status, name, code, message = self._fault(
+            webob.exc.HTTPMethodNotAllowed(headers={'Allow': 'GET'}))
+        self.assertEqual((405, 'badMethod'), (status, name))
+
+    def test_server_errors_hide_their_message(self):
+        for error in (RuntimeError('internal detail'),
+                      exception.DriverError(reason='internal detail'),
+                      KeyError('internal detail')):
+            status, name, code, message = self._fault(error)
+            self.assertEqual((500, 'computeFault', 500), (status, name,
+                                                          code))
+            self.assertNotIn('internal detail', message)
+
+    def test_service_unavailable(self):
+        status, name, code, message = self._fault(
+            exception.ManagerUnavailable(host='h', reason='secret'))
+        self.assertEqual((503, 'serviceUnavailable'), (status, name))
+        self.assertNotIn('secret', message)
+
+
+class TestFaultWrapper(testtools.TestCase):
+
+    def test_exception_becomes_a_fault(self):
+        def broken(environ, start_response):
+            raise RuntimeError('boom')
+        response = webob.Request.blank('/').get_response(
+            expose.FaultWrapper(broken))
+        self.assertEqual(500, response.status_int)
+        self.assertIn('computeFault', response.json)
+        self.assertNotIn('boom', response.text)

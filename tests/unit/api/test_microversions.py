@@ -1,0 +1,122 @@
+"""Tests of microversion parsing and negotiation."""
+
+import testtools
+
+from cinder_ma.api import microversions as mv
+from tests.unit.api import base
+
+HEADER = 'OpenStack-API-Version'
+
+
+class TestAPIVersionRequest(testtools.TestCase):
+
+    def test_order(self):
+        self.assertLess(mv.APIVersionRequest('3.9'),
+                        mv.APIVersionRequest('3.10'))
+        self.assertEqual(mv.APIVersionRequest('3.10'), '3.10')
+        self.assertGreater(mv.APIVersionRequest('4.0'), '3.99')
+
+    def test_matches(self):
+        version = mv.APIVersionRequest('3.27')
+        self.assertTrue(version.matches('3.27'))
+        self.assertTrue(version.matches('3.0', '3.27'))
+        self.assertTrue(version.matches(None, None))
+        self.assertFalse(version.matches('3.28'))
+        self.assertFalse(version.matches(None, '3.26'))
+
+    def test_malformed(self):
+        for bad in ('3', '3.', 'x.1', '3.01', '3.1.1', '', ' 3 .1', '-3.1'):
+            self.assertRaises(mv.InvalidAPIVersionString,
+                              mv.APIVersionRequest, bad)
+
+    def test_prior(self):
+        self.assertEqual('3.49', mv.prior(mv.MULTIATTACH_VOLUMES))
+        self.assertRaises(ValueError, mv.prior, '3.0')
+
+    def test_constants_are_in_range(self):
+        for name in dir(mv):
+            value = getattr(mv, name)
+            if name.isupper() and isinstance(value, str) and \
+                    value[:1].isdigit() and name != 'UPDATED':
+                self.assertTrue(mv.APIVersionRequest(value).matches(
+                    mv.MIN_VERSION, mv.MAX_VERSION), name)
+
+
+class TestFromHeaders(testtools.TestCase):
+
+    def test_absent_is_the_minimum(self):
+        self.assertEqual(mv.MIN_VERSION, str(mv.from_headers({})))
+
+    def test_latest_is_the_maximum(self):
+        self.assertEqual(mv.MAX_VERSION, str(mv.from_headers(
+            {HEADER: 'volume latest'})))
+
+    def test_other_services_are_ignored(self):
+        self.assertEqual('3.0', str(mv.from_headers(
+            {HEADER: 'compute 2.60'})))
+        self.assertEqual('3.27', str(mv.from_headers(
+            {HEADER: 'compute 2.60, volume 3.27'})))
+
+    def test_out_of_range(self):
+        for version in ('2.0', '3.999', '4.0'):
+            self.assertRaises(mv.InvalidGlobalAPIVersion, mv.from_headers,
+                              {HEADER: 'volume %s' % version})
+
+    def test_malformed(self):
+        self.assertRaises(mv.InvalidAPIVersionString, mv.from_headers,
+                          {HEADER: 'volume 3.x'})
+        self.assertRaises(mv.InvalidAPIVersionString, mv.from_headers,
+                          {HEADER: 'volume'})
+
+
+class TestNegotiation(base.APITestCase):
+
+    def _get(self, version=None, status=200):
+        headers = dict(base.MEMBER)
+        if version is not None:
+            headers[HEADER] = version
+        return self.app.get(self.url('volumes'), headers=headers,
+                            status=status)
+
+    def test_absent_is_served_as_3_0(self):
+        response = self._get()
+        self.assertEqual('volume 3.0', response.headers[HEADER])
+        self.assertEqual(HEADER, response.headers['Vary'])
+
+    def test_echo(self):
+        response = self._get('volume 3.27')
+        self.assertEqual('volume 3.27', response.headers[HEADER])
+        self.assertEqual(HEADER, response.headers['Vary'])
+
+    def test_latest(self):
+        response = self._get('volume latest')
+        self.assertEqual('volume %s' % mv.MAX_VERSION,
+                         response.headers[HEADER])
+
+    def test_malformed_is_a_400(self):
+        response = self._get('volume 3.x', status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'API Version String 3.x is of invalid format')
+
+    def test_out_of_range_is_a_406(self):
+        response = self._get('volume 3.999', status=406)
+        # Cinder has no fault name for 406: computeFault, code 406.
+        self.assertFault(response, 406, 'computeFault',
+                         'Version 3.999 is not supported by the API. '
+                         'Minimum is 3.0 and maximum is %s.'
+                         % mv.MAX_VERSION)
+
+    def test_errors_of_a_versioned_request_echo_the_version(self):
+        response = self.app.get(self.url('volumes/nope'), status=404,
+                                headers=dict(base.MEMBER,
+                                             **{HEADER: 'volume 3.50'}))
+        self.assertEqual('volume 3.50', response.headers[HEADER])
+
+    def test_root_is_not_versioned(self):
+        response = self.app.get('/', status=300,
+                                headers={HEADER: 'volume 3.999'})
+        self.assertNotIn(HEADER, response.headers)
+
+    def test_v3_document_is_versioned(self):
+        response = self.app.get('/v3/', headers={HEADER: 'volume 3.27'})
+        self.assertEqual('volume 3.27', response.headers[HEADER])

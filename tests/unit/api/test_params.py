@@ -1,0 +1,48 @@
+"""Tests of query string parameters."""
+
+import webob.exc
+
+from cinder_ma.api import params
+from tests import base
+
+
+class TestParams(base.TestCase):
+
+    def test_limit(self):
+        self.flags(max_limit=50, group='api')
+        self.assertEqual(50, params.limit({}))
+        self.assertEqual(10, params.limit({'limit': '10'}))
+        self.assertEqual(50, params.limit({'limit': '500'}))
+        self.assertEqual(0, params.limit({'limit': '0'}))
+        self.assertRaises(webob.exc.HTTPBadRequest, params.limit,
+                          {'limit': 'x'})
+        self.assertRaises(webob.exc.HTTPBadRequest, params.limit,
+                          {'limit': '-1'})
+
+    def test_sort(self):
+        self.assertEqual((None, None), params.sort({}))
+        self.assertEqual((['created_at'], ['desc']),
+                         params.sort({}, default_key='created_at'))
+        self.assertEqual((['name', 'size'], ['asc', 'desc']),
+                         params.sort({'sort': 'name:ASC, size'}))
+        self.assertEqual((['size'], ['asc']),
+                         params.sort({'sort_key': 'size',
+                                      'sort_dir': 'asc'}))
+        for bad in ({'sort': 'name:up'}, {'sort': ','},
+                    {'sort': 'name', 'sort_dir': 'asc'}):
+            self.assertRaises(webob.exc.HTTPBadRequest, params.sort, bad)
+
+    def test_boolean(self):
+        self.assertFalse(params.boolean({}, 'x'))
+        self.assertTrue(params.boolean({}, 'x', default=True))
+        self.assertTrue(params.boolean({'x': 'yes'}, 'x'))
+        self.assertFalse(params.boolean({'x': '0'}, 'x'))
+        self.assertRaises(webob.exc.HTTPBadRequest, params.boolean,
+                          {'x': 'maybe'}, 'x')
+
+    def test_json_object(self):
+        self.assertEqual({'a': 'b', 'n': '1'}, params.json_object(
+            {'m': '{"a": "b", "n": 1}'}, 'm'))
+        for bad in ('[1]', 'nope', '"s"'):
+            self.assertRaises(webob.exc.HTTPBadRequest, params.json_object,
+                              {'m': bad}, 'm')

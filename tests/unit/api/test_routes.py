@@ -1,0 +1,60 @@
+"""Tests of the route table."""
+
+import testtools
+import webob.exc
+
+from cinder_ma.api import routes
+from cinder_ma.api.v3 import types
+from cinder_ma.api.v3 import versions
+from cinder_ma.api.v3 import volumes
+
+
+class TestMatch(testtools.TestCase):
+
+    def test_path_parameters(self):
+        handler, params = routes.match('GET', '/v3/p1/volumes/v1')
+        self.assertIs(volumes.show, handler)
+        self.assertEqual({'project_id': 'p1', 'volume_id': 'v1'}, params)
+        handler, params = routes.match(
+            'PUT', '/v3/p1/types/t1/extra_specs/k1')
+        self.assertIs(types.extra_spec_update, handler)
+        self.assertEqual({'project_id': 'p1', 'type_id': 't1',
+                          'key': 'k1'}, params)
+
+    def test_fixed_segments_win(self):
+        self.assertIs(volumes.detail,
+                      routes.match('GET', '/v3/p/volumes/detail')[0])
+        # Like Cinder: "detail" is then a volume id for other methods.
+        self.assertIs(volumes.update,
+                      routes.match('PUT', '/v3/p/volumes/detail')[0])
+
+    def test_trailing_slash(self):
+        self.assertIs(versions.show_v3, routes.match('GET', '/v3/')[0])
+        self.assertIs(versions.show_v3, routes.match('GET', '/v3')[0])
+        self.assertIs(versions.list_versions, routes.match('GET', '/')[0])
+        self.assertIs(volumes.index,
+                      routes.match('GET', '/v3/p/volumes/')[0])
+
+    def test_not_found(self):
+        for path in ('/v2/p/volumes', '/v3/p/volumes/a/b', '/v3/p',
+                     '/v3//volumes'):
+            self.assertRaises(webob.exc.HTTPNotFound, routes.match,
+                              'GET', path)
+
+    def test_method_not_allowed(self):
+        error = self.assertRaises(webob.exc.HTTPMethodNotAllowed,
+                                  routes.match, 'PATCH', '/v3/p/volumes/v')
+        self.assertEqual('DELETE, GET, PUT', error.headers['Allow'])
+
+    def test_public_and_versioned(self):
+        self.assertTrue(routes.is_public('/'))
+        self.assertTrue(routes.is_public('/v3/'))
+        self.assertFalse(routes.is_public('/v3/p/volumes'))
+        self.assertTrue(routes.is_versioned('/v3'))
+        self.assertTrue(routes.is_versioned('/v3/p/volumes'))
+        self.assertFalse(routes.is_versioned('/'))
+        self.assertFalse(routes.is_versioned('/v30'))
+
+    def test_every_handler_is_exposed(self):
+        for handler in routes.handlers():
+            self.assertTrue(hasattr(handler, 'success_status'), handler)
