@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Benchmark a running cinder_ma service over HTTP; prints JSON.
+
+Measures, against the service's real REST API (noauth):
+
+* attach cycles: attachment create + update (connector) + os-complete, and
+  attachment delete, at concurrency 1, 8 and 32: throughput, p50/p95/p99
+  latency, errors, and, with --server-pid, the server CPU time per cycle;
+* listing: the time of GET /volumes/detail with N volumes of 4
+  attachments each (N from --list-sizes, default 1000 and 10000).
+
+Usage::
+
+    cinder-ma-all &                 # or any deployment, auth_strategy=noauth
+    python tools/benchmark.py --endpoint http://127.0.0.1:8776/v3 \\
+        --server-pid $(pgrep -f cinder-ma-all)
+
+It only uses the standard library, so it runs from any Python 3.11.
+"""
+
+import argparse
+import concurrent.futures
+import http.client
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+
+PROJECT = 'bench'
+HEADERS = {
+    'X-Auth-Token': 'bench:%s' % PROJECT,
+    'X-Roles': 'admin,member,reader',
+    # Deleting a connected attachment is kept for services.
+    'X-Service-Roles': 'service',
+    'Content-Type': 'application/json',
+    'OpenStack-API-Version': 'volume 3.54',
+}
+
+
+class Client:
+    """One keep-alive HTTP connection per thread."""
+
+    def __init__(self, endpoint):
+        url = urllib.parse.urlsplit(endpoint)
+        self.host, self.port = url.hostname, url.port or 80
+        self.base = url.path.rstrip('/') + '/' + PROJECT
+        self.local = threading.local()
+
+    def _conn(self):
+        conn = getattr(self.local, 'conn', None)
+        if conn is None:
+            conn = http.client.HTTPConnection(self.host, self.port,
+                                              timeout=120)
+            self.local.conn = conn
+        return conn
+
+    def request(self, method, path, body=None, expect=(200, 202, 204)):
+        data = json.dumps(body) if body is not None else None
+        for attempt in range(2):
+            conn = self._conn()
+            try:
+                conn.request(method, self.base + path, body=data,
+                             headers=HEADERS)
+                resp = conn.getresponse()
+                payload = resp.read()
+                break
+            except (http.client.HTTPException, OSError):
+                conn.close()
+                self.local.conn = None
+                if attempt:
+                    raise
+        if resp.status not in expect:
+            raise RuntimeError('%s %s -> %s %s' % (
+                method, path, resp.status, payload[:300]))
+        return json.loads(payload) if payload else None
+
+
+def server_cpu(pid):
+    """User+system CPU seconds of a process (and its threads)."""
+    if not pid:
+        return None
+    with open('/proc/%d/stat' % pid) as stat:
+        fields = stat.read().rsplit(')', 1)[1].split()
+    ticks = os.sysconf('SC_CLK_TCK')
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def percentile(values, pct):
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def ensure_type(client):
+    types = client.request('GET', '/types')['volume_types']
+    for vtype in types:
+        if vtype['name'] == 'bench-multiattach':
+            return vtype['id']
+    vtype = client.request('POST', '/types', {'volume_type': {
+        'name': 'bench-multiattach',
+        'extra_specs': {'multiattach': '<is> True'}}})['volume_type']
+    return vtype['id']
+
+
+def create_volumes(client, count, concurrency, wait=True):
+    def one(_):
+        return client.request('POST', '/volumes', {'volume': {
+            'size': 1, 'volume_type': 'bench-multiattach'}})['volume']['id']
+
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        ids = list(pool.map(one, range(count)))
+    if wait:
+        deadline = time.time() + 600
+        pending = set(ids)
+        while pending and time.time() < deadline:
+            for volume_id in list(pending):
+                status = client.request(
+                    'GET', '/volumes/%s' % volume_id)['volume']['status']
+                if status == 'available':
+                    pending.discard(volume_id)
+                elif status == 'error':
+                    raise RuntimeError('volume %s went to error' % volume_id)
+            if pending:
+                time.sleep(0.2)
+    return ids
+
+
+def attach_cycle(client, volume_id):
+    instance = str(uuid.uuid4())
+    start = time.perf_counter()
+    attachment = client.request('POST', '/attachments', {'attachment': {
+        'volume_uuid': volume_id, 'instance_uuid': instance}})['attachment']
+    client.request('PUT', '/attachments/%s' % attachment['id'],
+                   {'attachment': {'connector': {
+                       'host': 'bench-host', 'initiator': 'iqn.bench',
+                       'mode': 'rw'}}})
+    client.request('POST', '/attachments/%s/action' % attachment['id'],
+                   {'os-complete': None})
+    return attachment['id'], time.perf_counter() - start
+
+
+def run_cycles(client, volumes, concurrency, cycles, pid):
+    latencies, detach_latencies, errors = [], [], []
+    ids = []
+    lock = threading.Lock()
+
+    def attach(index):
+        try:
+            att_id, elapsed = attach_cycle(client,
+                                           volumes[index % len(volumes)])
+            with lock:
+                latencies.append(elapsed)
+                ids.append(att_id)
+        except Exception as exc:
+            with lock:
+                errors.append(str(exc))
+
+    def detach(att_id):
+        start = time.perf_counter()
+        try:
+            client.request('DELETE', '/attachments/%s' % att_id)
+            with lock:
+                detach_latencies.append(time.perf_counter() - start)
+        except Exception as exc:
+            with lock:
+                errors.append(str(exc))
+
+    cpu0, wall0 = server_cpu(pid), time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(attach, range(cycles)))
+    attach_wall = time.perf_counter() - wall0
+    cpu1 = server_cpu(pid)
+    wall1 = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(detach, list(ids)))
+    detach_wall = time.perf_counter() - wall1
+    cpu2 = server_cpu(pid)
+
+    def summary(values, wall, cpu):
+        result = {
+            'count': len(values),
+            'per_second': round(len(values) / wall, 1) if wall else None,
+            'p50_ms': _ms(percentile(values, 50)),
+            'p95_ms': _ms(percentile(values, 95)),
+            'p99_ms': _ms(percentile(values, 99)),
+            'mean_ms': _ms(statistics.fmean(values)) if values else None,
+        }
+        if cpu is not None and values:
+            result['server_cpu_ms_per_op'] = _ms(cpu / len(values))
+        return result
+
+    return {
+        'concurrency': concurrency,
+        'errors': len(errors),
+        'error_samples': errors[:3],
+        'attach_cycle': summary(latencies, attach_wall,
+                                None if pid is None else cpu1 - cpu0),
+        'detach': summary(detach_latencies, detach_wall,
+                          None if pid is None else cpu2 - cpu1),
+    }
+
+
+def _ms(seconds):
+    return None if seconds is None else round(seconds * 1000, 2)
+
+
+def seed_listing(client, total, have, concurrency):
+    """Grow the project to ``total`` volumes of 4 attachments each."""
+    missing = total - have
+    if missing <= 0:
+        return
+    volumes = create_volumes(client, missing, concurrency)
+
+    def attach_four(volume_id):
+        for _ in range(4):
+            attach_cycle(client, volume_id)
+
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(attach_four, volumes))
+
+
+def list_all(client, page=1000):
+    """Every volume with details, following the pages (the service caps a
+    page at its [api] max_limit); returns (volumes, requests)."""
+    volumes, marker, requests = [], None, 0
+    while True:
+        query = '?limit=%d' % page + ('&marker=%s' % marker if marker else '')
+        body = client.request('GET', '/volumes/detail' + query)
+        requests += 1
+        volumes.extend(body['volumes'])
+        if len(body['volumes']) < page or not body.get('volumes_links'):
+            return volumes, requests
+        marker = body['volumes'][-1]['id']
+
+
+def time_listing(client, repeat=3):
+    best = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        volumes, requests = list_all(client)
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None else min(best, elapsed)
+    attachments = sum(len(v['attachments']) for v in volumes)
+    return {'volumes': len(volumes), 'attachments': attachments,
+            'requests': requests, 'best_seconds': round(best, 3)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--endpoint', default='http://127.0.0.1:8776/v3')
+    parser.add_argument('--server-pid', type=int,
+                        help='PID of the API (all-in-one) process, to '
+                             'report server CPU time per operation')
+    parser.add_argument('--concurrency', type=int, nargs='+',
+                        default=[1, 8, 32])
+    parser.add_argument('--cycles', type=int, default=200,
+                        help='attach cycles per concurrency level')
+    parser.add_argument('--list-sizes', type=int, nargs='*',
+                        default=[1000, 10000])
+    args = parser.parse_args(argv)
+
+    client = Client(args.endpoint)
+    ensure_type(client)
+    volumes = create_volumes(client, 32, 8)
+    report = {'endpoint': args.endpoint, 'attach': [], 'listing': []}
+    for concurrency in args.concurrency:
+        report['attach'].append(run_cycles(client, volumes, concurrency,
+                                           args.cycles, args.server_pid))
+    have = len(volumes)
+    for size in sorted(args.list_sizes):
+        seed_listing(client, size, have, 8)
+        have = max(have, size)
+        report['listing'].append(time_listing(client))
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write('\n')
+
+
+if __name__ == '__main__':
+    main()
