@@ -1,0 +1,52 @@
+"""CI runs exactly the test command that the README gives developers."""
+
+import os
+import re
+
+import testtools
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))))
+_CI_RUN = os.path.join(_ROOT, '.ci', 'run')
+_README = os.path.join(_ROOT, 'README.rst')
+
+
+def _literal_lines(path):
+    """Lines of the literal blocks (after ``::``) of an rst file."""
+    lines = []
+    in_block = False
+    with open(path) as f:
+        for line in f:
+            if line.rstrip().endswith('::'):
+                in_block = True
+                continue
+            if in_block and line.strip() and not line.startswith(' '):
+                in_block = False
+            if in_block and line.strip():
+                lines.append(line.strip())
+    return lines
+
+
+@testtools.skipUnless(os.path.exists(_CI_RUN), 'needs the source tree')
+class CITestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        with open(_CI_RUN) as f:
+            match = re.search(r"^TEST_COMMAND='(?P<cmd>[^']+)'$", f.read(),
+                              re.MULTILINE)
+        self.assertIsNotNone(match, 'TEST_COMMAND not found in .ci/run')
+        self.test_command = match.group('cmd')
+        self.commands = _literal_lines(_README)
+
+    def test_ci_runs_the_readme_test_command(self):
+        # The README opens with two commands: start, then test.
+        self.assertEqual(self.test_command, self.commands[1])
+
+    def test_readme_starts_with_the_all_in_one(self):
+        self.assertIn('cinder-ma-all', self.commands[0])
+        self.assertIn('-c upper-constraints.txt', self.commands[0])
+
+    def test_test_command_runs_tox_with_pinned_tox(self):
+        self.assertIn('-c upper-constraints.txt tox', self.test_command)
+        self.assertTrue(self.test_command.endswith('-m tox'))
