@@ -126,3 +126,21 @@ class ManagerUnavailable(CinderMAException):
 
 class VolumeAttachmentNotFound(NotFound):
     message = 'Volume attachment could not be found with filter: %(filter)s.'
+
+
+class VolumeTypeAccessExists(Conflict):
+    message = ('Volume type access for %(volume_type_id)s / %(project_id)s '
+               'combination already exists.')
+
+
+class VolumeTypeAccessNotFound(NotFound):
+    message = ('Volume type access not found for %(volume_type_id)s / '
+               '%(project_id)s combination.')
+
+
+class VolumeTypeEncryptionExists(Invalid):
+    message = 'Volume type encryption for type %(type_id)s already exists.'
+
+
+class VolumeTypeEncryptionNotFound(NotFound):
+    message = 'Volume type encryption for type %(type_id)s does not exist.'

@@ -19,6 +19,17 @@ class TestCase(testtools.TestCase):
         self.conf = self.conf_fixture.conf
         self.state_path = self.conf_fixture.state_path
 
+    def set_policy_rules(self, rules):
+        """Override policy rules (as a deployer's policy file would)."""
+        from oslo_policy import policy as oslo_policy
+
+        from cinder_ma import policy
+
+        enforcer = policy.get_enforcer()
+        enforcer.load_rules()
+        enforcer.set_rules(oslo_policy.Rules.from_dict(rules),
+                           overwrite=False, use_conf=False)
+
     def flags(self, group=None, **kw):
         for key, value in kw.items():
             self.conf.set_override(key, value, group=group)

@@ -60,6 +60,12 @@ def _sqlite_events(engine):
             conn.info['in_transaction'] = True
 
     sa.event.listen(engine, 'connect', _connect)
+    # oslo.db's own 'begin' listener emits a deferred BEGIN and sets the
+    # same marker (its commit/rollback listener clears it); insert=True
+    # does not put ours before it on an Engine, so remove it.
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', None) == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
     sa.event.listen(engine, 'begin', _begin, insert=True)
 
 
@@ -377,6 +383,12 @@ def volume_type_get_all(context, filters=None, marker=None, limit=None,
     for key, value in (filters or {}).items():
         if key == 'is_public' and value is not None:
             query = query.filter(models.VolumeType.is_public == value)
+        elif key == 'visible_to_project':
+            query = query.filter(sa.or_(
+                models.VolumeType.is_public == sa.true(),
+                models.VolumeType.projects.any(sa.and_(
+                    models.VolumeTypeProjects.project_id == value,
+                    models.VolumeTypeProjects.deleted == sa.false()))))
         elif key == 'extra_specs':
             for skey, svalue in value.items():
                 query = query.filter(models.VolumeType.extra_specs.any(
@@ -434,8 +446,19 @@ def volume_type_destroy(context, type_id):
 
 
 @writer
-def volume_type_extra_specs_update_or_create(context, type_id, specs):
+def volume_type_extra_specs_update_or_create(context, type_id, specs,
+                                             expected=None):
+    """Set extra specs of a type.
+
+    :param expected: a SQL condition that must hold for the type in this
+        transaction (for instance: it has no encryption).
+    """
     _type_get(context, type_id)
+    if expected is not None and not context.session.query(
+            models.VolumeType.id).filter(models.VolumeType.id == type_id,
+                                         expected).first():
+        raise exception.InvalidVolumeType(
+            reason='volume type %s changed concurrently' % type_id)
     now = _now()
     for key, value in specs.items():
         row = context.session.query(models.VolumeTypeExtraSpecs).filter(
@@ -465,6 +488,110 @@ def volume_type_extra_specs_delete(context, type_id, key):
     if result.rowcount == 0:
         raise exception.VolumeTypeExtraSpecsNotFound(
             volume_type_id=type_id, extra_specs_key=key)
+
+
+@reader
+def volume_type_access_get_all(context, type_id):
+    return [p.project_id for p in _type_get(context, type_id).projects]
+
+
+@writer
+def volume_type_access_add(context, type_id, project_id):
+    vtype = _type_get(context, type_id)
+    if project_id in {p.project_id for p in vtype.projects}:
+        raise exception.VolumeTypeAccessExists(volume_type_id=type_id,
+                                               project_id=project_id)
+    context.session.add(models.VolumeTypeProjects(
+        volume_type_id=type_id, project_id=project_id))
+    context.session.flush()
+
+
+@writer
+def volume_type_access_remove(context, type_id, project_id):
+    _type_get(context, type_id)
+    now = _now()
+    result = context.session.execute(
+        sa.update(models.VolumeTypeProjects)
+        .where(models.VolumeTypeProjects.volume_type_id == type_id,
+               models.VolumeTypeProjects.project_id == project_id,
+               models.VolumeTypeProjects.deleted == sa.false())
+        .values(deleted=True, deleted_at=now, updated_at=now))
+    if result.rowcount == 0:
+        raise exception.VolumeTypeAccessNotFound(volume_type_id=type_id,
+                                                 project_id=project_id)
+
+
+@writer
+def volume_type_encryption_create(context, type_id, values,
+                                  expected_specs=None):
+    """Make a type encrypted.
+
+    :param expected_specs: a SQL condition on the type that must still
+        hold (no multiattach spec), checked in the same transaction.
+    """
+    vtype = _type_get(context, type_id)
+    if vtype.encryption is not None:
+        raise exception.VolumeTypeEncryptionExists(type_id=type_id)
+    if expected_specs is not None:
+        ok = context.session.query(models.VolumeType.id).filter(
+            models.VolumeType.id == type_id, expected_specs).first()
+        if not ok:
+            raise exception.InvalidVolumeType(
+                reason='volume type %s changed concurrently' % type_id)
+    context.session.add(models.Encryption(
+        encryption_id=str(uuid.uuid4()), volume_type_id=type_id, **values))
+    context.session.flush()
+    return _type_get(context, type_id).encryption
+
+
+@writer
+def volume_type_encryption_update(context, type_id, values):
+    vtype = _type_get(context, type_id)
+    if vtype.encryption is None:
+        raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
+    conditional_update_pk(context.session, models.Encryption,
+                          models.Encryption.encryption_id,
+                          vtype.encryption.encryption_id, values)
+    return _type_get(context, type_id).encryption
+
+
+@writer
+def volume_type_encryption_delete(context, type_id):
+    vtype = _type_get(context, type_id)
+    if vtype.encryption is None:
+        raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
+    in_use = context.session.query(models.Volume.id).filter(
+        models.Volume.volume_type_id == type_id,
+        models.Volume.deleted == sa.false()).first()
+    if in_use:
+        raise exception.VolumeTypeInUse(volume_type_id=type_id)
+    now = _now()
+    conditional_update_pk(context.session, models.Encryption,
+                          models.Encryption.encryption_id,
+                          vtype.encryption.encryption_id,
+                          {'deleted': True, 'deleted_at': now})
+
+
+def type_has_no_encryption(type_id):
+    """SQL condition: a type has no encryption (for conditional updates)."""
+    return ~sa.exists().where(models.Encryption.volume_type_id == type_id,
+                              models.Encryption.deleted == sa.false())
+
+
+def type_has_no_multiattach_spec(type_id):
+    """SQL condition: a type is not multiattach."""
+    return ~sa.exists().where(
+        models.VolumeTypeExtraSpecs.volume_type_id == type_id,
+        models.VolumeTypeExtraSpecs.key == 'multiattach',
+        sa.func.lower(models.VolumeTypeExtraSpecs.value) == '<is> true',
+        models.VolumeTypeExtraSpecs.deleted == sa.false())
+
+
+def conditional_update_pk(session, model, pk_column, pk, values):
+    values = dict(values)
+    values.setdefault('updated_at', _now())
+    session.execute(sa.update(model).where(
+        pk_column == pk, model.deleted == sa.false()).values(**values))
 
 
 # Services

@@ -36,6 +36,16 @@ class VolumeType(BASE, CinderMABase):
         primaryjoin='and_(VolumeTypeExtraSpecs.volume_type_id == '
                     'VolumeType.id, VolumeTypeExtraSpecs.deleted == False)',
         viewonly=True)
+    projects = orm.relationship(
+        'VolumeTypeProjects', lazy='selectin',
+        primaryjoin='and_(VolumeTypeProjects.volume_type_id == '
+                    'VolumeType.id, VolumeTypeProjects.deleted == False)',
+        viewonly=True)
+    encryption = orm.relationship(
+        'Encryption', lazy='selectin', uselist=False,
+        primaryjoin='and_(Encryption.volume_type_id == VolumeType.id, '
+                    'Encryption.deleted == False)',
+        viewonly=True)
 
 
 class VolumeTypeExtraSpecs(BASE, CinderMABase):
@@ -51,6 +61,40 @@ class VolumeTypeExtraSpecs(BASE, CinderMABase):
                                nullable=False)
     key = sa.Column(sa.String(255), nullable=False)
     value = sa.Column(sa.String(255))
+
+
+class VolumeTypeProjects(BASE, CinderMABase):
+    """Projects that may use a private volume type."""
+
+    __tablename__ = 'volume_type_projects'
+    __table_args__ = (
+        sa.Index('volume_type_projects_type_project_idx',
+                 'volume_type_id', 'project_id'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    volume_type_id = sa.Column(sa.String(36),
+                               sa.ForeignKey('volume_types.id'),
+                               nullable=False)
+    project_id = sa.Column(sa.String(255), nullable=False)
+
+
+class Encryption(BASE, CinderMABase):
+    """Encryption of the volumes of a volume type (as in Cinder)."""
+
+    __tablename__ = 'encryption'
+    __table_args__ = (
+        sa.Index('encryption_volume_type_id_idx', 'volume_type_id'),
+    )
+
+    encryption_id = sa.Column(sa.String(36), primary_key=True)
+    volume_type_id = sa.Column(sa.String(36),
+                               sa.ForeignKey('volume_types.id'),
+                               nullable=False)
+    provider = sa.Column(sa.String(255), nullable=False)
+    cipher = sa.Column(sa.String(255))
+    key_size = sa.Column(sa.Integer)
+    control_location = sa.Column(sa.String(255), nullable=False)
 
 
 class Volume(BASE, CinderMABase):

@@ -11,6 +11,13 @@ GET = 'volume_extension:type_get'
 GET_ALL = 'volume_extension:type_get_all'
 EXTRA_SPECS_MANAGE = 'volume_extension:types_extra_specs:manage'
 EXTRA_SPECS_READ = 'volume_extension:types_extra_specs:read'
+ACCESS_LIST = 'volume_extension:volume_type_access'
+ACCESS_ADD = 'volume_extension:volume_type_access:addProjectAccess'
+ACCESS_REMOVE = 'volume_extension:volume_type_access:removeProjectAccess'
+ENCRYPTION_CREATE = 'volume_extension:volume_type_encryption:create'
+ENCRYPTION_GET = 'volume_extension:volume_type_encryption:get'
+ENCRYPTION_UPDATE = 'volume_extension:volume_type_encryption:update'
+ENCRYPTION_DELETE = 'volume_extension:volume_type_encryption:delete'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -49,6 +56,50 @@ rules = [
             {'method': 'GET', 'path': BASE_PATH + '/{type_id}/extra_specs'},
             {'method': 'GET',
              'path': BASE_PATH + '/{type_id}/extra_specs/{key}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ACCESS_LIST, check_str=base.RULE_ADMIN_API,
+        description='List the projects that may use a private volume '
+                    'type.',
+        operations=[{'method': 'GET',
+                     'path': BASE_PATH + '/{type_id}/os-volume-type-access'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ACCESS_ADD, check_str=base.RULE_ADMIN_API,
+        description='Let a project use a private volume type.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{type_id}/action'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ACCESS_REMOVE, check_str=base.RULE_ADMIN_API,
+        description='Take a private volume type away from a project.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{type_id}/action'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ENCRYPTION_CREATE, check_str=base.RULE_ADMIN_API,
+        description='Make a volume type encrypted.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{type_id}/encryption'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ENCRYPTION_GET, check_str=base.RULE_ADMIN_API,
+        description='Show the encryption of a volume type.',
+        operations=[{'method': 'GET',
+                     'path': BASE_PATH + '/{type_id}/encryption'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ENCRYPTION_UPDATE, check_str=base.RULE_ADMIN_API,
+        description='Change the encryption of a volume type.',
+        operations=[{'method': 'PUT',
+                     'path': BASE_PATH + '/{type_id}/encryption/{id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ENCRYPTION_DELETE, check_str=base.RULE_ADMIN_API,
+        description='Remove the encryption of a volume type that no volume '
+                    'uses.',
+        operations=[{'method': 'DELETE',
+                     'path': BASE_PATH + '/{type_id}/encryption/{id}'}],
         scope_types=['project']),
 ]
 

@@ -13,6 +13,11 @@ UPDATE = 'volume:update'
 DELETE = 'volume:delete'
 ALL_TENANTS = 'volume:get_all_tenants'
 MULTIATTACH = 'volume:multiattach'
+RETYPE = 'volume:retype'
+EXTEND = 'volume:extend'
+EXTEND_ATTACHED = 'volume:extend_attached_volume'
+SET_BOOTABLE = 'volume_extension:volume_actions:set_bootable'
+FORCE_DELETE = 'volume_extension:volume_admin_actions:force_delete'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -51,12 +56,51 @@ rules = [
         scope_types=['project']),
     policy.DocumentedRuleDefault(
         name=MULTIATTACH, check_str=base.RULE_ADMIN_API,
-        description='Create a shareable (multiattach) volume with the '
+        description='Create a shareable (multiattach) volume, from a '
+                    'volume type with multiattach="<is> True" or with the '
                     'legacy "multiattach" flag of the create request '
-                    '(below microversion 3.50). Volume types with '
-                    'multiattach="<is> True" are the way to offer shareable '
-                    'volumes to projects.',
-        operations=[{'method': 'POST', 'path': BASE_PATH}],
+                    '(below microversion 3.50), or retype a volume to a '
+                    'multiattach type. Administrators only by default: a '
+                    'cloud that offers multiattach types to its projects '
+                    'opens this rule to them, for instance '
+                    '"rule:context_is_admin or rule:project_member_api".',
+        operations=[{'method': 'POST', 'path': BASE_PATH},
+                    {'method': 'POST',
+                     'path': BASE_PATH + '/{volume_id}/action (os-retype)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=RETYPE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Change the type of a volume (os-retype).',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{volume_id}/action (os-retype)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=EXTEND, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Grow an available volume (os-extend).',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{volume_id}/action (os-extend)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=EXTEND_ATTACHED, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Grow an in-use volume (os-extend), where its backend '
+                    'supports online extend.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{volume_id}/action (os-extend)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=SET_BOOTABLE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Mark a volume bootable or not (os-set_bootable).',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH +
+                     '/{volume_id}/action (os-set_bootable)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=FORCE_DELETE, check_str=base.RULE_ADMIN_API,
+        description='Delete a volume in any status, detaching its '
+                    'attachments first (os-force_delete).',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH +
+                     '/{volume_id}/action (os-force_delete)'}],
         scope_types=['project']),
 ]
 

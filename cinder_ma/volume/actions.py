@@ -11,6 +11,7 @@ from oslo_utils import timeutils
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
+from cinder_ma.policies import volumes as volume_policies
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
 from cinder_ma.volume import status as vstatus
@@ -124,3 +125,24 @@ def detach(context, volume_id, attachment_id=None):
     attachments.delete_attachment(context, attachment.id)
     LOG.info('Detached attachment %s of volume %s (os-detach)',
              attachment.id, volume.id)
+
+
+def force_delete(context, volume_id):
+    """os-force_delete (admin): detach every attachment, then delete.
+
+    Attachments made through a cinder_ma manager go through that host's
+    detach flow (waited for); those of external consumers have their
+    connections terminated. Any failure stops here, before the delete,
+    with the attachment in error_detaching.
+    """
+    volume = _volume(context, volume_id, volume_policies.FORCE_DELETE)
+    live = [a for a in volume.volume_attachment
+            if a.attach_status in vstatus.LIVE_ATTACH_STATUSES +
+            (vstatus.ATTACH_ERROR_ATTACHING,)]
+    for attachment in live:
+        LOG.warning('Force-delete of volume %s: detaching attachment %s '
+                    '(instance %s)', volume.id, attachment.id,
+                    attachment.instance_uuid)
+        attachments.delete_attachment(context, attachment.id, force=True,
+                                      wait=True)
+    volume_api.delete_volume(context, volume.id, force=True)

@@ -85,9 +85,13 @@ def create_volume(context, size, name=None, description=None,
             reason='size must be a positive integer of GiB')
     vtype = vtypes.find_type(context, volume_type)
     extra_specs = vtypes.specs_of(vtype)
-    if multiattach:
-        policy.authorize(context, volume_policies.MULTIATTACH, target)
     shareable = bool(multiattach) or vtypes.is_multiattach(extra_specs)
+    if shareable:
+        policy.authorize(context, volume_policies.MULTIATTACH, target)
+        if vtype.encryption is not None:
+            raise exception.InvalidVolume(
+                reason='volume type %s is encrypted; a multiattach volume '
+                       'cannot be encrypted' % vtype.name)
     placement = scheduler.select_backend(
         context, size, extra_specs, multiattach=shareable,
         availability_zone=availability_zone)
@@ -104,6 +108,7 @@ def create_volume(context, size, name=None, description=None,
         'availability_zone': placement.availability_zone,
         'volume_type_id': vtype.id,
         'multiattach': shareable,
+        'encrypted': vtype.encryption is not None,
         'metadata': metadata or {},
     })
     LOG.info('Creating volume %(id)s (%(size)s GiB, type %(type)s, '
@@ -189,3 +194,105 @@ def is_admin(context):
     return _is_admin(context)
 
 
+
+
+def set_bootable(context, volume_id, bootable):
+    """os-set_bootable."""
+    volume = get_volume(context, volume_id, volume_policies.SET_BOOTABLE)
+    return db_api.volume_update(context, volume.id,
+                                {'bootable': bool(bootable)})
+
+
+def retype(context, volume_id, new_type, migration_policy='never'):
+    """os-retype: give a volume another type its backend can serve.
+
+    Moving between a shareable and a non-shareable type is allowed only
+    while the volume is available (and has no attachment); the multiattach
+    flag follows the new type. cinder_ma does not migrate volumes, so the
+    new type must fit the volume's current backend.
+    """
+    volume = get_volume(context, volume_id, volume_policies.RETYPE)
+    vtype = vtypes.find_type(context, new_type)
+    if vtype.id == volume.volume_type_id:
+        raise exception.InvalidInput(
+            reason='volume %s already has type %s' % (volume.id,
+                                                      vtype.name))
+    specs = vtypes.specs_of(vtype)
+    shareable = vtypes.is_multiattach(specs)
+    target = _target(volume)
+    if shareable:
+        policy.authorize(context, volume_policies.MULTIATTACH, target)
+    if (vtype.encryption is not None) != bool(volume.encrypted):
+        raise exception.InvalidVolume(
+            reason='retyping between encrypted and unencrypted types needs '
+                   'a migration, which cinder_ma does not do')
+    if shareable and vtype.encryption is not None:
+        raise exception.InvalidVolume(
+            reason='volume type %s is encrypted and multiattach' %
+                   vtype.name)
+    caps = scheduler.backend_capabilities(context, volume.host)
+    why = scheduler.capability_mismatch(caps, specs, shareable)
+    if why:
+        raise exception.InvalidVolume(
+            reason='the backend of volume %s %s, as volume type %s needs; '
+                   'cinder_ma does not migrate volumes (migration_policy '
+                   '%s)' % (volume.id, why, vtype.name, migration_policy))
+    expected = {'volume_type_id': volume.volume_type_id}
+    if shareable != volume.multiattach:
+        if volume.status != vstatus.AVAILABLE:
+            raise exception.InvalidVolume(
+                reason='volume %s is %s; it can move between a shareable '
+                       'and a non-shareable type only while available' % (
+                           volume.id, volume.status))
+        expected.update({'status': vstatus.AVAILABLE, 'attach_count': 0})
+    else:
+        expected['status'] = (vstatus.AVAILABLE, vstatus.IN_USE)
+    volume = db_api.volume_update(
+        context, volume.id, {'volume_type_id': vtype.id,
+                             'multiattach': shareable}, expected=expected)
+    LOG.info('Retyped volume %s to %s (multiattach %s)', volume.id,
+             vtype.name, shareable)
+    return volume
+
+
+def extend(context, volume_id, new_size):
+    """os-extend: grow a volume.
+
+    An in-use volume grows only where its backend declares online extend;
+    the hosts of its attachments are told through a notification.
+    """
+    volume = get_volume(context, volume_id, volume_policies.EXTEND)
+    if not isinstance(new_size, int) or new_size <= volume.size:
+        raise exception.InvalidInput(
+            reason='new size must be an integer greater than the current '
+                   'size, %s GiB' % volume.size)
+    if volume.status == vstatus.IN_USE:
+        policy.authorize(context, volume_policies.EXTEND_ATTACHED,
+                         _target(volume))
+        caps = scheduler.backend_capabilities(context, volume.host)
+        if not caps.get('online_extend'):
+            raise exception.InvalidVolume(
+                reason='volume %s is in use and its backend does not '
+                       'support extending attached volumes' % volume.id)
+    elif volume.status != vstatus.AVAILABLE:
+        raise exception.InvalidVolume(
+            reason='volume %s is %s; only available or in-use volumes can '
+                   'be extended' % (volume.id, volume.status))
+    previous = volume.status
+    volume = db_api.volume_update(
+        context, volume.id, {'status': vstatus.EXTENDING},
+        expected={'status': previous})
+    try:
+        _rpc().extend_volume(context, volume.id, volume.host, new_size)
+    except Exception as exc:
+        LOG.exception('Could not ask the manager of %s to extend %s',
+                      volume.host, volume.id)
+        db_api.volume_update(
+            context, volume.id,
+            {'status': previous,
+             'error_reason': 'extend failed: the manager could not be '
+                             'reached: %s' % exc},
+            expected={'status': vstatus.EXTENDING})
+        raise exception.ManagerUnavailable(host=volume.host,
+                                           reason=str(exc))
+    return volume

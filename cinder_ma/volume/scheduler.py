@@ -51,7 +51,7 @@ def is_true_spec(value):
         '<is> true',)
 
 
-def _capability_mismatch(caps, extra_specs, multiattach):
+def capability_mismatch(caps, extra_specs, multiattach):
     """Why a backend cannot hold the volume, or None when it can."""
     if multiattach and not caps.get('multiattach'):
         return 'does not support multiattach'
@@ -97,7 +97,7 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
                 service.host, availability_zone))
             continue
         caps = capabilities_of(service)
-        why = _capability_mismatch(caps, extra_specs, multiattach)
+        why = capability_mismatch(caps, extra_specs, multiattach)
         if why:
             reasons.append('%s %s' % (service.host, why))
             continue
@@ -130,3 +130,14 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
 def node_of(host):
     """The manager node of a volume host ``node@backend#pool``."""
     return host.split('@', 1)[0].split('#', 1)[0]
+
+
+def backend_capabilities(context, host):
+    """The capabilities reported by the backend of a volume host
+    (``node@backend#pool``); {} when it never reported."""
+    backend_host = host.split('#', 1)[0] if host else None
+    if not backend_host:
+        return {}
+    service = db_api.service_get_by_host_and_binary(
+        context.elevated(), backend_host, VOLUME_BINARY)
+    return capabilities_of(service) if service else {}

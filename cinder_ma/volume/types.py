@@ -64,8 +64,13 @@ def get_default_type(context):
 
 
 def _visible(context, vtype):
-    return vtype.is_public or policy.authorize(
-        context, type_policies.MANAGE, do_raise=False)
+    """Public types, private ones shared with the caller's project, and
+    every type for admins."""
+    if vtype.is_public:
+        return True
+    if context.project_id in {p.project_id for p in vtype.projects}:
+        return True
+    return policy.authorize(context, type_policies.MANAGE, do_raise=False)
 
 
 def find_type(context, name_or_id):
@@ -118,7 +123,9 @@ def list_types(context, is_public=None, filters=None, marker=None,
     if policy.authorize(context, type_policies.MANAGE, do_raise=False):
         filters['is_public'] = is_public
     else:
-        filters['is_public'] = True
+        # Public types and the private ones shared with the project.
+        filters['is_public'] = None
+        filters['visible_to_project'] = context.project_id
     return db_api.volume_type_get_all(context, filters, marker, limit,
                                       sort_keys, sort_dirs)
 
@@ -174,8 +181,16 @@ def get_extra_spec(context, type_id, key):
 def update_extra_specs(context, type_id, specs):
     policy.authorize(context, type_policies.EXTRA_SPECS_MANAGE)
     _validate_specs(specs)
+    vtype = db_api.volume_type_get(context, type_id)
+    expected = None
+    if is_multiattach(specs):
+        if vtype.encryption is not None:
+            raise exception.InvalidVolumeType(
+                reason='volume type %s is encrypted; an encrypted type '
+                       'cannot be multiattach' % type_id)
+        expected = db_api.type_has_no_encryption(type_id)
     result = db_api.volume_type_extra_specs_update_or_create(
-        context, type_id, specs)
+        context, type_id, specs, expected=expected)
     LOG.info('Set extra specs %s on volume type %s', sorted(specs),
              type_id)
     return result
@@ -184,3 +199,96 @@ def update_extra_specs(context, type_id, specs):
 def delete_extra_spec(context, type_id, key):
     policy.authorize(context, type_policies.EXTRA_SPECS_MANAGE)
     db_api.volume_type_extra_specs_delete(context, type_id, key)
+
+
+# Access to private types (os-volume-type-access)
+
+def list_type_access(context, type_id):
+    policy.authorize(context, type_policies.ACCESS_LIST)
+    vtype = db_api.volume_type_get(context, type_id)
+    if vtype.is_public:
+        raise exception.InvalidVolumeType(
+            reason='access list not available for public volume types')
+    return db_api.volume_type_access_get_all(context, type_id)
+
+
+def add_type_access(context, type_id, project_id):
+    policy.authorize(context, type_policies.ACCESS_ADD)
+    vtype = db_api.volume_type_get(context, type_id)
+    if vtype.is_public:
+        raise exception.InvalidVolumeType(
+            reason='access cannot be added to a public volume type')
+    db_api.volume_type_access_add(context, type_id, project_id)
+    LOG.info('Project %s may now use volume type %s', project_id, type_id)
+
+
+def remove_type_access(context, type_id, project_id):
+    policy.authorize(context, type_policies.ACCESS_REMOVE)
+    db_api.volume_type_access_remove(context, type_id, project_id)
+    LOG.info('Project %s may no longer use volume type %s', project_id,
+             type_id)
+
+
+# Encryption (/types/{id}/encryption)
+
+ENCRYPTION_FIELDS = ('provider', 'cipher', 'key_size', 'control_location')
+CONTROL_LOCATIONS = ('front-end', 'back-end')
+
+
+def _check_encryption_values(values, creating):
+    unknown = set(values) - set(ENCRYPTION_FIELDS)
+    if unknown:
+        raise exception.InvalidInput(
+            reason='unknown encryption field(s): %s' % ', '.join(
+                sorted(unknown)))
+    if creating and not values.get('provider'):
+        raise exception.InvalidInput(reason='provider is required')
+    location = values.get('control_location',
+                          'front-end' if creating else None)
+    if location is not None and location not in CONTROL_LOCATIONS:
+        raise exception.InvalidInput(
+            reason='control_location must be one of %s' % ', '.join(
+                CONTROL_LOCATIONS))
+    if creating:
+        values.setdefault('control_location', 'front-end')
+    key_size = values.get('key_size')
+    if key_size is not None and (not isinstance(key_size, int) or
+                                 isinstance(key_size, bool) or
+                                 key_size < 0):
+        raise exception.InvalidInput(
+            reason='key_size must be a non-negative integer')
+    return values
+
+
+def get_encryption(context, type_id):
+    """The encryption of a type, or None."""
+    policy.authorize(context, type_policies.ENCRYPTION_GET)
+    return db_api.volume_type_get(context, type_id).encryption
+
+
+def create_encryption(context, type_id, values):
+    policy.authorize(context, type_policies.ENCRYPTION_CREATE)
+    values = _check_encryption_values(dict(values), creating=True)
+    vtype = db_api.volume_type_get(context, type_id)
+    if is_multiattach(specs_of(vtype)):
+        raise exception.InvalidVolumeType(
+            reason='volume type %s is multiattach; a multiattach type '
+                   'cannot be encrypted (attachments on several hosts '
+                   'cannot share one encryption layer)' % type_id)
+    encryption = db_api.volume_type_encryption_create(
+        context, type_id, values,
+        expected_specs=db_api.type_has_no_multiattach_spec(type_id))
+    LOG.info('Volume type %s is now encrypted (%s)', type_id,
+             values['provider'])
+    return encryption
+
+
+def update_encryption(context, type_id, values):
+    policy.authorize(context, type_policies.ENCRYPTION_UPDATE)
+    values = _check_encryption_values(dict(values), creating=False)
+    return db_api.volume_type_encryption_update(context, type_id, values)
+
+
+def delete_encryption(context, type_id):
+    policy.authorize(context, type_policies.ENCRYPTION_DELETE)
+    db_api.volume_type_encryption_delete(context, type_id)

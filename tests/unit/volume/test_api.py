@@ -30,8 +30,13 @@ class RecordingRPC:
         if self.fail:
             raise RuntimeError('broker down')
 
+    def extend_volume(self, context, volume_id, host, new_size):
+        self.calls.append(('extend_volume', volume_id, host, new_size))
+        if self.fail:
+            raise RuntimeError('broker down')
 
-class VolumeAPITestCase(base.DBTestCase):
+
+class VolumeTestBase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
@@ -40,6 +45,9 @@ class VolumeAPITestCase(base.DBTestCase):
         self.useFixture(fixtures.MockPatchObject(
             volume_api, '_rpc', lambda: self.rpc))
         self.backend = self.make_backend('node1@file')
+
+
+class VolumeAPITestCase(VolumeTestBase):
 
     def test_create_places_and_casts(self):
         vol = volume_api.create_volume(self.context, 2, name='v1',
@@ -68,9 +76,32 @@ class VolumeAPITestCase(base.DBTestCase):
     def test_multiattach_type(self):
         vtypes.create_type(self.admin_context, 'shared',
                            extra_specs={'multiattach': '<is> True'})
+        # volume:multiattach is admin-only by default ...
+        self.assertRaises(exception.PolicyNotAuthorized,
+                          volume_api.create_volume, self.context, 1,
+                          volume_type='shared')
+        vol = volume_api.create_volume(self.admin_context, 1,
+                                       volume_type='shared')
+        self.assertTrue(vol.multiattach)
+        # ... and a cloud offering multiattach types opens it to members.
+        self.set_policy_rules({'volume:multiattach':
+                               'rule:context_is_admin or '
+                               'rule:project_member_api'})
         vol = volume_api.create_volume(self.context, 1,
                                        volume_type='shared')
         self.assertTrue(vol.multiattach)
+
+    def test_encrypted_multiattach_refused(self):
+        plain = vtypes.create_type(self.admin_context, 'enc')
+        vtypes.create_encryption(self.admin_context, plain.id,
+                                 {'provider': 'luks'})
+        vol = volume_api.create_volume(self.context, 1, volume_type='enc')
+        self.assertTrue(vol.encrypted)
+        exc = self.assertRaises(exception.InvalidVolume,
+                                volume_api.create_volume,
+                                self.admin_context, 1, volume_type='enc',
+                                multiattach=True)
+        self.assertIn('cannot be encrypted', str(exc))
 
     def test_legacy_flag_needs_policy(self):
         self.assertRaises(exception.PolicyNotAuthorized,
@@ -154,3 +185,99 @@ class VolumeAPITestCase(base.DBTestCase):
                                 volume_api.delete_volume,
                                 self.admin_context, vol.id, force=True)
         self.assertIn('a1', str(exc))
+
+
+class VolumeLifecycleTestCase(VolumeTestBase):
+    """Retype, bootable and extend rules around shared volumes."""
+
+    def setUp(self):
+        super().setUp()
+        self.shared = vtypes.create_type(
+            self.admin_context, 'shared',
+            extra_specs={'multiattach': '<is> True'})
+        self.plain = vtypes.create_type(self.admin_context, 'plain')
+
+    def _available(self, context=None, **kw):
+        vol = volume_api.create_volume(context or self.admin_context, 1,
+                                       **kw)
+        return db_api.volume_update(self.admin_context, vol.id,
+                                    {'status': 'available'})
+
+    def test_retype_to_shareable_and_back(self):
+        vol = self._available(volume_type='plain')
+        vol = volume_api.retype(self.admin_context, vol.id, 'shared')
+        self.assertTrue(vol.multiattach)
+        self.assertEqual(self.shared.id, vol.volume_type_id)
+        vol = volume_api.retype(self.admin_context, vol.id, 'plain')
+        self.assertFalse(vol.multiattach)
+
+    def test_retype_to_shareable_needs_policy(self):
+        vol = self._available(context=self.context)
+        self.assertRaises(exception.PolicyNotAuthorized, volume_api.retype,
+                          self.context, vol.id, 'shared')
+        volume_api.retype(self.context, vol.id, 'plain')
+
+    def test_retype_refused_in_use(self):
+        vol = self._available(volume_type='plain')
+        db_api.volume_update(self.admin_context, vol.id,
+                             {'status': 'in-use'})
+        exc = self.assertRaises(exception.InvalidVolume, volume_api.retype,
+                                self.admin_context, vol.id, 'shared')
+        self.assertIn('only while available', str(exc))
+
+    def test_retype_needs_capable_backend(self):
+        db_api.service_update(self.admin_context, self.backend.id, {
+            'capabilities': {'multiattach': False, 'pools': []}})
+        vol = db_api.volume_create(self.admin_context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'available',
+            'volume_type_id': self.plain.id, 'host': 'node1@file#file'})
+        exc = self.assertRaises(exception.InvalidVolume, volume_api.retype,
+                                self.admin_context, vol.id, 'shared')
+        self.assertIn('does not support multiattach', str(exc))
+
+    def test_retype_to_encrypted_refused(self):
+        enc = vtypes.create_type(self.admin_context, 'enc')
+        vtypes.create_encryption(self.admin_context, enc.id,
+                                 {'provider': 'luks'})
+        vol = self._available(volume_type='plain')
+        self.assertRaises(exception.InvalidVolume, volume_api.retype,
+                          self.admin_context, vol.id, 'enc')
+
+    def test_set_bootable(self):
+        vol = self._available()
+        self.assertTrue(volume_api.set_bootable(self.admin_context, vol.id,
+                                                True).bootable)
+
+    def test_extend_available(self):
+        vol = self._available()
+        vol = volume_api.extend(self.admin_context, vol.id, 3)
+        self.assertEqual('extending', vol.status)
+        self.assertEqual(('extend_volume', vol.id, vol.host, 3),
+                         self.rpc.calls[-1])
+        self.assertRaises(exception.InvalidVolume, volume_api.extend,
+                          self.admin_context, vol.id, 5)
+
+    def test_extend_bad_size(self):
+        vol = self._available()
+        self.assertRaises(exception.InvalidInput, volume_api.extend,
+                          self.admin_context, vol.id, 1)
+
+    def test_extend_in_use_needs_online_extend(self):
+        vol = self._available()
+        db_api.volume_update(self.admin_context, vol.id,
+                             {'status': 'in-use'})
+        exc = self.assertRaises(exception.InvalidVolume, volume_api.extend,
+                                self.admin_context, vol.id, 2)
+        self.assertIn('does not support extending attached', str(exc))
+        db_api.service_update(self.admin_context, self.backend.id, {
+            'capabilities': {'online_extend': True, 'pools': []}})
+        vol = volume_api.extend(self.admin_context, vol.id, 2)
+        self.assertEqual('extending', vol.status)
+
+    def test_extend_rpc_failure_restores_status(self):
+        vol = self._available()
+        self.rpc.fail = True
+        self.assertRaises(exception.ManagerUnavailable, volume_api.extend,
+                          self.admin_context, vol.id, 2)
+        self.assertEqual('available', db_api.volume_get(
+            self.admin_context, vol.id).status)

@@ -46,6 +46,10 @@ class AttachmentRulesTestCase(base.DBTestCase):
         self.useFixture(fixtures.MockPatchObject(
             attachments, '_rpc', lambda: self.rpc))
         self.make_backend('node1@file')
+        # This cloud lets its projects use multiattach types.
+        self.set_policy_rules({'volume:multiattach':
+                               'rule:context_is_admin or '
+                               'rule:project_member_api'})
         self.service = cm_context.RequestContext(
             user_id='nova', project_id='fake-project',
             roles=['member', 'reader'], service_roles=['service'])

@@ -78,3 +78,78 @@ class TypesTestCase(base.DBTestCase):
                                            project_id='p')
         self.assertEqual(['__DEFAULT__'],
                          [t.name for t in vtypes.list_types(reader)])
+
+
+class TypeAccessEncryptionTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        vtypes.ensure_default_type(self.admin_context)
+
+    def test_private_type_access(self):
+        private = vtypes.create_type(self.admin_context, 'private',
+                                     is_public=False)
+        self.assertRaises(exception.PolicyNotAuthorized,
+                          vtypes.add_type_access, self.context, private.id,
+                          'fake-project')
+        vtypes.add_type_access(self.admin_context, private.id,
+                               'fake-project')
+        self.assertRaises(exception.VolumeTypeAccessExists,
+                          vtypes.add_type_access, self.admin_context,
+                          private.id, 'fake-project')
+        self.assertEqual(['fake-project'], vtypes.list_type_access(
+            self.admin_context, private.id))
+        self.assertIn('private',
+                      [t.name for t in vtypes.list_types(self.context)])
+        self.assertEqual(private.id,
+                         vtypes.find_type(self.context, 'private').id)
+        vtypes.remove_type_access(self.admin_context, private.id,
+                                  'fake-project')
+        self.assertNotIn('private',
+                         [t.name for t in vtypes.list_types(self.context)])
+        self.assertRaises(exception.VolumeTypeAccessNotFound,
+                          vtypes.remove_type_access, self.admin_context,
+                          private.id, 'fake-project')
+
+    def test_public_type_has_no_access_list(self):
+        public = vtypes.create_type(self.admin_context, 'public')
+        self.assertRaises(exception.InvalidVolumeType,
+                          vtypes.add_type_access, self.admin_context,
+                          public.id, 'p')
+
+    def test_encryption_crud(self):
+        vtype = vtypes.create_type(self.admin_context, 'enc')
+        self.assertIsNone(vtypes.get_encryption(self.admin_context,
+                                                vtype.id))
+        enc = vtypes.create_encryption(
+            self.admin_context, vtype.id,
+            {'provider': 'luks', 'cipher': 'aes-xts-plain64',
+             'key_size': 256})
+        self.assertEqual('front-end', enc.control_location)
+        enc = vtypes.update_encryption(self.admin_context, vtype.id,
+                                       {'key_size': 512})
+        self.assertEqual(512, enc.key_size)
+        self.assertRaises(exception.InvalidInput, vtypes.update_encryption,
+                          self.admin_context, vtype.id,
+                          {'control_location': 'middle'})
+        vtypes.delete_encryption(self.admin_context, vtype.id)
+        self.assertIsNone(vtypes.get_encryption(self.admin_context,
+                                                vtype.id))
+
+    def test_multiattach_and_encryption_exclusive(self):
+        shared = vtypes.create_type(
+            self.admin_context, 'shared',
+            extra_specs={'multiattach': '<is> True'})
+        exc = self.assertRaises(exception.InvalidVolumeType,
+                                vtypes.create_encryption,
+                                self.admin_context, shared.id,
+                                {'provider': 'luks'})
+        self.assertIn('multiattach', str(exc))
+        enc = vtypes.create_type(self.admin_context, 'enc')
+        vtypes.create_encryption(self.admin_context, enc.id,
+                                 {'provider': 'luks'})
+        exc = self.assertRaises(exception.InvalidVolumeType,
+                                vtypes.update_extra_specs,
+                                self.admin_context, enc.id,
+                                {'multiattach': '<is> True'})
+        self.assertIn('encrypted', str(exc))
