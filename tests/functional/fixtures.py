@@ -1,0 +1,555 @@
+"""Fixtures of the functional tests: cinder_ma's commands as real
+processes.
+
+* :class:`AllInOne` -- ``cinder-ma-all`` (API and manager in one process,
+  SQLite and the file backend in a temporary state directory).
+* :class:`Deployment` -- the multi-process deployment: a throw-away
+  PostgreSQL database migrated by ``cinder-ma-manage db sync``, then
+  ``cinder-ma-manager`` and ``cinder-ma-api`` as separate processes talking
+  over RabbitMQ. Call :func:`require_deployment_services` first: it skips
+  the test (or fails it under ``CINDER_MA_REQUIRE_SERVICES=1``) when
+  PostgreSQL or RabbitMQ is not reachable.
+* :class:`WSGIServer` -- ``cinder_ma.wsgi.api:application`` served by
+  waitress' own command line (``python -m waitress``), configured through
+  ``OS_CINDER_MA_CONFIG_FILES``.
+
+Every process runs in a session of its own, writes its log, standard
+output and standard error to files in the fixture's directory (no pipe to
+fill up), and is stopped on cleanup by SIGTERM to its process group, then
+SIGKILL after :data:`STOP_TIMEOUT` seconds. A process that fails to start
+raises :class:`ServiceFailed` with the tail of its standard error and log.
+
+Starting processes costs seconds: :func:`class_fixture` shares one fixture
+between the tests of a class.
+"""
+
+import atexit
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import uuid
+
+import fixtures
+import kombu
+import requests
+from testtools import content
+
+from tests import fixtures as cm_fixtures
+
+#: The venv's console scripts are next to its interpreter.
+BIN_DIR = os.path.dirname(sys.executable)
+#: Seconds a process may take to be ready, and to stop after SIGTERM.
+START_TIMEOUT = 60
+STOP_TIMEOUT = 20
+#: Seconds an HTTP request of the tests may take.
+HTTP_TIMEOUT = 30
+
+#: The line cinder-ma-all prints once it serves.
+READY = re.compile(r'^cinder-ma-all: API listening on (http://\S+)/v3 '
+                   r'\(state in (.+)\)$', re.MULTILINE)
+
+#: noauth tokens ("user:project"); without X-Roles the caller is an admin.
+ADMIN_TOKEN = 'admin:admin'
+ADMIN_PROJECT = 'admin'
+
+_MODULES = {
+    'cinder-ma-all': 'cinder_ma.cmd.all',
+    'cinder-ma-api': 'cinder_ma.cmd.api',
+    'cinder-ma-manage': 'cinder_ma.cmd.manage',
+    'cinder-ma-manager': 'cinder_ma.cmd.manager',
+}
+
+#: The manager's RPC topic (cinder_ma.manager.rpcapi.ManagerAPI.TOPIC).
+MANAGER_TOPIC = 'cinder-ma-manager'
+
+
+class ServiceFailed(Exception):
+    """A process did not start, or not in time."""
+
+
+def command(name):
+    """The argv prefix of a console script of cinder_ma: the script of the
+    running interpreter's environment, else ``python -m`` its module."""
+    script = os.path.join(BIN_DIR, name)
+    if os.access(script, os.X_OK):
+        return [script]
+    return [sys.executable, '-m', _MODULES[name]]
+
+
+def environ(**extra):
+    """The environment of the processes: ours, without warnings on
+    standard error (eventlet's deprecation, for one), plus ``extra``."""
+    env = dict(os.environ, PYTHONWARNINGS='ignore')
+    env.update(extra)
+    return env
+
+
+def free_port(host='127.0.0.1'):
+    """A TCP port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def unique(prefix):
+    """A name no other test (or test run) uses."""
+    return '%s-%s' % (prefix, uuid.uuid4().hex[:12])
+
+
+def write_config(path, sections):
+    """Write an ini file from ``{section: {option: value}}``."""
+    with open(path, 'w') as f:
+        for section, values in sections.items():
+            f.write('[%s]\n' % section)
+            for key, value in values.items():
+                f.write('%s = %s\n' % (key, value))
+            f.write('\n')
+    return path
+
+
+def _tail(path, lines=40):
+    if not path:
+        return ''
+    try:
+        with open(path, errors='replace') as f:
+            return ''.join(f.readlines()[-lines:])
+    except OSError:
+        return ''
+
+
+def wait_for(predicate, what, timeout=START_TIMEOUT, processes=(),
+             interval=0.1):
+    """Poll ``predicate()`` until it returns something true; return it.
+
+    :param processes: :class:`Process` fixtures that must keep running
+        meanwhile.
+    :raises ServiceFailed: one of them exited, or ``timeout`` passed.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        for process in processes:
+            if not process.running():
+                raise ServiceFailed('%s exited while waiting for %s.\n%s'
+                                    % (process.name, what,
+                                       process.describe()))
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise ServiceFailed('no %s within %s s.\n%s' % (
+                what, timeout, '\n'.join(p.describe() for p in processes)))
+        time.sleep(interval)
+
+
+def run(argv, directory, name, timeout=START_TIMEOUT):
+    """Run a command to its end; raise ServiceFailed if it fails."""
+    result = subprocess.run(argv, cwd=directory, env=environ(),
+                            stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, timeout=timeout, check=False)
+    if result.returncode != 0:
+        raise ServiceFailed('%s exited with %s.\nstdout:\n%s\nstderr:\n%s'
+                            % (name, result.returncode, result.stdout,
+                               result.stderr))
+    return result
+
+
+# Processes left running by a test runner that never ran the cleanups
+# (interrupted, or a class cleanup not called): stopped at exit.
+_RUNNING = set()
+
+
+@atexit.register
+def _stop_leftovers():
+    for process in list(_RUNNING):
+        process.stop(timeout=5)
+
+
+class Process(fixtures.Fixture):
+    """A command running in a session (and process group) of its own.
+
+    :param name: names its files ``<name>.stdout``, ``<name>.stderr``
+        and ``<name>.log`` in ``directory``.
+    :param log_file: True to pass ``--log-file <name>.log`` (oslo.log) to
+        the command; else the path of the log it writes by itself (its
+        configuration), or None.
+    """
+
+    def __init__(self, name, argv, directory, env=None, log_file=True):
+        super().__init__()
+        self.name = name
+        self.directory = directory
+        self.stdout_path = os.path.join(directory, name + '.stdout')
+        self.stderr_path = os.path.join(directory, name + '.stderr')
+        self.argv = list(argv)
+        if log_file is True:
+            log_file = os.path.join(directory, name + '.log')
+            self.argv += ['--log-file', log_file]
+        self.log_path = log_file
+        self.env = env
+        self.proc = None
+
+    def _setUp(self):
+        with open(self.stdout_path, 'w') as out, \
+                open(self.stderr_path, 'w') as err:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=err, cwd=self.directory,
+                env=self.env or environ(), start_new_session=True)
+        _RUNNING.add(self)
+        self.addCleanup(self.stop)
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stdout(self):
+        with open(self.stdout_path, errors='replace') as f:
+            return f.read()
+
+    def describe(self):
+        """Status, standard error and log of the process, for failures."""
+        if self.proc is None:
+            return '%s: not started' % self.name
+        status = ('running' if self.running() else
+                  'exit status %s' % self.proc.returncode)
+        return ('%s (pid %s, %s): %s\n--- stderr (tail):\n%s'
+                '--- log (tail):\n%s' % (
+                    self.name, self.proc.pid, status, ' '.join(self.argv),
+                    _tail(self.stderr_path), _tail(self.log_path)))
+
+    def _signal_group(self, signo):
+        # Only while the leader is not reaped: its pid (the group's id)
+        # cannot have been reused.
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signo)
+            except ProcessLookupError:
+                pass
+
+    def stop(self, signo=signal.SIGTERM, timeout=STOP_TIMEOUT):
+        """Signal the process group; SIGKILL it after ``timeout`` seconds.
+
+        :returns: the exit status of the process.
+        """
+        if self.proc is None:
+            return None
+        self._signal_group(signo)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._signal_group(signal.SIGKILL)
+            self.proc.wait()
+        _RUNNING.discard(self)
+        return self.proc.returncode
+
+    def kill(self):
+        """SIGKILL the process and its children at once (a crash)."""
+        return self.stop(signal.SIGKILL)
+
+
+def http_get(url, token=None, timeout=2):
+    """The JSON body of a successful GET, or None (refused or failed)."""
+    headers = {'X-Auth-Token': token} if token else {}
+    try:
+        response = requests.get(url, headers=headers, timeout=timeout)
+    except requests.RequestException:
+        return None
+    if response.status_code >= 400:
+        return None
+    return response.json()
+
+
+class _Server(fixtures.Fixture):
+    """Common parts of the fixtures serving the API.
+
+    ``url`` is the server's root (``http://127.0.0.1:PORT``), ``endpoint``
+    the v3 API (``<url>/v3``).
+    """
+
+    url = None
+
+    def processes(self):
+        """The fixture's processes, for failure reports."""
+        return []
+
+    def attach_logs_on_failure(self, testcase):
+        """Have a failing ``testcase`` show the status, standard error and
+        log tail of the processes."""
+        def attach(exc_info):
+            for process in self.processes():
+                testcase.addDetail(process.name, content.text_content(
+                    process.describe()))
+        testcase.addOnException(attach)
+
+    @property
+    def endpoint(self):
+        return self.url + '/v3'
+
+    def project_url(self, project):
+        return '%s/%s' % (self.endpoint, project)
+
+    def services(self, **query):
+        """The os-services list, as an admin."""
+        try:
+            response = requests.get(
+                self.project_url(ADMIN_PROJECT) + '/os-services',
+                params=query, headers={'X-Auth-Token': ADMIN_TOKEN},
+                timeout=HTTP_TIMEOUT)
+        except requests.RequestException:
+            return None
+        if response.status_code != 200:
+            return None
+        return response.json()['services']
+
+    def service_states(self):
+        """{(binary, host): state} of every service."""
+        return {(s['binary'], s['host']): s['state']
+                for s in self.services() or ()}
+
+
+class AllInOne(_Server):
+    """``cinder-ma-all`` with its state in a temporary directory.
+
+    It listens on a port the kernel chooses (``[api] port = 0``), read
+    from the line the command prints once it serves.
+
+    :param config: extra ``{section: {option: value}}``.
+    """
+
+    def __init__(self, config=None):
+        super().__init__()
+        self.extra_config = config or {}
+
+    def _setUp(self):
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.state_path = os.path.join(self.directory, 'state')
+        self.volumes_dir = os.path.join(self.state_path, 'volumes')
+        self.host = unique('aio')
+        sections = {
+            'DEFAULT': {'host': self.host, 'state_path': self.state_path,
+                        'auth_strategy': 'noauth'},
+            'api': {'host_ip': '127.0.0.1', 'port': 0},
+        }
+        for section, values in self.extra_config.items():
+            sections.setdefault(section, {}).update(values)
+        self.config_file = write_config(
+            os.path.join(self.directory, 'cinder-ma.conf'), sections)
+        self.process = self.useFixture(Process(
+            'cinder-ma-all',
+            command('cinder-ma-all') + ['--config-file', self.config_file],
+            self.directory))
+        match = wait_for(lambda: READY.search(self.process.stdout()),
+                         '"API listening" line of cinder-ma-all',
+                         processes=[self.process])
+        self.url = match.group(1)
+        self.reported_state_path = match.group(2)
+
+    def processes(self):
+        return [self.process]
+
+
+class ServerDatabase(cm_fixtures.Database):
+    """A throw-away database on a server (dropped on cleanup), neither
+    migrated nor used by this process: the commands under test do that.
+    """
+
+    def _setUp(self):
+        self.url = self._create_server_db()
+
+
+def _host_port(url, default_port):
+    parts = urllib.parse.urlsplit(url)
+    return parts.hostname or '127.0.0.1', parts.port or default_port
+
+
+def require_deployment_services(testcase):
+    """Skip ``testcase`` (fail it with CINDER_MA_REQUIRE_SERVICES=1) unless
+    PostgreSQL and RabbitMQ are reachable.
+
+    :returns: the admin URL of the PostgreSQL server.
+    """
+    url = cm_fixtures.server_url_or_skip(testcase, 'postgresql')
+    host, port = _host_port(cm_fixtures.RABBIT_URL, 5672)
+    if not cm_fixtures.port_open(host, port):
+        cm_fixtures.skip_or_fail(testcase, 'RabbitMQ is not reachable at '
+                                           '%s:%s' % (host, port))
+    return url
+
+
+class Deployment(_Server):
+    """The API and a manager in two processes, PostgreSQL and RabbitMQ.
+
+    The node's ``host`` and the RPC ``control_exchange`` are unique, so
+    that deployments sharing the broker (parallel tests, other runs) never
+    exchange messages; the manager's queue and the exchange are deleted
+    from the broker on cleanup.
+
+    :param admin_url: the PostgreSQL server's admin URL (see
+        :func:`require_deployment_services`).
+    :param report_interval, service_down_time: ``[manager]`` options,
+        short so that a dead manager shows ``down`` within seconds.
+    """
+
+    BACKEND = 'file'
+
+    def __init__(self, admin_url, report_interval=1, service_down_time=3):
+        super().__init__()
+        self.admin_url = admin_url
+        self.report_interval = report_interval
+        self.service_down_time = service_down_time
+
+    def _setUp(self):
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.state_path = os.path.join(self.directory, 'state')
+        self.volumes_dir = os.path.join(self.state_path, 'volumes')
+        self.host = unique('mp')
+        self.backend_host = '%s@%s' % (self.host, self.BACKEND)
+        self.exchange = 'cinder_ma_test_%s' % uuid.uuid4().hex[:12]
+        self.database = self.useFixture(ServerDatabase(self.admin_url))
+        self.port = free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.config_file = write_config(
+            os.path.join(self.directory, 'cinder-ma.conf'), {
+                'DEFAULT': {
+                    'host': self.host, 'state_path': self.state_path,
+                    'auth_strategy': 'noauth', 'rpc_transport': 'oslo',
+                    'transport_url': cm_fixtures.RABBIT_URL,
+                    'control_exchange': self.exchange,
+                    'enabled_backends': self.BACKEND},
+                self.BACKEND: {'volume_driver': 'file'},
+                'database': {'connection': self.database.url},
+                'api': {'host_ip': '127.0.0.1', 'port': self.port},
+                'manager': {'report_interval': self.report_interval,
+                            'service_down_time': self.service_down_time,
+                            'rpc_response_timeout': 10},
+            })
+        # Registered before the processes start: runs after they stopped.
+        self.addCleanup(self._clean_broker)
+        run(command('cinder-ma-manage') + [
+            '--config-file', self.config_file, 'db', 'sync'],
+            self.directory, 'cinder-ma-manage db sync')
+        self.managers = []
+        self.start_manager()
+        self.api = self.useFixture(Process(
+            'cinder-ma-api',
+            command('cinder-ma-api') + ['--config-file', self.config_file],
+            self.directory))
+        wait_for(lambda: http_get(self.url + '/'), 'answer of cinder-ma-api',
+                 processes=[self.api])
+        self.wait_for_services('up')
+
+    @property
+    def manager(self):
+        """The node's manager process started last."""
+        return self.managers[-1]
+
+    def start_manager(self):
+        """Start the node's manager (again: its files get a number)."""
+        name = 'cinder-ma-manager'
+        if self.managers:
+            name += '-%d' % (len(self.managers) + 1)
+        self.managers.append(self.useFixture(Process(
+            name, command('cinder-ma-manager') + [
+                '--config-file', self.config_file],
+            self.directory)))
+        return self.manager
+
+    def processes(self):
+        return [self.api] + self.managers
+
+    def wait_for_services(self, state, timeout=START_TIMEOUT):
+        """Wait until the node's manager and backend show ``state``."""
+        wanted = {('cinder-ma-manager', self.host): state,
+                  ('cinder-ma-volume', self.backend_host): state}
+
+        def reached():
+            states = self.service_states()
+            return all(states.get(k) == v for k, v in wanted.items())
+
+        processes = [self.api]
+        if state == 'up':
+            processes.append(self.manager)
+        return wait_for(reached, 'services %s' % json.dumps(
+            {'%s %s' % k: v for k, v in wanted.items()}),
+            timeout=timeout, processes=processes)
+
+    def _clean_broker(self):
+        """Delete what this deployment alone declared on the broker: its
+        node's queue and its exchange."""
+        parts = urllib.parse.urlsplit(cm_fixtures.RABBIT_URL)
+        url = parts._replace(scheme='amqp').geturl()
+        with kombu.Connection(url, connect_timeout=5) as conn:
+            channel = conn.channel()
+            channel.queue_delete('%s.%s' % (MANAGER_TOPIC, self.host))
+            channel.exchange_delete(self.exchange)
+
+
+class WSGIServer(_Server):
+    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``.
+
+    The configuration (a SQLite database in a temporary state directory,
+    migrated by ``cinder-ma-manage db sync``) reaches the application
+    through ``OS_CINDER_MA_CONFIG_FILES`` only.
+    """
+
+    def _setUp(self):
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.state_path = os.path.join(self.directory, 'state')
+        self.log_path = os.path.join(self.directory, 'application.log')
+        self.config_file = write_config(
+            os.path.join(self.directory, 'cinder-ma.conf'), {
+                'DEFAULT': {'state_path': self.state_path,
+                            'auth_strategy': 'noauth',
+                            'log_file': self.log_path},
+            })
+        run(command('cinder-ma-manage') + [
+            '--config-file', self.config_file, 'db', 'sync'],
+            self.directory, 'cinder-ma-manage db sync')
+        port = free_port()
+        self.url = 'http://127.0.0.1:%d' % port
+        self.process = self.useFixture(Process(
+            'waitress',
+            [sys.executable, '-m', 'waitress', '--listen=127.0.0.1:%d' % port,
+             'cinder_ma.wsgi.api:application'],
+            self.directory, log_file=self.log_path,
+            env=environ(OS_CINDER_MA_CONFIG_FILES=self.config_file)))
+        wait_for(lambda: http_get(self.url + '/'), 'answer of waitress',
+                 processes=[self.process])
+
+    def processes(self):
+        return [self.process]
+
+
+def class_fixture(testcase, factory, key=None):
+    """The fixture ``factory()`` shared by the tests of ``testcase``'s
+    class: set up by the first test that asks, cleaned up after the class's
+    last test (a class cleanup).
+
+    :param key: names the fixture among those of the class (default: the
+        factory itself).
+
+    A fixture that fails to set up is not kept: the next test tries again
+    and reports its own failure.
+    """
+    key = factory if key is None else key
+    cls = type(testcase)
+    cache = cls.__dict__.get('_class_fixtures')
+    if cache is None:
+        cache = {}
+        cls._class_fixtures = cache
+    fixture = cache.get(key)
+    if fixture is None:
+        fixture = factory()
+        fixture.setUp()
+        cache[key] = fixture
+        cls.addClassCleanup(_drop_class_fixture, cache, key)
+    return fixture
+
+
+def _drop_class_fixture(cache, key):
+    cache.pop(key).cleanUp()

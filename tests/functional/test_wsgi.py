@@ -1,0 +1,61 @@
+"""``cinder_ma.wsgi.api:application`` under a real WSGI server.
+
+waitress' command line (``python -m waitress``) imports the module and
+serves ``application``; the configuration comes from
+``OS_CINDER_MA_CONFIG_FILES`` alone, with a SQLite database that
+``cinder-ma-manage db sync`` migrated beforehand.
+"""
+
+import requests
+import testtools
+
+from cinder_ma.api import microversions as mv
+from tests.functional import fixtures as func_fixtures
+
+TIMEOUT = func_fixtures.HTTP_TIMEOUT
+
+
+class WSGIApplicationTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.server = func_fixtures.class_fixture(self,
+                                                  func_fixtures.WSGIServer)
+        self.server.attach_logs_on_failure(self)
+
+    def test_versions_document(self):
+        response = requests.get(self.server.url + '/', timeout=TIMEOUT)
+        self.assertEqual(300, response.status_code)
+        (v3,) = response.json()['versions']
+        self.assertEqual('v3.0', v3['id'])
+        self.assertEqual('CURRENT', v3['status'])
+        self.assertEqual((mv.MIN_VERSION, mv.MAX_VERSION),
+                         (v3['min_version'], v3['version']))
+        self.assertIn({'rel': 'self', 'href': self.server.url + '/v3/'},
+                      v3['links'])
+        self.assertIn('X-OpenStack-Request-Id', response.headers)
+
+    def test_reads_the_configured_database(self):
+        headers = {'X-Auth-Token': 'alice:demo'}
+        response = requests.get(self.server.project_url('demo') + '/types',
+                                headers=headers, timeout=TIMEOUT)
+        self.assertEqual(200, response.status_code, response.text)
+        # Created by "db sync" in the database of the config file.
+        self.assertEqual(['__DEFAULT__'],
+                         [t['name'] for t in response.json()['volume_types']])
+        response = requests.get(
+            self.server.project_url('demo') + '/volumes', headers=headers,
+            timeout=TIMEOUT)
+        self.assertEqual(200, response.status_code, response.text)
+        self.assertEqual({'volumes': []}, response.json())
+        self.assertEqual([], self.server.services())
+
+    def test_faults(self):
+        response = requests.get(self.server.project_url('demo') + '/nope',
+                                headers={'X-Auth-Token': 'alice:demo'},
+                                timeout=TIMEOUT)
+        self.assertEqual(404, response.status_code)
+        self.assertEqual(404, response.json()['itemNotFound']['code'])
+        response = requests.get(self.server.project_url('demo') + '/volumes',
+                                timeout=TIMEOUT)
+        self.assertEqual(401, response.status_code)
