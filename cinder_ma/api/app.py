@@ -20,6 +20,7 @@ from oslo_middleware import request_id
 import pecan
 import webob.exc
 
+from cinder_ma.api import actions
 from cinder_ma.api import auth
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
@@ -81,6 +82,8 @@ class RootController:
 def _check_routes():
     for handler in routes.handlers():
         validation.check_ranges(handler)
+        for action in actions.action_functions(handler):
+            validation.check_ranges(action)
 
 
 def setup_app(conf=None):

@@ -12,6 +12,10 @@ with the fault names of Cinder's ``cinder/api/openstack/wsgi.py``
 subclasses carry their status in ``.code``; a webob HTTP error carries its
 own. Anything else is a bug: it is logged with its traceback and the client
 gets a 500 ``computeFault`` with a generic message, never the traceback.
+
+``expose(min_version=...)`` also gates a function by microversion: outside
+its range the request is a 404 (Cinder's "API version 3.N is not supported
+on this method.") before the body is read.
 """
 
 import functools
@@ -21,6 +25,7 @@ from oslo_serialization import jsonutils
 import webob
 import webob.exc
 
+from cinder_ma.api import microversions as mv
 from cinder_ma import exception
 
 LOG = logging.getLogger(__name__)
@@ -109,16 +114,32 @@ def exception_response(exc):
     return fault_response(500, _generic_message(500))
 
 
-def expose(status=200):
+def check_version(req, min_version=None, max_version=None):
+    """Refuse a request whose microversion is outside [min, max].
+
+    :raises VersionNotFoundForAPIMethod: a 404, as Cinder answers a
+        method that does not exist at the requested microversion.
+    """
+    if not req.api_version.matches(min_version, max_version):
+        raise mv.VersionNotFoundForAPIMethod(version=str(req.api_version))
+
+
+def expose(status=200, min_version=None, max_version=None):
     """Decorate a controller ``func(req, **path_params)``.
 
     :param status: status of a successful response (200, 202, ...); a
         function returning None gets an empty body.
+    :param min_version: the first microversion that serves the function
+        (None: every version); below it, a 404 before anything else runs.
+    :param max_version: the last microversion that serves it (None: up
+        to the maximum).
     """
     def decorate(func):
         @functools.wraps(func)
         def wrapper(req, **kwargs):
             try:
+                if min_version is not None or max_version is not None:
+                    check_version(req, min_version, max_version)
                 result = func(req, **kwargs)
             except Exception as exc:
                 return exception_response(exc)
@@ -126,6 +147,8 @@ def expose(status=200):
                 return result
             return json_response(result, status)
         wrapper.success_status = status
+        wrapper.min_version = min_version
+        wrapper.max_version = max_version
         return wrapper
     return decorate
 

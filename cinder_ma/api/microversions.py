@@ -24,12 +24,14 @@ covers resources we do not serve):
 * 3.21 (VOLUME_DETAIL_PROVIDER_ID) -- volumes show ``provider_id`` to
   admins.
 * 3.23 (VOLUME_DELETE_FORCE) -- volume delete honours ``force``.
-* 3.27 (NEW_ATTACH) -- the attachments API (served by the attachments
-  controller once it lands).
+* 3.27 (NEW_ATTACH) -- the attachments API: ``/attachments`` (create,
+  show, list, list with details, update with a connector, delete).
+  Below, those URLs are a 404.
 * 3.31 (RESOURCE_FILTER) -- unknown filters of volume lists are a 400
   instead of being ignored.
 * 3.34 (LIKE_FILTER) -- volume lists accept ``name~`` (substring match).
-* 3.44 (NEW_ATTACH_COMPLETION) -- attachment completion.
+* 3.44 (NEW_ATTACH_COMPLETION) -- the ``os-complete`` action of
+  attachments marks an attachment attached (204).
 * 3.45 (SUPPORT_COUNT_INFO) -- volume lists accept ``with_count`` and then
   return ``count``.
 * 3.47 (VOLUME_CREATE_FROM_BACKUP) -- create accepts ``backup_id`` (null
@@ -47,6 +49,19 @@ covers resources we do not serve):
   keys; volume update needs at least one field.
 * 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
   (``rw`` or ``ro``).
+* 3.55 (ATTACH_THROUGH_MANAGER) -- **cinder_ma's own**, "attach through a
+  cinder_ma manager": attachment create takes ``instance_host``, a host
+  run by a cinder_ma manager (not with ``connector``); that manager's
+  attach flow connects the volume and attaches it to the instance,
+  asynchronously (the attachment goes from ``reserved`` to ``attached``;
+  clients poll it). The ``attachments`` entries of volumes show
+  ``attach_mode``; attachment lists show ``attachments_links`` when a
+  page is full; ``os-begin_detaching`` and ``os-roll_detaching`` take an
+  optional ``attachment_id`` (a shareable volume has several).
+  Cinder's own 3.55 (volume transfers with snapshots) is not served:
+  cinder_ma has no transfers. A Cinder client negotiates the lower of its
+  maximum and ours (python-cinderclient's is 3.71), so it speaks 3.55 to
+  us and gets Cinder's shapes plus the fields above.
 """
 
 import re
@@ -71,9 +86,11 @@ MULTIATTACH_VOLUMES = '3.50'
 SUPPORT_VOLUME_TYPE_FILTER = '3.52'
 SUPPORT_VOLUME_SCHEMA_CHANGES = '3.53'
 ATTACHMENT_CREATE_MODE_ARG = '3.54'
+# cinder_ma's own (Cinder's 3.55 is TRANSFER_WITH_SNAPSHOTS).
+ATTACH_THROUGH_MANAGER = '3.55'
 
 MIN_VERSION = BASE_VERSION
-MAX_VERSION = ATTACHMENT_CREATE_MODE_ARG
+MAX_VERSION = ATTACH_THROUGH_MANAGER
 
 # When MAX_VERSION last changed; the version documents show it.
 UPDATED = '2026-11-21T00:00:00Z'
@@ -93,6 +110,10 @@ class InvalidAPIVersionString(exception.Invalid):
 class InvalidGlobalAPIVersion(exception.VersionNotAcceptable):
     message = ('Version %(req_ver)s is not supported by the API. Minimum '
                'is %(min_ver)s and maximum is %(max_ver)s.')
+
+
+class VersionNotFoundForAPIMethod(exception.NotFound):
+    message = 'API version %(version)s is not supported on this method.'
 
 
 class APIVersionRequest:

@@ -22,9 +22,11 @@ import re
 
 import webob.exc
 
+from cinder_ma.api.v3 import attachments
 from cinder_ma.api.v3 import services
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import versions
+from cinder_ma.api.v3 import volume_actions
 from cinder_ma.api.v3 import volumes
 
 _P = '/v3/{project_id}'
@@ -38,6 +40,17 @@ ROUTES = {
     _P + '/volumes/{volume_id}': {'GET': volumes.show,
                                   'PUT': volumes.update,
                                   'DELETE': volumes.delete},
+    _P + '/volumes/{volume_id}/action': {'POST': volume_actions.action},
+
+    # From 3.27 (NEW_ATTACH); below, 404.
+    _P + '/attachments': {'GET': attachments.index,
+                          'POST': attachments.create},
+    _P + '/attachments/detail': {'GET': attachments.detail},
+    _P + '/attachments/{attachment_id}': {'GET': attachments.show,
+                                          'PUT': attachments.update,
+                                          'DELETE': attachments.delete},
+    _P + '/attachments/{attachment_id}/action': {
+        'POST': attachments.action},
 
     _P + '/types': {'GET': types.index, 'POST': types.create},
     _P + '/types/{type_id}': {'GET': types.show,

@@ -70,21 +70,11 @@ def connection_info_of(attachment):
         if attachment.connection_info else None
 
 
-def _backend_service(context, volume):
-    """The service row of a volume's backend, or None if unknown."""
-    backend_host = volume.host.split('#', 1)[0] if volume.host else None
-    if not backend_host:
-        return None
-    return db_api.service_get_by_host_and_binary(
-        context.elevated(), backend_host, scheduler.VOLUME_BINARY)
-
-
 def check_backend_multiattach(context, volume):
     """Refuse early when a shareable volume's backend cannot share it."""
     if not volume.multiattach or volume.attach_count == 0:
         return
-    service = _backend_service(context, volume)
-    caps = scheduler.capabilities_of(service) if service else {}
+    caps = scheduler.backend_capabilities(context, volume.host)
     if not caps.get('multiattach'):
         raise exception.InvalidVolume(
             reason='volume %s is multiattach but its backend %s does not '
@@ -279,13 +269,16 @@ def _is_connected(attachment):
         vstatus.ATTACH_DETACHING) and attachment.connection_info
 
 
-def delete_attachment(context, attachment_id, force=False):
+def delete_attachment(context, attachment_id, force=False, wait=False):
     """Terminate an attachment's connection and delete it.
 
     An attachment connected to an instance can only be deleted by a
     service (the lesson of CVE-2023-2088: a user deleting it would leave
     the host connected to a volume it no longer controls); others get 409.
     Administrators use :func:`force_detach`.
+
+    :returns: the volume's other attachments (Cinder's delete answers
+        them).
     """
     attachment = get_attachment(context, attachment_id,
                                 attachment_policies.DELETE)
@@ -299,7 +292,8 @@ def delete_attachment(context, attachment_id, force=False):
     volume = db_api.volume_get(context, attachment.volume_id)
     if attachment.manager_host and attachment.attach_status in (
             vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ERROR_DETACHING):
-        return _detach_through_host(context, volume, attachment)
+        _detach_through_host(context, volume, attachment, wait)
+        return _others(context, attachment)
     attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
@@ -315,9 +309,16 @@ def delete_attachment(context, attachment_id, force=False):
         raise
     attachment_db.attachment_destroy(context, attachment.id)
     LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)
+    return _others(context, attachment)
 
 
-def _detach_through_host(context, volume, attachment):
+def _others(context, attachment):
+    """The other (not deleted) attachments of an attachment's volume."""
+    volume = db_api.volume_get(context, attachment.volume_id)
+    return [a for a in volume.volume_attachment if a.id != attachment.id]
+
+
+def _detach_through_host(context, volume, attachment, wait=False):
     attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=(vstatus.ATTACH_ATTACHED,
@@ -326,7 +327,7 @@ def _detach_through_host(context, volume, attachment):
     notifications.notify_attach(context, 'detach.start', volume, attachment)
     try:
         _rpc().detach_volume(context, attachment.id,
-                             attachment.manager_host)
+                             attachment.manager_host, wait=wait)
     except Exception as exc:
         LOG.exception('Could not ask the manager of %s to detach %s',
                       attachment.manager_host, attachment.id)
@@ -350,6 +351,10 @@ def force_detach(context, volume_id, attachment_id=None):
                 reason='volume %s has %d attachments; name the one to '
                        'detach with attachment_id' % (volume.id, len(live)))
         attachment_id = live[0].id
+    elif attachment_id not in [a.id for a in volume.volume_attachment]:
+        raise exception.VolumeAttachmentNotFound(
+            filter='attachment_id = %s, volume_id = %s' % (attachment_id,
+                                                           volume.id))
     LOG.warning('Force-detaching attachment %s of volume %s at the request '
                 'of %s', attachment_id, volume.id, context.user_id)
     delete_attachment(context, attachment_id, force=True)

@@ -9,7 +9,9 @@ value (``snapshot_id``, ``source_volid``, ``consistencygroup_id``,
 parsing Cinder's shape work unchanged. ``bootable`` is the string "true"
 or "false", as in Cinder. The volume's ``error_reason`` is not shown: Cinder
 has no such field and a field of our own would need a microversion of our
-own.
+own. ``attachments`` lists the attached attachments as Cinder does
+(``host_name`` to admins only); from 3.55 (ours) each also shows its
+``attach_mode``.
 """
 
 from cinder_ma.api import microversions as mv
@@ -26,12 +28,15 @@ def _volume_type(volume):
     return volume.volume_type_id
 
 
-def _attachments(volume, is_admin):
+def _attachments(req, volume, is_admin):
+    """Cinder's entries, attached attachments only; from 3.55 (ours)
+    with ``attach_mode``."""
+    with_mode = req.api_version.matches(mv.ATTACH_THROUGH_MANAGER)
     attachments = []
     for attachment in volume.volume_attachment:
         if attachment.attach_status != ATTACHED:
             continue
-        attachments.append({
+        entry = {
             'id': volume.id,
             'attachment_id': attachment.id,
             'volume_id': volume.id,
@@ -39,7 +44,10 @@ def _attachments(volume, is_admin):
             'host_name': attachment.attached_host if is_admin else None,
             'device': attachment.mountpoint,
             'attached_at': views.isotime(attachment.attach_time),
-        })
+        }
+        if with_mode:
+            entry['attach_mode'] = attachment.attach_mode
+        attachments.append(entry)
     return attachments
 
 
@@ -72,7 +80,7 @@ def detail(req, volume):
         'replication_status': 'disabled',
         'consistencygroup_id': None,
         'multiattach': bool(volume.multiattach),
-        'attachments': _attachments(volume, is_admin),
+        'attachments': _attachments(req, volume, is_admin),
         'os-vol-tenant-attr:tenant_id': volume.project_id,
     }
     if is_admin:

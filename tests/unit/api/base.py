@@ -5,7 +5,22 @@ is out of scope of an API unit test: its RPC casts
 (:class:`cinder_ma.manager.rpcapi.ManagerAPI`) are replaced by mocks,
 which the tests inspect. A backend is registered in the services table so
 that the scheduler can place volumes, as a running manager would.
+
+The attachment rules (:mod:`cinder_ma.volume.attachments`) call managers
+too (initialize/terminate a connection, attach/detach on an instance's
+host). Those calls go to a :class:`RecordingRPC` instead of the in-process
+transport and a real manager: an API test checks what the API asks for
+and answers, the manager's tests and the functional tests check what a
+manager does with it, and the attach endpoints of the manager are another
+engineer's work in progress. The recorder answers
+``initialize_connection`` with a connection_info as a file backend would.
+Notifications (sent through the RPC layer too) are a mock.
 """
+
+import socketserver
+import threading
+import uuid
+from wsgiref import simple_server
 
 import fixtures
 from oslo_serialization import jsonutils
@@ -14,6 +29,8 @@ import webtest
 
 from cinder_ma.api import app
 from cinder_ma.db import api as db_api
+from cinder_ma.db import models
+from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import types as volume_types
 from tests import base
 
@@ -48,6 +65,92 @@ MEMBER = headers(roles=['member', 'reader'])
 READER = headers(user='reader-user', roles=['reader'])
 OTHER_MEMBER = headers(project=OTHER_PROJECT, user='other-user',
                        roles=['member', 'reader'])
+# A compute service acting for a member of the project (user token plus
+# service token).
+SERVICE = headers(user='nova', roles=['member', 'reader'],
+                  service_roles=['service'])
+
+MANAGER_HOST = 'compute1'
+
+
+class RecordingRPC:
+    """Stands in for ManagerAPI: records every call, in order, as
+    ``(method, *positional args)`` (keyword arguments in ``kwargs``);
+    answers initialize_connection."""
+
+    def __init__(self):
+        self.calls = []
+        self.kwargs = []
+
+    def __getattr__(self, name):
+        def record(context, *args, **kwargs):
+            self.calls.append((name,) + args)
+            self.kwargs.append(kwargs)
+            if name == 'initialize_connection':
+                return {'driver_volume_type': 'file',
+                        'data': {'path': '/srv/volume-%s' % args[0]}}
+            return None
+        return record
+
+    def methods(self):
+        return [call[0] for call in self.calls]
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+
+    def log_message(self, format, *args):
+        pass
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn,
+                       simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class ServedApp(fixtures.Fixture):
+    """The app on a real HTTP server on a free loopback port, for tests
+    that drive it with a real client such as python-cinderclient.
+
+    The standard library's threaded WSGI server: it answers HTTP/1.0 (no
+    connection outlives its request) and stops at once on cleanup.
+
+    :ivar url: ``http://127.0.0.1:<port>``.
+    """
+
+    def __init__(self, application):
+        super().__init__()
+        self.application = application
+
+    def _setUp(self):
+        server = simple_server.make_server(
+            '127.0.0.1', 0, self.application,
+            server_class=_ThreadingServer, handler_class=_QuietHandler)
+        thread = threading.Thread(target=server.serve_forever,
+                                  kwargs={'poll_interval': 0.05},
+                                  daemon=True)
+        thread.start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(thread.join, 10)
+        self.addCleanup(server.shutdown)
+        self.url = 'http://127.0.0.1:%d' % server.server_port
+
+
+def cinderclient_for(url, version, project=PROJECT, user='fake-user',
+                     roles=('member', 'reader'), service_roles=()):
+    """A python-cinderclient v3 client of the served app at ``version``,
+    with Cinder's own noauth plugin (roles go as ``X-Roles``)."""
+    from cinderclient import api_versions
+    from cinderclient import client as cinder_client
+    from cinderclient.contrib import noauth
+    from keystoneauth1 import session as ks_session
+
+    auth = noauth.CinderNoAuthPlugin(user, project, endpoint=url + '/v3')
+    extra = {'X-Roles': ','.join(roles)}
+    if service_roles:
+        extra['X-Service-Roles'] = ','.join(service_roles)
+    session = ks_session.Session(auth=auth, additional_headers=extra)
+    return cinder_client.Client(api_versions.APIVersion(version),
+                                session=session)
 
 
 class APITestCase(base.DBTestCase):
@@ -65,6 +168,12 @@ class APITestCase(base.DBTestCase):
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
             'heartbeat_at': timeutils.utcnow(),
             'capabilities': jsonutils.dumps(BACKEND_CAPABILITIES)})
+        # Notifications go out through the RPC layer, not set up here.
+        self.notify = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.notifications.notify')).mock
+        self.rpc = RecordingRPC()
+        self.useFixture(fixtures.MockPatchObject(
+            volume_attachments, '_rpc', lambda: self.rpc))
         self.app = webtest.TestApp(app.setup_app(self.conf))
 
     @staticmethod
@@ -81,6 +190,29 @@ class APITestCase(base.DBTestCase):
                   'metadata': metadata}
         record.update(values)
         return db_api.volume_create(self.admin_context, record)
+
+    def make_manager(self, host=MANAGER_HOST, supports_multiattach=True,
+                     hypervisor='fake'):
+        """The services row of a cinder_ma manager running a hypervisor
+        driver on ``host``, up."""
+        return db_api.service_create(self.admin_context, {
+            'host': host, 'binary': 'cinder-ma-manager',
+            'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
+            'heartbeat_at': timeutils.utcnow(),
+            'capabilities': jsonutils.dumps({'hypervisor': {
+                'driver': hypervisor,
+                'supports_multiattach': supports_multiattach}})})
+
+    def add_attachment(self, volume, **values):
+        """An attachment row written directly (no rules, no counters):
+        for views and lists."""
+        row = {'id': str(uuid.uuid4()), 'volume_id': volume.id,
+               'instance_uuid': str(uuid.uuid4()),
+               'attach_status': 'attached', 'attach_mode': 'rw'}
+        row.update(values)
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.add(models.VolumeAttachment(**row))
+        return row['id']
 
     def assertFault(self, response, code, name, message=None):
         """A Cinder fault body with the given code (and message part)."""

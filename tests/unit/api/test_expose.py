@@ -5,6 +5,7 @@ import webob
 import webob.exc
 
 from cinder_ma.api import expose
+from cinder_ma.api import microversions as mv
 from cinder_ma import exception
 
 
@@ -39,6 +40,44 @@ class TestExpose(testtools.TestCase):
         response = _call({'t': datetime.datetime(2026, 11, 21, 20, 0)})
         self.assertEqual({'t': '2026-11-21T20:00:00.000000'},
                          response.json)
+
+
+class TestVersionGate(testtools.TestCase):
+
+    def _call(self, version, **gate):
+        @expose.expose(status=202, **gate)
+        def handler(req):
+            return {'served': True}
+        req = webob.Request.blank('/')
+        req.api_version = mv.APIVersionRequest(version)
+        return handler(req)
+
+    def test_inside_the_range(self):
+        for version in ('3.27', '3.30', '3.40'):
+            response = self._call(version, min_version='3.27',
+                                  max_version='3.40')
+            self.assertEqual(202, response.status_int)
+
+    def test_outside_is_cinders_404(self):
+        for version in ('3.0', '3.26', '3.41'):
+            response = self._call(version, min_version='3.27',
+                                  max_version='3.40')
+            self.assertEqual(404, response.status_int)
+            self.assertEqual(
+                {'itemNotFound': {
+                    'code': 404,
+                    'message': 'API version %s is not supported on this '
+                               'method.' % version}}, response.json)
+
+    def test_ungated_needs_no_version(self):
+        self.assertEqual(200, _call({'a': 1}).status_int)
+
+    def test_gate_is_recorded(self):
+        @expose.expose(min_version='3.44')
+        def handler(req):
+            return None
+        self.assertEqual('3.44', handler.min_version)
+        self.assertIsNone(handler.max_version)
 
 
 class TestFaults(testtools.TestCase):

@@ -3,9 +3,13 @@
 import testtools
 import webob.exc
 
+from cinder_ma.api import actions
+from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
+from cinder_ma.api.v3 import attachments
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import versions
+from cinder_ma.api.v3 import volume_actions
 from cinder_ma.api.v3 import volumes
 
 
@@ -20,6 +24,25 @@ class TestMatch(testtools.TestCase):
         self.assertIs(types.extra_spec_update, handler)
         self.assertEqual({'project_id': 'p1', 'type_id': 't1',
                           'key': 'k1'}, params)
+
+    def test_attachments_and_actions(self):
+        for method, path, handler, params in (
+                ('GET', '/v3/p/attachments', attachments.index, {}),
+                ('POST', '/v3/p/attachments', attachments.create, {}),
+                ('GET', '/v3/p/attachments/detail', attachments.detail, {}),
+                ('GET', '/v3/p/attachments/a1', attachments.show,
+                 {'attachment_id': 'a1'}),
+                ('PUT', '/v3/p/attachments/a1', attachments.update,
+                 {'attachment_id': 'a1'}),
+                ('DELETE', '/v3/p/attachments/a1', attachments.delete,
+                 {'attachment_id': 'a1'}),
+                ('POST', '/v3/p/attachments/a1/action', attachments.action,
+                 {'attachment_id': 'a1'}),
+                ('POST', '/v3/p/volumes/v1/action', volume_actions.action,
+                 {'volume_id': 'v1'})):
+            found, found_params = routes.match(method, path)
+            self.assertIs(handler, found)
+            self.assertEqual(dict(params, project_id='p'), found_params)
 
     def test_fixed_segments_win(self):
         self.assertIs(volumes.detail,
@@ -58,3 +81,10 @@ class TestMatch(testtools.TestCase):
     def test_every_handler_is_exposed(self):
         for handler in routes.handlers():
             self.assertTrue(hasattr(handler, 'success_status'), handler)
+            for action in actions.action_functions(handler):
+                self.assertTrue(hasattr(action, 'success_status'), action)
+
+    def test_attachments_need_3_27(self):
+        for handler in routes.ROUTES['/v3/{project_id}/attachments'
+                                     '/{attachment_id}'].values():
+            self.assertEqual(mv.NEW_ATTACH, handler.min_version)

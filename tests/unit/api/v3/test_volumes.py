@@ -191,10 +191,21 @@ class TestCreate(base.APITestCase):
         self.app.post_json(self.url('types'), {'volume_type': {
             'name': 'shared', 'extra_specs': {
                 'multiattach': '<is> True'}}}, headers=base.ADMIN)
+        member = base.headers(roles=['member'], version='3.50')
+        # volume:multiattach is for admins by default...
+        response = self._create({'size': 1, 'volume_type': 'shared'},
+                                headers=member, status=403)
+        self.assertFault(response, 403, 'forbidden', 'volume:multiattach')
         volume = self._create({'size': 1, 'volume_type': 'shared'},
-                              headers=base.headers(roles=['member'],
-                                                   version='3.50')
+                              headers=base.headers(version='3.50')
                               ).json['volume']
+        self.assertTrue(volume['multiattach'])
+        # ... and a cloud may open it to its projects.
+        self.set_policy_rules({'volume:multiattach':
+                               'rule:context_is_admin or '
+                               'rule:project_member_api'})
+        volume = self._create({'size': 1, 'volume_type': 'shared'},
+                              headers=member).json['volume']
         self.assertTrue(volume['multiattach'])
 
     def test_no_backend_is_a_400(self):

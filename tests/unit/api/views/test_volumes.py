@@ -4,6 +4,7 @@ import webob
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.api.views import volumes as views
+from cinder_ma.db import api as db_api
 from tests.unit.api import base
 
 
@@ -40,6 +41,26 @@ class TestVolumeViews(base.APITestCase):
         view = views.detail(self._req(mv.VOLUME_DETAIL_PROVIDER_ID, True),
                             self.volume)
         self.assertIn('provider_id', view)
+
+    def test_attachment_entries(self):
+        self.add_attachment(self.volume, id='a1', instance_uuid='srv',
+                            attached_host='h1', mountpoint='/dev/vdb',
+                            attach_mode='ro')
+        self.add_attachment(self.volume, attach_status='reserved')
+        volume = db_api.volume_get(self.admin_context, self.volume.id)
+        keys = {'id', 'attachment_id', 'volume_id', 'server_id',
+                'host_name', 'device', 'attached_at'}
+        (entry,) = views.detail(self._req(mv.prior(
+            mv.ATTACH_THROUGH_MANAGER)), volume)['attachments']
+        self.assertEqual(keys, set(entry))
+        (entry,) = views.detail(self._req(mv.ATTACH_THROUGH_MANAGER),
+                                volume)['attachments']
+        self.assertEqual(keys | {'attach_mode'}, set(entry))
+        self.assertEqual('ro', entry['attach_mode'])
+        self.assertIsNone(entry['host_name'])
+        (entry,) = views.detail(self._req(mv.ATTACH_THROUGH_MANAGER, True),
+                                volume)['attachments']
+        self.assertEqual('h1', entry['host_name'])
 
     def test_values(self):
         view = views.detail(self._req(mv.MAX_VERSION), self.volume)
