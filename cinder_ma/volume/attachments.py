@@ -13,6 +13,7 @@ Two ways lead to the same records and tasks:
 
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
+from oslo_utils import excutils
 from oslo_utils import timeutils
 
 from cinder_ma.db import api as db_api
@@ -178,7 +179,15 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
             raise exception.ManagerUnavailable(host=instance_host,
                                                reason=str(exc))
     elif connector:
-        attachment = update_attachment(context, attachment.id, connector)
+        try:
+            attachment = update_attachment(context, attachment.id,
+                                           connector)
+        except Exception:
+            # Nothing half-done: the reservation goes with the failure.
+            with excutils.save_and_reraise_exception():
+                LOG.warning('Connecting attachment %s failed; releasing '
+                            'its reservation', attachment.id)
+                attachment_db.attachment_destroy(context, attachment.id)
     return attachment_db.attachment_get(context, attachment.id)
 
 

@@ -90,6 +90,21 @@ class AttachmentRulesTestCase(base.DBTestCase):
         self.assertEqual(('initialize_connection', vol.id, vol.host,
                           {'host': 'compute1'}, 'ro'), self.rpc.calls[-1])
 
+    def test_create_with_connector_failure_releases_reservation(self):
+        vol = self._volume()
+        self._attach(vol, 'i1', host='compute1')
+        # A second reservation for i1 is fine, but connecting it on the
+        # host where i1 already has the volume is refused ...
+        self.assertRaises(exception.Conflict, attachments.create_attachment,
+                          self.context, vol.id, 'i1',
+                          connector={'host': 'compute1'})
+        # ... and leaves no reservation behind.
+        live = attachment_db.attachment_get_all(
+            self.context, filters={'volume_id': vol.id})
+        self.assertEqual(1, len(live))
+        self.assertEqual('in-use',
+                         volume_api.get_volume(self.context, vol.id).status)
+
     def test_bad_mode(self):
         vol = self._volume()
         self.assertRaises(exception.InvalidInput,
