@@ -32,6 +32,7 @@ from oslo_service import backend as _service_backend
 _service_backend.init_backend(_service_backend.BackendType.THREADING)
 
 import threading  # noqa: E402
+import time  # noqa: E402
 import traceback  # noqa: E402
 
 import futurist  # noqa: E402
@@ -53,6 +54,10 @@ EXTRA_EXMODS = []
 
 #: Threads running local casts; a cast is one manager flow.
 LOCAL_CAST_WORKERS = 32
+
+#: Notification drivers that need no bus, usable with the local transport
+#: ('test' keeps notifications in memory, for tests).
+BUSLESS_DRIVERS = frozenset(('noop', 'log', 'test'))
 
 messaging.set_transport_defaults(control_exchange='cinder_ma')
 
@@ -123,6 +128,30 @@ def cleanup():
         if transport is not None:
             transport.cleanup()
     _LOCAL_REGISTRY.clear()
+
+
+def wait_for_casts(timeout=None):
+    """Wait until the local casts submitted so far, and those they submit,
+    have run.
+
+    :returns: False on timeout, else True (also when nothing is pending or
+        the transport is not the local one).
+    """
+    state = _STATE
+    if state is None or state.executor is None:
+        return True
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        with state.pending_lock:
+            pending = [f for f in state.pending if not f.done()]
+        if not pending:
+            return True
+        remaining = None
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+        waiters.wait_for_all(pending, timeout=remaining)
 
 
 def _submit(state, func, *args):
@@ -275,8 +304,8 @@ def get_notifier(publisher_id):
 
     Configured by ``[oslo_messaging_notifications]``. With the local
     transport and no notification transport_url, notifications can only
-    go to drivers that send nothing over a bus: 'noop' unless 'log' (or
-    another) is configured.
+    go to drivers that send nothing over a bus: 'noop' unless 'log' or
+    'test' (:data:`BUSLESS_DRIVERS`) is configured.
     """
     state = _state()
     with _LOCK:
@@ -298,7 +327,7 @@ def _make_notifier(state):
                 getattr(conf, 'transport_url', None)):
             # The fake driver only polls for listeners; there are none.
             url = 'fake://'
-            if not group.driver or set(group.driver) - {'noop', 'log'}:
+            if not group.driver or set(group.driver) - BUSLESS_DRIVERS:
                 if group.driver:
                     LOG.warning('Notification drivers %s need a '
                                 '[oslo_messaging_notifications] '

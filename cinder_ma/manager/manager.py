@@ -1,21 +1,38 @@
-"""RPC endpoints of the manager: thin, each runs one flow.
+"""RPC endpoints of the manager: thin, each runs one flow or one driver
+call.
 
-An endpoint loads the volume, finds the backend of this node that holds it,
-and runs the operation's flow with the volume as a frozen VolumeRef. The
-flows record failures on the volume; the exception still propagates so
-that the RPC server logs it (at debug level for the expected ones below).
+A manager plays two roles, often in one process:
+
+* for the volumes of its backends: create/delete (flows), and
+  initialize/terminate connection (one driver call each, answered to the
+  caller);
+* for the instances of its host: the attach and detach flows, which call
+  the manager of the volume's backend for the backend side.
+
+A volume endpoint loads the volume, finds the backend of this node that
+holds it, and runs the operation's flow with the volume as a frozen
+VolumeRef; an attachment endpoint loads the attachment and runs its flow.
+The flows record failures on the volume or attachment; the exception still
+propagates so that the RPC server logs it (at debug level for the expected
+ones below).
 """
 
 import dataclasses
 
 from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_serialization import jsonutils
 
 from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
+from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
+from cinder_ma.manager.flows import attach_volume as attach_flow
 from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
+from cinder_ma.manager.flows import detach_volume as detach_flow
+from cinder_ma.manager import locks
 from cinder_ma.manager import rpcapi
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume import status as vstatus
@@ -23,8 +40,9 @@ from cinder_ma.volume import status as vstatus
 LOG = logging.getLogger(__name__)
 
 #: Outcomes a caller can expect, not failures of the manager.
-EXPECTED = (exception.VolumeNotFound, exception.Conflict,
-            exception.InvalidVolume, exception.DriverError)
+EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
+            exception.Conflict, exception.InvalidVolume,
+            exception.InvalidInput, exception.DriverError)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,11 +75,18 @@ class Manager:
 
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
-    def __init__(self, host, backends, hypervisor=None):
-        """:param backends: {section name: :class:`Backend`}."""
+    def __init__(self, host, backends, hypervisor=None, connectors=None):
+        """:param backends: {section name: :class:`Backend`}.
+        :param hypervisor: the host's hypervisor driver, or None.
+        :param connectors: the host's
+            :class:`~cinder_ma.manager.connector.Connectors` (by default
+            the in-tree ones and those of installed packages).
+        """
         self.host = host
         self.backends = dict(backends)
         self.hypervisor = hypervisor
+        self.connectors = connectors or host_connector.Connectors()
+        self.manager_api = rpcapi.ManagerAPI()
 
     def _backend(self, volume):
         node = rpcapi.server_for(volume.host) if volume.host else None
@@ -111,3 +136,179 @@ class Manager:
                        {'context': context, 'volume_id': volume_id,
                         'volume': volume_ref(volume)})
         LOG.info('Deleted volume %s from %s', volume_id, volume.host)
+
+    # Connections (backend role)
+
+    def _connection_backend(self, context, volume_id):
+        volume = db_api.volume_get(context, volume_id)
+        return volume, self._backend(volume)
+
+    @staticmethod
+    def _driver_call(what, volume, func, *args):
+        """``func(*args)``; unexpected errors become DriverError."""
+        try:
+            return func(*args)
+        except exception.CinderMAException:
+            raise
+        except Exception as exc:
+            LOG.exception('%s of volume %s failed', what, volume.id)
+            raise exception.DriverError(
+                reason='%s of volume %s failed: %s' % (what, volume.id,
+                                                        exc)) from None
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def initialize_connection(self, context, volume_id, connector,
+                              attach_mode):
+        """Connect a volume of this node to the host of ``connector``.
+
+        :returns: the driver's connection info, whose
+            ``data['access_mode']`` is ``attach_mode``.
+        """
+        if attach_mode not in driver_base.ACCESS_MODES:
+            raise exception.InvalidInput(
+                reason='attach mode must be one of %s, not %r' % (
+                    ', '.join(driver_base.ACCESS_MODES), attach_mode))
+        if not isinstance(connector, dict) or not connector.get('host'):
+            raise exception.InvalidInput(
+                reason='connector must be an object with at least "host"')
+        volume, backend = self._connection_backend(context, volume_id)
+        if volume.status not in vstatus.ATTACHABLE_STATUSES:
+            raise exception.InvalidVolume(
+                reason='volume %s is %s; it cannot be connected' % (
+                    volume_id, volume.status))
+        ref = volume_ref(volume)
+        info = self._driver_call(
+            'Initializing the connection', volume,
+            backend.driver.initialize_connection, ref, connector,
+            attach_mode)
+        if not (isinstance(info, dict) and
+                info.get('driver_volume_type')):
+            self._driver_call('Terminating the connection', volume,
+                              backend.driver.terminate_connection, ref,
+                              connector)
+            raise exception.DriverError(
+                reason='the driver of %s returned connection info without '
+                       'driver_volume_type' % backend.host)
+        info = dict(info)
+        info['data'] = dict(info.get('data') or {}, access_mode=attach_mode)
+        LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
+                 'host %(host)s (%(mode)s)',
+                 {'type': info['driver_volume_type'], 'vol': volume_id,
+                  'host': connector['host'], 'mode': attach_mode})
+        return info
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def terminate_connection(self, context, volume_id, connector):
+        """Undo initialize_connection for the host of ``connector``."""
+        if not isinstance(connector, dict):
+            raise exception.InvalidInput(
+                reason='connector must be an object')
+        volume, backend = self._connection_backend(context, volume_id)
+        self._driver_call('Terminating the connection', volume,
+                          backend.driver.terminate_connection,
+                          volume_ref(volume), connector)
+        LOG.info('Terminated the connection of volume %s to host %s',
+                 volume_id, connector.get('host'))
+
+    # Attachments (instance host role)
+
+    def _load_attachment(self, context, attachment_id, expected_status,
+                         error_status):
+        """The attachment and its volume, or a reason the flow cannot run.
+
+        An attachment that is not in ``expected_status`` is left alone (a
+        repeated or stale message); one that cannot be handled here is
+        moved to ``error_status``.
+        """
+        attachment = attachment_db.attachment_get(context, attachment_id)
+        if attachment.attach_status != expected_status:
+            raise exception.Conflict(
+                reason='attachment %s is %s, not %s' % (
+                    attachment_id, attachment.attach_status,
+                    expected_status))
+        volume = db_api.volume_get(context, attachment.volume_id)
+        try:
+            if attachment.manager_host != self.host:
+                raise exception.InvalidVolume(
+                    reason='attachment %s is handled by the manager of %s, '
+                           'not of %s' % (attachment_id,
+                                          attachment.manager_host,
+                                          self.host))
+            if not volume.host:
+                raise exception.InvalidVolume(
+                    reason='volume %s has no host' % volume.id)
+            try:
+                lock = locks.ConnectionLock.for_volume(
+                    volume.id, volume.shared_targets, volume.service_uuid)
+            except ValueError as exc:
+                raise exception.InvalidVolume(reason=str(exc))
+        except exception.InvalidVolume as exc:
+            LOG.error('%s', exc)
+            try:
+                attachment_db.attachment_update(
+                    context, attachment_id, {'attach_status': error_status},
+                    expected_status=expected_status)
+            except (exception.VolumeAttachmentNotFound, exception.Conflict,
+                    exception.InvalidVolume):
+                pass
+            raise
+        return attachment, volume, lock
+
+    def _store(self, context, attachment, volume):
+        return {
+            'context': context,
+            'attachment_id': attachment.id,
+            'volume_id': volume.id,
+            'volume_host': volume.host,
+            'instance_uuid': attachment.instance_uuid,
+            'attach_mode': attachment.attach_mode,
+            'host': self.host,
+            'shared_service_uuid': (volume.service_uuid
+                                    if volume.shared_targets else None),
+        }
+
+    def _run_attachment_flow(self, flow, store, lock):
+        try:
+            flows.run_flow(flow, store)
+        finally:
+            # The flow releases it, also when it fails; in case a revert
+            # could not, never leave this host's connections locked.
+            lock.release()
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def attach_volume(self, context, attachment_id):
+        """Attach a reserved attachment to its instance on this host."""
+        attachment, volume, lock = self._load_attachment(
+            context, attachment_id, vstatus.ATTACH_RESERVED,
+            vstatus.ATTACH_ERROR_ATTACHING)
+        store = self._store(context, attachment, volume)
+        store.update(shareable=bool(volume.multiattach),
+                     mountpoint=attachment.mountpoint)
+        self._run_attachment_flow(
+            attach_flow.get_flow(self.manager_api, self.connectors,
+                                 self.hypervisor, lock), store, lock)
+        LOG.info('Attached volume %s to instance %s (attachment %s, %s)',
+                 volume.id, attachment.instance_uuid, attachment_id,
+                 attachment.attach_mode)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def detach_volume(self, context, attachment_id):
+        """Detach an attachment in 'detaching' from its instance on this
+        host and delete it.
+        """
+        attachment, volume, lock = self._load_attachment(
+            context, attachment_id, vstatus.ATTACH_DETACHING,
+            vstatus.ATTACH_ERROR_DETACHING)
+        store = self._store(context, attachment, volume)
+        store.update(
+            connector=_loads(attachment.connector),
+            connection_info=_loads(attachment.connection_info))
+        self._run_attachment_flow(
+            detach_flow.get_flow(self.manager_api, self.connectors,
+                                 self.hypervisor, lock), store, lock)
+        LOG.info('Detached volume %s from instance %s (attachment %s)',
+                 volume.id, attachment.instance_uuid, attachment_id)
+
+
+def _loads(text):
+    return jsonutils.loads(text) if text else None

@@ -35,6 +35,10 @@ class ManagerAPI:
     API version history:
 
     * 1.0 - Initial version: create_volume, delete_volume.
+    * 1.1 - Attachments: initialize_connection and terminate_connection
+      (calls to the manager of the volume's backend), attach_volume and
+      detach_volume (casts to the manager of the instance's host; a
+      detach can be waited for, as a call).
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
@@ -42,7 +46,7 @@ class ManagerAPI:
     A major version bump needs a release where managers serve both.
     """
 
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -79,3 +83,58 @@ class ManagerAPI:
         """
         self._client(host, '1.0').cast(context, 'delete_volume',
                                        volume_id=volume_id)
+
+    def initialize_connection(self, context, volume_id, host, connector,
+                              attach_mode):
+        """Have the backend of ``host`` connect a volume to the host of
+        ``connector`` (call).
+
+        :param host: the volume's host, ``node@backend#pool``.
+        :param connector: the connector properties of the host that will
+            connect (``host``, ``initiator``, ...).
+        :param attach_mode: 'rw' or 'ro'.
+        :returns: the connection info, ``{'driver_volume_type': ...,
+            'data': {..., 'access_mode': attach_mode}}``.
+        :raises DriverError: the backend could not make the connection.
+        :raises InvalidVolume: the volume is not on that backend, or not
+            in a status that can be attached.
+        """
+        return self._client(host, '1.1').call(
+            context, 'initialize_connection', volume_id=volume_id,
+            connector=connector, attach_mode=attach_mode)
+
+    def terminate_connection(self, context, volume_id, host, connector):
+        """Have the backend of ``host`` undo initialize_connection for the
+        host of ``connector`` (call; idempotent).
+
+        :raises DriverError: the backend could not remove the connection.
+        """
+        self._client(host, '1.1').call(
+            context, 'terminate_connection', volume_id=volume_id,
+            connector=connector)
+
+    def attach_volume(self, context, attachment_id, instance_host):
+        """Have the manager of ``instance_host`` run the attach flow of a
+        reserved attachment (cast).
+
+        The attachment ends 'attached', or 'error_attaching' with nothing
+        left connected.
+        """
+        self._client(instance_host, '1.1').cast(
+            context, 'attach_volume', attachment_id=attachment_id)
+
+    def detach_volume(self, context, attachment_id, instance_host,
+                      wait=False):
+        """Have the manager of ``instance_host`` run the detach flow of an
+        attachment in 'detaching' (cast; a call when ``wait``).
+
+        The attachment is deleted (detached), or ends 'error_detaching'.
+
+        :param wait: return once the flow ran, and raise its failure
+            (``[manager] rpc_response_timeout`` applies).
+        """
+        client = self._client(instance_host, '1.1')
+        if wait:
+            client.call(context, 'detach_volume', attachment_id=attachment_id)
+        else:
+            client.cast(context, 'detach_volume', attachment_id=attachment_id)

@@ -24,6 +24,7 @@ from cinder_ma import context as cm_context
 from cinder_ma.db import api as db_api
 from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import base as hv_base
+from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
 from cinder_ma import rpc
@@ -209,8 +210,9 @@ class ManagerService(service.Service):
                         '([hypervisor] driver): it has nothing to do',
                         self.host)
         rpc.init(self.conf)
-        self.manager = manager.Manager(self.host, self.backends,
-                                       self.hypervisor)
+        self.manager = manager.Manager(
+            self.host, self.backends, self.hypervisor,
+            connectors=host_connector.Connectors(self.conf))
         target = messaging.Target(topic=rpcapi.ManagerAPI.TOPIC,
                                   server=self.host)
         self._rpcserver = rpc.get_server(target, [self.manager])

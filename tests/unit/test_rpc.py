@@ -188,6 +188,36 @@ class LocalTransportTestCase(base.TestCase):
         notifier.info(self.ctxt, 'volume.create.end', {'id': 'v1'})
         self.assertEqual('cinder-ma-manager.node1', notifier.publisher_id)
 
+    def test_test_notifier_driver_works_locally(self):
+        rpc.cleanup()
+        sent = mgr_fixtures.register_test_notifier(self.conf)
+        rpc.init(self.conf)
+        rpc.get_notifier('volume').info(self.ctxt, 'volume.attach.end',
+                                        {'volume_id': 'v1'})
+        self.assertEqual([('volume.attach.end', {'volume_id': 'v1'})],
+                         sent())
+
+    def test_wait_for_casts(self):
+        release = threading.Event()
+        started = threading.Event()
+        done = []
+
+        def slow(ctxt):
+            started.set()
+            release.wait(10)
+            done.append(True)
+
+        self.endpoint.slow = slow
+        self.client.prepare(server='node1').cast(self.ctxt, 'slow')
+        self.assertTrue(started.wait(10))
+        self.assertFalse(rpc.wait_for_casts(timeout=0.05))
+        release.set()
+        self.assertTrue(rpc.wait_for_casts(timeout=10))
+        self.assertEqual([True], done)
+        self.assertTrue(rpc.wait_for_casts())
+        rpc.cleanup()
+        self.assertTrue(rpc.wait_for_casts())
+
     def test_init_is_idempotent_and_cleanup_resets(self):
         rpc.init(self.conf)
         self.assertTrue(rpc.initialized())

@@ -67,6 +67,9 @@ class HypervisorDriver(abc.ABC):
         :param mode: 'rw' or 'ro'; a 'ro' disk must refuse writes.
         :param shareable: the volume is multiattach: other instances may
             have it attached at the same time.
+        :returns: the device name the instance sees ('/dev/vdb'), or None
+            when the driver cannot tell (the manager then records the
+            requested mountpoint).
         :raises DriverError: the disk could not be attached (nothing must
             be left attached then).
         """

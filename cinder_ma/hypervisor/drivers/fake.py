@@ -2,7 +2,8 @@
 
 It attaches nothing: it records which attachment is attached to which
 instance, with its mode, so that tests can check what a real hypervisor
-would have been asked to do.
+would have been asked to do. The device it reports is the requested
+mountpoint (None when none was requested).
 """
 
 import copy
@@ -44,11 +45,12 @@ class FakeDriver(base.HypervisorDriver):
                     raise exception.DriverError(
                         reason='attachment %s is attached to instance %s' % (
                             attachment_id, existing['instance_uuid']))
-                return
+                return existing['mountpoint']
             self._attachments[attachment_id] = record
         LOG.info('Fake hypervisor: attached %s to instance %s (%s%s)',
                  attachment_id, instance_uuid, mode,
                  ', shareable' if shareable else '')
+        return mountpoint
 
     def detach_volume(self, instance_uuid, connection_info, attachment_id):
         with self._lock:

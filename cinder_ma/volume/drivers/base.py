@@ -51,7 +51,12 @@ class Capabilities:
         attached to several instances) at the same time.
     :ivar shared_targets: several volumes share one target on a host (an
         iSCSI target with many LUNs, say), so the host's connection to it
-        must be serialized and torn down only by its last user.
+        must be serialized and torn down only by its last user. The
+        manager of a host then connects and disconnects every volume of
+        the backend under one lock, and logs the host out of the target
+        only when no volume of the backend is connected to it any more;
+        :meth:`VolumeDriver.terminate_connection` of one volume must keep
+        the host's access to the target for the others.
     :ivar online_extend: a volume can be extended while it is attached.
     """
 
@@ -198,6 +203,11 @@ class VolumeDriver(abc.ABC):
     def terminate_connection(self, volume, connector):
         """Undo :meth:`initialize_connection` for the host of
         ``connector``.
+
+        The manager counts the attachments: it calls this only when no
+        other attachment of the volume on that host uses the connection
+        (for a shareable volume, several instances of one host share it),
+        so a driver need not count them itself.
 
         Idempotent: a connection that does not exist is not an error.
         """

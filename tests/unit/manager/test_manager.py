@@ -1,13 +1,16 @@
 """Tests of the manager endpoints, called over the local RPC transport
-(real SQLite, real files).
+(real SQLite, real files). The attach and detach flows themselves are
+tested in tests/unit/manager/flows.
 """
 
 import os
 import time
 
+import fixtures
 import oslo_messaging as messaging
 
 from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
@@ -17,7 +20,8 @@ from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 
 
-class ManagerTestCase(base.DBTestCase):
+class ManagerBase(base.DBTestCase):
+    """A manager of 'testhost' with the real file backend."""
 
     def setUp(self):
         super().setUp()
@@ -40,6 +44,9 @@ class ManagerTestCase(base.DBTestCase):
 
     def _get(self, volume):
         return db_api.volume_get(self.context, volume.id)
+
+
+class ManagerTestCase(ManagerBase):
 
     def test_create_and_delete(self):
         volume = self.volumes.create(size=2)
@@ -110,3 +117,162 @@ class ManagerTestCase(base.DBTestCase):
                                 self.manager.create_volume, self.context,
                                 volume.id)
         self.assertIsInstance(exc.exc_info[1], exception.InvalidVolume)
+
+
+class ConnectionEndpointsTestCase(ManagerBase):
+    """initialize_connection / terminate_connection of the backend role."""
+
+    def setUp(self):
+        super().setUp()
+        self.client = self.client.prepare(version='1.1')
+        self.volume = self.volumes.create(status='available')
+        self.driver.create_volume(self.volumes.ref(self.volume))
+        self.connector = {'host': 'compute1', 'initiator': None}
+
+    def _initialize(self, volume_id=None, connector=None, mode='rw'):
+        return self.client.call(
+            self.context, 'initialize_connection',
+            volume_id=volume_id or self.volume.id,
+            connector=connector or self.connector, attach_mode=mode)
+
+    def test_initialize_and_terminate(self):
+        info = self._initialize(mode='ro')
+        self.assertEqual('file', info['driver_volume_type'])
+        self.assertEqual(self._path(self.volume), info['data']['path'])
+        self.assertEqual('ro', info['data']['access_mode'])
+        self.assertIsNone(self.client.call(
+            self.context, 'terminate_connection', volume_id=self.volume.id,
+            connector=self.connector))
+
+    def test_access_mode_is_the_one_asked_for(self):
+        real = self.driver.initialize_connection
+
+        def forgetful(volume, connector, mode):
+            info = real(volume, connector, mode)
+            del info['data']['access_mode']
+            return info
+
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'initialize_connection', side_effect=forgetful))
+        self.assertEqual('ro',
+                         self._initialize(mode='ro')['data']['access_mode'])
+
+    def test_refusals(self):
+        self.assertRaises(exception.InvalidInput, self._initialize,
+                          mode='wo')
+        self.assertRaises(exception.InvalidInput, self._initialize,
+                          connector={'initiator': 'x'})
+        self.assertRaises(exception.VolumeNotFound, self._initialize,
+                          volume_id='nope')
+        creating = self.volumes.create()
+        self.assertRaises(exception.InvalidVolume, self._initialize,
+                          volume_id=creating.id)
+        elsewhere = self.volumes.create(status='available',
+                                        host='otherhost@file#file')
+        self.assertRaises(exception.InvalidVolume, self._initialize,
+                          volume_id=elsewhere.id)
+        self.assertRaises(exception.InvalidVolume, self.client.call,
+                          self.context, 'terminate_connection',
+                          volume_id=elsewhere.id, connector=self.connector)
+        # Refusals change nothing.
+        self.assertEqual('creating', self._get(creating).status)
+        self.assertEqual('available', self._get(elsewhere).status)
+
+    def test_missing_volume_file(self):
+        os.unlink(self._path(self.volume))
+        exc = self.assertRaises(exception.DriverError, self._initialize)
+        self.assertIn('does not exist', str(exc))
+
+    def test_unexpected_driver_error_becomes_driver_error(self):
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'initialize_connection',
+            side_effect=RuntimeError('array on fire')))
+        exc = self.assertRaises(exception.DriverError, self._initialize)
+        self.assertIn('array on fire', str(exc))
+
+    def test_connection_info_without_type_is_refused(self):
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'initialize_connection', return_value={'data': {}}))
+        terminate = self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'terminate_connection')).mock
+        exc = self.assertRaises(exception.DriverError, self._initialize)
+        self.assertIn('driver_volume_type', str(exc))
+        terminate.assert_called_once()
+
+    def test_expected_exceptions_are_declared(self):
+        for method, kwargs in (
+                ('initialize_connection', {'connector': self.connector,
+                                           'attach_mode': 'rw'}),
+                ('terminate_connection', {'connector': self.connector})):
+            exc = self.assertRaises(messaging.ExpectedException,
+                                    getattr(self.manager, method),
+                                    self.context, 'nope', **kwargs)
+            self.assertIsInstance(exc.exc_info[1], exception.VolumeNotFound)
+
+
+class AttachmentEndpointsTestCase(ManagerBase):
+    """What attach_volume / detach_volume refuse before running a flow."""
+
+    def setUp(self):
+        super().setUp()
+        self.manager.hypervisor = None
+        self.volume = self.volumes.create(status='available')
+
+    def _reserve(self, host='testhost'):
+        return attachment_db.attachment_reserve(
+            self.context, self.volume.id, 'i1', manager_host=host)
+
+    def _status(self, attachment):
+        return attachment_db.attachment_get(self.context,
+                                            attachment.id).attach_status
+
+    def test_not_reserved_is_left_alone(self):
+        att = self._reserve()
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attached'})
+        for method in (self.manager.attach_volume,
+                       self.manager.detach_volume):
+            exc = self.assertRaises(messaging.ExpectedException, method,
+                                    self.context, att.id)
+            self.assertIsInstance(exc.exc_info[1], exception.Conflict)
+            self.assertEqual('attached', self._status(att))
+
+    def test_attachment_of_another_host(self):
+        att = self._reserve(host='compute9')
+        exc = self.assertRaises(messaging.ExpectedException,
+                                self.manager.attach_volume, self.context,
+                                att.id)
+        self.assertIn('compute9', str(exc.exc_info[1]))
+        self.assertEqual('error_attaching', self._status(att))
+        self.assertEqual('available', self._get(self.volume).status)
+
+    def test_shared_targets_without_service_uuid(self):
+        db_api.volume_update(self.context, self.volume.id,
+                             {'shared_targets': True, 'service_uuid': None})
+        att = self._reserve()
+        self.assertRaises(messaging.ExpectedException,
+                          self.manager.attach_volume, self.context, att.id)
+        self.assertEqual('error_attaching', self._status(att))
+
+    def test_detach_of_another_host(self):
+        att = self._reserve(host='compute9')
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'detaching'})
+        self.assertRaises(messaging.ExpectedException,
+                          self.manager.detach_volume, self.context, att.id)
+        self.assertEqual('error_detaching', self._status(att))
+
+    def test_unknown_attachment(self):
+        exc = self.assertRaises(messaging.ExpectedException,
+                                self.manager.attach_volume, self.context,
+                                'nope')
+        self.assertIsInstance(exc.exc_info[1],
+                              exception.VolumeAttachmentNotFound)
+
+    def test_failed_flow_raises_after_recording(self):
+        att = self._reserve()
+        exc = self.assertRaises(messaging.ExpectedException,
+                                self.manager.attach_volume, self.context,
+                                att.id)
+        self.assertIn('runs no hypervisor driver', str(exc.exc_info[1]))
+        self.assertEqual('error_attaching', self._status(att))

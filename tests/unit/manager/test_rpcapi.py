@@ -45,6 +45,25 @@ class RecordingManager:
         self.calls.append(('delete_volume', ctxt.project_id, volume_id))
         self.event.set()
 
+    def initialize_connection(self, ctxt, volume_id, connector, attach_mode):
+        self.calls.append(('initialize_connection', volume_id, connector,
+                           attach_mode))
+        return {'driver_volume_type': 'file',
+                'data': {'path': '/v/' + volume_id,
+                         'access_mode': attach_mode}}
+
+    def terminate_connection(self, ctxt, volume_id, connector):
+        self.calls.append(('terminate_connection', volume_id, connector))
+
+    def attach_volume(self, ctxt, attachment_id):
+        self.calls.append(('attach_volume', attachment_id))
+        self.event.set()
+
+    def detach_volume(self, ctxt, attachment_id):
+        self.calls.append(('detach_volume', attachment_id,
+                           threading.current_thread().name))
+        self.event.set()
+
 
 class ManagerAPITestCase(base.TestCase):
 
@@ -59,7 +78,7 @@ class ManagerAPITestCase(base.TestCase):
         self.api = rpcapi.ManagerAPI()
 
     def test_version_shared_with_manager(self):
-        self.assertEqual('1.0', rpcapi.ManagerAPI.RPC_API_VERSION)
+        self.assertEqual('1.1', rpcapi.ManagerAPI.RPC_API_VERSION)
         self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
                          manager.Manager.target.version)
         self.assertEqual('cinder-ma-manager', rpcapi.ManagerAPI.TOPIC)
@@ -76,6 +95,51 @@ class ManagerAPITestCase(base.TestCase):
         self.assertEqual([('delete_volume', 'p', 'vol-2')], self.node1.calls)
         self.assertEqual([], self.node2.calls)
 
+    def test_initialize_connection_is_a_call_to_the_backend(self):
+        connector = {'host': 'compute1', 'initiator': None}
+        info = self.api.initialize_connection(
+            self.ctxt, 'vol-1', 'node2@file#file', connector, 'ro')
+        self.assertEqual({'driver_volume_type': 'file',
+                          'data': {'path': '/v/vol-1', 'access_mode': 'ro'}},
+                         info)
+        self.assertEqual([('initialize_connection', 'vol-1', connector,
+                           'ro')], self.node2.calls)
+        self.assertIsNone(self.api.terminate_connection(
+            self.ctxt, 'vol-1', 'node2@file#file', connector))
+        self.assertEqual(('terminate_connection', 'vol-1', connector),
+                         self.node2.calls[-1])
+        self.assertEqual([], self.node1.calls)
+
+    def test_attach_and_detach_are_casts_to_the_instance_host(self):
+        self.api.attach_volume(self.ctxt, 'att-1', 'node1')
+        self.assertTrue(self.node1.event.wait(10))
+        self.assertEqual([('attach_volume', 'att-1')], self.node1.calls)
+        self.node1.event.clear()
+        self.api.detach_volume(self.ctxt, 'att-1', 'node1')
+        self.assertTrue(self.node1.event.wait(10))
+        name, att, thread = self.node1.calls[-1]
+        self.assertEqual(('detach_volume', 'att-1'), (name, att))
+        self.assertNotEqual(threading.current_thread().name, thread)
+        self.assertEqual([], self.node2.calls)
+
+    def test_waited_detach_is_a_call(self):
+        self.api.detach_volume(self.ctxt, 'att-2', 'node2', wait=True)
+        self.assertEqual(('detach_volume', 'att-2',
+                          threading.current_thread().name),
+                         self.node2.calls[-1])
+
+    def test_messages_carry_version_1_1(self):
+        old = RecordingManager()
+        old.target = messaging.Target(version='1.0')
+        rpc.register_local_endpoint('old', old)
+        self.api.create_volume(self.ctxt, 'vol-9', 'old@file#file')
+        self.assertTrue(old.event.wait(10))
+        self.assertRaises(messaging.UnsupportedVersion,
+                          self.api.initialize_connection, self.ctxt,
+                          'vol-9', 'old@file#file', {'host': 'h'}, 'rw')
+        self.assertRaises(messaging.UnsupportedVersion,
+                          self.api.attach_volume, self.ctxt, 'att-9', 'old')
+
     def test_unknown_node(self):
         self.assertRaises(exception.ManagerUnavailable,
                           self.api.create_volume, self.ctxt, 'vol-3',
@@ -85,5 +149,5 @@ class ManagerAPITestCase(base.TestCase):
         rpc.cleanup()
         api = rpcapi.ManagerAPI()   # no RPC needed to build it
         rpc.init(self.conf)
-        self.assertTrue(api.client.can_send_version('1.0'))
-        self.assertEqual('1.0', api.client.version_cap)
+        self.assertTrue(api.client.can_send_version('1.1'))
+        self.assertEqual('1.1', api.client.version_cap)

@@ -7,12 +7,14 @@ import time
 from unittest import mock
 
 import fixtures
+from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 
 from cinder_ma import context
 from cinder_ma.db import api as db_api
 from cinder_ma import exception
+from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
 from cinder_ma import rpc
@@ -66,6 +68,32 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True}},
                          jsonutils.loads(row.capabilities))
+
+    def test_hypervisor_options_registered(self):
+        class WithOptions(fake_hv.FakeDriver):
+            """A hypervisor driver with an option."""
+
+            @classmethod
+            def get_driver_options(cls):
+                return [cfg.StrOpt('acme_socket', default='/run/acme.sock',
+                                   help='Socket of the Acme hypervisor.')]
+
+        self.useFixture(fixtures.MockPatchObject(
+            manager_service, '_load_plugin', return_value=WithOptions))
+        name, driver = manager_service.load_hypervisor(self.conf, 'testhost')
+        self.assertEqual('fake', name)
+        self.assertIsInstance(driver, WithOptions)
+        self.assertEqual('/run/acme.sock', self.conf.hypervisor.acme_socket)
+        self.assertEqual({'hypervisor': {'driver': 'fake',
+                                         'supports_multiattach': True}},
+                         manager_service.hypervisor_capabilities(name,
+                                                                 driver))
+
+    def test_manager_gets_the_hypervisor_and_connectors(self):
+        svc = self._start()
+        self.assertIs(svc.hypervisor, svc.manager.hypervisor)
+        self.assertIs(self.conf, svc.manager.connectors.conf)
+        self.assertEqual('1.1', svc.manager.target.version)
 
     def test_no_hypervisor(self):
         self.flags(group='hypervisor', driver=None)

@@ -32,6 +32,13 @@ class FakeDriverTestCase(base.TestCase):
         self.assertEqual([], self.driver.list_attachments('i1'))
         self.assertEqual(1, len(self.driver.list_attachments()))
 
+    def test_device_is_the_requested_mountpoint(self):
+        self.assertEqual('/dev/vdc', self.driver.attach_volume(
+            'i1', INFO, 'a1', '/dev/vdc'))
+        self.assertEqual('/dev/vdc', self.driver.attach_volume(
+            'i1', INFO, 'a1', '/dev/vdd'))
+        self.assertIsNone(self.driver.attach_volume('i1', INFO, 'a2'))
+
     def test_records_are_copies(self):
         info = {'data': {'path': 'p'}}
         self.driver.attach_volume('i1', info, 'a1')

@@ -1,0 +1,46 @@
+"""Flow attaching a reserved attachment to an instance of this host.
+
+Run by the manager of the instance's host (the attachment's
+``manager_host``). Store: ``context``, ``attachment_id``, ``volume_id``,
+``volume_host`` (``node@backend#pool``), ``instance_uuid``,
+``attach_mode``, ``shareable`` (the volume is multiattach),
+``mountpoint`` (requested, or None), ``host`` (this host) and
+``shared_service_uuid`` (the backend's service uuid when it has shared
+targets, else None).
+
+The attachment arrives 'reserved'. On success it is 'attached' with its
+connector, connection info and device; on failure it is
+'error_attaching', with no connection left initialized on the backend or
+connected on the host (unless another attachment on this host uses it).
+"""
+
+from taskflow.patterns import linear_flow
+
+from cinder_ma.manager.tasks import attachment as attachment_tasks
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
+
+FLOW_NAME = 'attach_volume'
+
+
+def get_flow(manager_api, connectors, hypervisor, lock):
+    """The attach flow.
+
+    :param manager_api: the ManagerAPI reaching the backend's manager.
+    :param connectors: this host's Connectors.
+    :param hypervisor: this host's hypervisor driver, or None.
+    :param lock: the ConnectionLock of the volume's connection.
+    """
+    flow = linear_flow.Flow(FLOW_NAME)
+    flow.add(attachment_tasks.AttachmentToErrorAttachingOnRevert(),
+             hypervisor_tasks.CheckHypervisor(hypervisor),
+             connection_tasks.GetConnectorProperties(),
+             connection_tasks.AcquireConnectionLock(lock),
+             connection_tasks.InitializeConnection(manager_api),
+             connection_tasks.ConnectVolume(connectors),
+             attachment_tasks.RecordAttaching(),
+             connection_tasks.ReleaseConnectionLock(lock),
+             hypervisor_tasks.AttachOnHypervisor(hypervisor),
+             attachment_tasks.CompleteAttachment(),
+             attachment_tasks.NotifyAttachment('attach.end'))
+    return flow

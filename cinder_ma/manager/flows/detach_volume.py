@@ -1,0 +1,39 @@
+"""Flow detaching an attachment from an instance of this host.
+
+Run by the manager of the instance's host (the attachment's
+``manager_host``). Store: ``context``, ``attachment_id``, ``volume_id``,
+``volume_host``, ``instance_uuid``, ``attach_mode``, ``host`` (this
+host), ``shared_service_uuid`` (as in the attach flow), and the
+attachment's recorded ``connector`` and ``connection_info`` (either may be
+None).
+
+The attachment arrives 'detaching' (the API set it). The disk is removed
+from the instance; then, under the connection lock, the host's connection
+and the backend's are torn down only when no other attachment on this
+host still uses them, and the attachment is deleted before the lock is
+released, so that the next detach counts without it. On failure the
+attachment is 'error_detaching'; detaching again retries every step.
+"""
+
+from taskflow.patterns import linear_flow
+
+from cinder_ma.manager.tasks import attachment as attachment_tasks
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
+
+FLOW_NAME = 'detach_volume'
+
+
+def get_flow(manager_api, connectors, hypervisor, lock):
+    """The detach flow (arguments as for the attach flow)."""
+    flow = linear_flow.Flow(FLOW_NAME)
+    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
+             hypervisor_tasks.CheckHypervisor(hypervisor),
+             hypervisor_tasks.DetachFromHypervisor(hypervisor),
+             connection_tasks.AcquireConnectionLock(lock),
+             connection_tasks.DisconnectVolume(connectors),
+             connection_tasks.TerminateConnection(manager_api),
+             attachment_tasks.DestroyAttachment(),
+             connection_tasks.ReleaseConnectionLock(lock),
+             attachment_tasks.NotifyAttachment('detach.end'))
+    return flow

@@ -1,0 +1,203 @@
+"""Tasks on attachment records, and the sentinels of the attach and detach
+flows.
+
+Every change is a compare-and-swap transition of
+:mod:`cinder_ma.db.attachments`, which recomputes the volume's status in
+the same transaction: no task here writes a volume status.
+"""
+
+import types
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+from taskflow import task
+from taskflow.types import failure as tf_failure
+
+from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma import exception
+from cinder_ma.manager import connector as host_connector
+from cinder_ma.manager.tasks import lifecycle
+from cinder_ma import notifications
+from cinder_ma.volume import status as vstatus
+
+LOG = logging.getLogger(__name__)
+
+#: The attachment or its volume moved on; a revert leaves them alone.
+_MOVED_ON = (exception.VolumeAttachmentNotFound, exception.Conflict,
+             exception.InvalidVolume, exception.VolumeNotFound)
+
+
+class AttachmentStatusOnRevert(task.Task):
+    """Base of the sentinels: on revert, move the attachment from one of
+    ``from_statuses`` to ``error_status`` and log the failure (attachments
+    have no error_reason column: the log has the reason).
+
+    The move is a compare-and-swap: an attachment that moved on meanwhile
+    (deleted, say) is left alone; one already in ``error_status`` stays
+    there, so the revert is idempotent.
+    """
+
+    operation = None
+    from_statuses = ()
+    error_status = None
+
+    def execute(self, context, attachment_id):
+        """Nothing to do: a checkpoint for the revert."""
+
+    def revert(self, context, attachment_id, *args, **kwargs):
+        reason = lifecycle.failure_reason(kwargs.get('flow_failures'))
+        values = {'op': self.operation, 'id': attachment_id,
+                  'reason': reason, 'status': self.error_status}
+        try:
+            attachment_db.attachment_update(
+                context, attachment_id, {'attach_status': self.error_status},
+                expected_status=self.from_statuses + (self.error_status,))
+        except _MOVED_ON as exc:
+            values['exc'] = exc
+            LOG.warning('%(op)s of attachment %(id)s failed (%(reason)s); '
+                        'it was not set to %(status)s: %(exc)s', values)
+            return
+        except Exception:
+            LOG.exception('%(op)s of attachment %(id)s failed (%(reason)s) '
+                          'and it could not be set to %(status)s', values)
+            return
+        LOG.error('%(op)s of attachment %(id)s failed, status %(status)s: '
+                  '%(reason)s', values)
+
+
+class AttachmentToErrorAttachingOnRevert(AttachmentStatusOnRevert):
+    """Sentinel of the attach flow: 'reserved' -> 'error_attaching'.
+
+    Every later task has undone its work by then ('attaching' is set back
+    to 'reserved' by the task that set it; 'attaching' is accepted too in
+    case that failed).
+    """
+
+    operation = 'Attach'
+    from_statuses = (vstatus.ATTACH_RESERVED, vstatus.ATTACH_ATTACHING)
+    error_status = vstatus.ATTACH_ERROR_ATTACHING
+
+
+class AttachmentToErrorDetachingOnRevert(AttachmentStatusOnRevert):
+    """Sentinel of the detach flow: 'detaching' -> 'error_detaching'.
+
+    Detaching again (the API moves it back to 'detaching') retries the
+    flow, whose steps are idempotent.
+    """
+
+    operation = 'Detach'
+    from_statuses = (vstatus.ATTACH_DETACHING,)
+    error_status = vstatus.ATTACH_ERROR_DETACHING
+
+
+def _warn_not_reverted(attachment_id, status, exc):
+    LOG.warning('Attachment %s was not set back to %s: %s', attachment_id,
+                status, exc)
+
+
+class RecordAttaching(task.Task):
+    """'reserved' -> 'attaching' with the host's connector and connection
+    (from then on the connection counts as used by this attachment);
+    revert: back to 'reserved' without them.
+    """
+
+    def execute(self, context, attachment_id, host, connector,
+                connection_info, device_info):
+        attachment_db.attachment_update(
+            context, attachment_id,
+            {'attach_status': vstatus.ATTACH_ATTACHING,
+             'connector': connector, 'attached_host': host,
+             'connection_info': host_connector.with_device(connection_info,
+                                                           device_info)},
+            expected_status=vstatus.ATTACH_RESERVED)
+
+    def revert(self, context, attachment_id, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            return
+        try:
+            attachment_db.attachment_update(
+                context, attachment_id,
+                {'attach_status': vstatus.ATTACH_RESERVED,
+                 'connector': None, 'connection_info': None},
+                expected_status=vstatus.ATTACH_ATTACHING)
+        except _MOVED_ON as exc:
+            _warn_not_reverted(attachment_id, vstatus.ATTACH_RESERVED, exc)
+        except Exception:
+            LOG.exception('Attachment %s was not set back to reserved',
+                          attachment_id)
+
+
+class CompleteAttachment(task.Task):
+    """'attaching' -> 'attached' with attach_time and the device the
+    instance got; revert: back to 'attaching'.
+    """
+
+    def execute(self, context, attachment_id, device):
+        attachment_db.attachment_update(
+            context, attachment_id,
+            {'attach_status': vstatus.ATTACH_ATTACHED,
+             'attach_time': timeutils.utcnow(), 'mountpoint': device},
+            expected_status=vstatus.ATTACH_ATTACHING)
+
+    def revert(self, context, attachment_id, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            return
+        try:
+            attachment_db.attachment_update(
+                context, attachment_id,
+                {'attach_status': vstatus.ATTACH_ATTACHING,
+                 'attach_time': None},
+                expected_status=vstatus.ATTACH_ATTACHED)
+        except _MOVED_ON as exc:
+            _warn_not_reverted(attachment_id, vstatus.ATTACH_ATTACHING, exc)
+        except Exception:
+            LOG.exception('Attachment %s was not set back to attaching',
+                          attachment_id)
+
+
+class DestroyAttachment(task.Task):
+    """Delete the attachment (soft-deleted as 'detached'), freeing its
+    reservation; from then on its connection counts as unused.
+
+    Nothing can be reattached by undoing this: its revert only logs.
+    """
+
+    def execute(self, context, attachment_id):
+        attachment_db.attachment_destroy(
+            context, attachment_id, expected_status=vstatus.ATTACH_DETACHING)
+
+    def revert(self, context, attachment_id, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('Attachment %s was deleted before its detach flow '
+                        'failed; it is not restored', attachment_id)
+
+
+class NotifyAttachment(task.Task):
+    """Emit ``volume.<event_type>`` for the attachment; never fails.
+
+    :param event_type: 'attach.end' or 'detach.end'.
+    """
+
+    def __init__(self, event_type, **kwargs):
+        kwargs.setdefault('name', '%s.%s' % (type(self).__name__,
+                                             event_type))
+        super().__init__(**kwargs)
+        self.event_type = event_type
+
+    def execute(self, context, volume_id, attachment_id, instance_uuid,
+                attach_mode, host):
+        try:
+            volume = db_api.volume_get(context, volume_id)
+        except Exception:
+            LOG.exception('No %s notification for attachment %s: its '
+                          'volume %s cannot be read', self.event_type,
+                          attachment_id, volume_id)
+            return
+        # The attachment as the flow saw it: after a detach its row is
+        # deleted.
+        attachment = types.SimpleNamespace(
+            id=attachment_id, instance_uuid=instance_uuid,
+            attached_host=host, manager_host=host, attach_mode=attach_mode)
+        notifications.notify_attach(context, self.event_type, volume,
+                                    attachment)

@@ -1,0 +1,264 @@
+"""Tasks on a host's connection to a volume.
+
+The backend side (initialize/terminate connection) is an RPC call to the
+manager of the volume's backend; the host side (connect/disconnect) runs
+the host's :class:`~cinder_ma.manager.connector.Connectors`. Both are
+changed under a :class:`~cinder_ma.manager.locks.ConnectionLock` taken by
+:class:`AcquireConnectionLock` and released by
+:class:`ReleaseConnectionLock`.
+
+A connection is torn down only when no other attachment on this host
+still uses it, which the service counts
+(:func:`cinder_ma.db.attachments.attachment_count_sharing_connection`),
+as Nova does before it disconnects a multiattach volume:
+
+* the volume's connection (its device on the host, its export to the
+  host on the backend) is used by the live attachments of that volume on
+  this host;
+* when the backend has shared targets (``shared_service_uuid`` set), the
+  host's session to the target is used by those of any volume of the
+  backend on this host: the connector is told so when it disconnects a
+  volume (``shared_target_in_use``), and keeps the session then.
+"""
+
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from taskflow import task
+from taskflow.types import failure as tf_failure
+
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma.manager import connector as host_connector
+
+LOG = logging.getLogger(__name__)
+
+
+def still_used(context, volume_id, host, attachment_id):
+    """How many other live attachments of the volume on ``host`` use its
+    connection."""
+    return attachment_db.attachment_count_sharing_connection(
+        context, volume_id, host, attachment_id)
+
+
+def shared_target_in_use(context, volume_id, host, attachment_id,
+                         shared_service_uuid):
+    """Whether other live attachments on ``host`` use the shared target of
+    the volume's backend (False when it has no shared targets)."""
+    if not shared_service_uuid:
+        return False
+    return attachment_db.attachment_count_sharing_connection(
+        context, volume_id, host, attachment_id,
+        service_uuid=shared_service_uuid) > 0
+
+
+def _disconnect(connectors, context, volume_id, host, attachment_id,
+                shared_service_uuid, connection_info, device_info):
+    connectors.disconnect_volume(
+        connection_info, device_info,
+        shared_target_in_use=shared_target_in_use(
+            context, volume_id, host, attachment_id, shared_service_uuid))
+
+
+def _log_kept(what, volume_id, host, users):
+    LOG.info('Keeping the %(what)s of volume %(vol)s on host %(host)s: '
+             '%(n)d other attachment(s) use it',
+             {'what': what, 'vol': volume_id, 'host': host, 'n': users})
+
+
+def _outcome_unknown(result):
+    """Whether a failed RPC call may still have done its work."""
+    return (isinstance(result, tf_failure.Failure) and
+            result.check(messaging.MessagingTimeout) is not None)
+
+
+class AcquireConnectionLock(task.Task):
+    """Take the connection lock; revert: release it."""
+
+    def __init__(self, lock, **kwargs):
+        super().__init__(**kwargs)
+        self.lock = lock
+
+    def execute(self):
+        self.lock.acquire()
+
+    def revert(self, *args, **kwargs):
+        self.lock.release()
+
+
+class ReleaseConnectionLock(task.Task):
+    """Release the connection lock; revert: take it again, so that the
+    reverts of the tasks it guarded run under it.
+    """
+
+    def __init__(self, lock, **kwargs):
+        super().__init__(**kwargs)
+        self.lock = lock
+
+    def execute(self):
+        self.lock.release()
+
+    def revert(self, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            return
+        self.lock.acquire()
+
+
+class GetConnectorProperties(task.Task):
+    """Describe this host to the backend (no side effect)."""
+
+    default_provides = 'connector'
+
+    def execute(self, host):
+        return host_connector.get_connector_properties(host=host)
+
+
+class InitializeConnection(task.Task):
+    """Have the volume's backend connect it to this host (RPC call);
+    revert: terminate that connection unless another attachment on this
+    host uses it.
+
+    A call that failed did nothing (the backend manager reports a failed
+    driver call), except one that timed out: its outcome is unknown and
+    terminate_connection is idempotent, so the revert terminates then too.
+    """
+
+    default_provides = 'connection_info'
+
+    def __init__(self, manager_api, **kwargs):
+        super().__init__(**kwargs)
+        self.manager_api = manager_api
+
+    def execute(self, context, volume_id, volume_host, connector,
+                attach_mode, attachment_id):
+        info = self.manager_api.initialize_connection(
+            context, volume_id, volume_host, connector, attach_mode)
+        info = dict(info)
+        info['data'] = dict(info.get('data') or {}, access_mode=attach_mode)
+        info['attachment_id'] = attachment_id
+        return info
+
+    def revert(self, context, volume_id, volume_host, connector,
+               attachment_id, host, result, *args, **kwargs):
+        if (isinstance(result, tf_failure.Failure) and
+                not _outcome_unknown(result)):
+            return
+        try:
+            users = still_used(context, volume_id, host, attachment_id)
+            if users:
+                _log_kept('backend connection', volume_id, host, users)
+                return
+            self.manager_api.terminate_connection(context, volume_id,
+                                                  volume_host, connector)
+        except Exception:
+            LOG.exception('Could not terminate the connection of volume %s '
+                          'to host %s while reverting attachment %s; it may '
+                          'be left on the backend', volume_id, host,
+                          attachment_id)
+            return
+        LOG.info('Terminated the connection of volume %s to host %s '
+                 '(attachment %s reverted)', volume_id, host, attachment_id)
+
+
+class ConnectVolume(task.Task):
+    """Connect this host to the volume; revert: disconnect unless another
+    attachment on this host uses the connection.
+    """
+
+    default_provides = 'device_info'
+
+    def __init__(self, connectors, **kwargs):
+        super().__init__(**kwargs)
+        self.connectors = connectors
+
+    def execute(self, connection_info):
+        return self.connectors.connect_volume(connection_info)
+
+    def revert(self, context, volume_id, attachment_id, host,
+               shared_service_uuid, connection_info, result, *args,
+               **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            # A failed connect leaves nothing connected (connector
+            # contract).
+            return
+        try:
+            users = still_used(context, volume_id, host, attachment_id)
+            if users:
+                _log_kept('host connection', volume_id, host, users)
+                return
+            _disconnect(self.connectors, context, volume_id, host,
+                        attachment_id, shared_service_uuid, connection_info,
+                        result)
+        except Exception:
+            LOG.exception('Could not disconnect volume %s from host %s '
+                          'while reverting attachment %s; it may be left '
+                          'connected', volume_id, host, attachment_id)
+            return
+        LOG.info('Disconnected volume %s from host %s (attachment %s '
+                 'reverted)', volume_id, host, attachment_id)
+
+
+class DisconnectVolume(task.Task):
+    """Disconnect this host from the volume unless another attachment on
+    this host uses the connection.
+
+    Cannot be undone (the instance no longer has the disk): its revert
+    only logs; detaching again retries, and disconnecting is idempotent.
+    """
+
+    def __init__(self, connectors, **kwargs):
+        super().__init__(**kwargs)
+        self.connectors = connectors
+
+    def execute(self, context, volume_id, attachment_id, host,
+                shared_service_uuid, connection_info):
+        if not connection_info:
+            LOG.info('Attachment %s recorded no connection on host %s: '
+                     'nothing to disconnect', attachment_id, host)
+            return
+        users = still_used(context, volume_id, host, attachment_id)
+        if users:
+            _log_kept('host connection', volume_id, host, users)
+            return
+        _disconnect(self.connectors, context, volume_id, host,
+                    attachment_id, shared_service_uuid, connection_info,
+                    host_connector.device_of(connection_info))
+        LOG.info('Disconnected volume %s from host %s', volume_id, host)
+
+    def revert(self, volume_id, host, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('Volume %s may be disconnected from host %s while '
+                        'its detach failed; detaching again finishes it',
+                        volume_id, host)
+
+
+class TerminateConnection(task.Task):
+    """Have the volume's backend terminate its connection to this host
+    (RPC call) unless another attachment on this host uses it.
+
+    Cannot be undone: its revert only logs; detaching again retries, and
+    terminating is idempotent.
+    """
+
+    def __init__(self, manager_api, **kwargs):
+        super().__init__(**kwargs)
+        self.manager_api = manager_api
+
+    def execute(self, context, volume_id, volume_host, attachment_id, host,
+                connector):
+        if not connector:
+            LOG.info('Attachment %s recorded no connector: no connection '
+                     'to terminate', attachment_id)
+            return
+        users = still_used(context, volume_id, host, attachment_id)
+        if users:
+            _log_kept('backend connection', volume_id, host, users)
+            return
+        self.manager_api.terminate_connection(context, volume_id,
+                                              volume_host, connector)
+        LOG.info('Terminated the connection of volume %s to host %s',
+                 volume_id, host)
+
+    def revert(self, volume_id, host, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('The connection of volume %s to host %s may be '
+                        'terminated while its detach failed; detaching '
+                        'again finishes it', volume_id, host)

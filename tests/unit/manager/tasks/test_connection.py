@@ -1,0 +1,192 @@
+"""Tests of the connection tasks: the counting rule, reverts, the lock.
+
+Real SQLite attachments decide whether a connection is still used; the
+backend manager is a recorder standing for the ManagerAPI (the RPC path is
+exercised by the flow tests), and the host connector is the file
+connector with recording added.
+"""
+
+import os
+
+import oslo_messaging as messaging
+from taskflow.types import failure as tf_failure
+
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma import exception
+from cinder_ma.manager import connector as host_connector
+from cinder_ma.manager import locks
+from cinder_ma.manager.tasks import connection as connection_tasks
+from tests import base
+from tests.unit.manager import fixtures as mgr_fixtures
+
+
+def _failure(exc):
+    try:
+        raise exc
+    except Exception:
+        return tf_failure.Failure()
+
+
+class RecordingManagerAPI:
+    """Stands for rpcapi.ManagerAPI (backend side)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.calls = []
+        self.terminate_error = None
+
+    def initialize_connection(self, context, volume_id, host, connector,
+                              attach_mode):
+        self.calls.append(('initialize', volume_id, attach_mode))
+        return {'driver_volume_type': 'file',
+                'data': {'path': self.path}}
+
+    def terminate_connection(self, context, volume_id, host, connector):
+        self.calls.append(('terminate', volume_id))
+        if self.terminate_error:
+            raise self.terminate_error
+
+
+class ConnectionTasksTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.volumes = mgr_fixtures.VolumeFactory(self.context)
+        self.volume = self.volumes.create(status='available',
+                                          multiattach=True,
+                                          service_uuid='svc-1')
+        self.path = os.path.join(self.state_path, 'volume-1')
+        open(self.path, 'w').close()
+        self.api = RecordingManagerAPI(self.path)
+        self.connectors = host_connector.Connectors(
+            self.conf, classes={'file': mgr_fixtures.RecordingFileConnector})
+        self.recorder = self.connectors.get('file')
+        self.att = self._attachment()
+        self.info = {'driver_volume_type': 'file',
+                     'data': {'path': self.path}}
+
+    def _attachment(self, status='reserved', volume=None):
+        volume = volume or self.volume
+        att = attachment_db.attachment_reserve(
+            self.context, volume.id, 'i1', manager_host='compute1')
+        if status != 'reserved':
+            attachment_db.attachment_update(self.context, att.id,
+                                            {'attach_status': status})
+        return att
+
+    def _init(self, **kw):
+        args = dict(context=self.context, volume_id=self.volume.id,
+                    volume_host=self.volume.host,
+                    connector={'host': 'compute1'}, attachment_id=self.att.id,
+                    host='compute1')
+        args.update(kw)
+        return args
+
+    def test_initialize(self):
+        task = connection_tasks.InitializeConnection(self.api)
+        args = self._init()
+        del args['host']
+        info = task.execute(attach_mode='ro', **args)
+        self.assertEqual('ro', info['data']['access_mode'])
+        self.assertEqual(self.att.id, info['attachment_id'])
+        task.revert(result=info, **self._init())
+        self.assertEqual([('initialize', self.volume.id, 'ro'),
+                          ('terminate', self.volume.id)], self.api.calls)
+
+    def test_initialize_revert_keeps_a_used_connection(self):
+        self._attachment('attached')
+        connection_tasks.InitializeConnection(self.api).revert(
+            result={}, **self._init())
+        self.assertEqual([], self.api.calls)
+
+    def test_initialize_revert_after_failure(self):
+        task = connection_tasks.InitializeConnection(self.api)
+        task.revert(result=_failure(exception.DriverError(reason='x')),
+                    **self._init())
+        self.assertEqual([], self.api.calls)
+        task.revert(result=_failure(messaging.MessagingTimeout('lost')),
+                    **self._init())
+        self.assertEqual([('terminate', self.volume.id)], self.api.calls)
+
+    def test_initialize_revert_never_raises(self):
+        self.api.terminate_error = exception.ManagerUnavailable(
+            host='h', reason='down')
+        connection_tasks.InitializeConnection(self.api).revert(
+            result={}, **self._init())
+
+    def _conn(self, **kw):
+        args = dict(context=self.context, volume_id=self.volume.id,
+                    attachment_id=self.att.id, host='compute1',
+                    shared_service_uuid=None, connection_info=self.info)
+        args.update(kw)
+        return args
+
+    def test_connect_and_revert(self):
+        task = connection_tasks.ConnectVolume(self.connectors)
+        device = task.execute(self.info)
+        self.assertEqual({'path': self.path}, device)
+        task.revert(result=device, **self._conn())
+        self.assertEqual([(self.path, False)],
+                         self.recorder.called('disconnect_volume'))
+        task.revert(result=_failure(exception.DriverError(reason='x')),
+                    **self._conn())
+        self.assertEqual(1, len(self.recorder.called('disconnect_volume')))
+
+    def test_disconnect_counts(self):
+        task = connection_tasks.DisconnectVolume(self.connectors)
+        other = self._attachment('attached')
+        task.execute(**self._conn())
+        self.assertEqual([], self.recorder.called('disconnect_volume'))
+        attachment_db.attachment_update(self.context, other.id,
+                                        {'attach_status': 'error_attaching'})
+        task.execute(**self._conn())
+        self.assertEqual([(self.path, False)],
+                         self.recorder.called('disconnect_volume'))
+        task.execute(**self._conn(connection_info=None))
+        self.assertEqual(1, len(self.recorder.called('disconnect_volume')))
+
+    def test_shared_target_hint(self):
+        neighbour = self.volumes.create(status='available',
+                                        service_uuid='svc-1')
+        self._attachment('attached', volume=neighbour)
+        task = connection_tasks.DisconnectVolume(self.connectors)
+        task.execute(**self._conn(shared_service_uuid='svc-1'))
+        task.execute(**self._conn(shared_service_uuid=None))
+        self.assertEqual([(self.path, True), (self.path, False)],
+                         self.recorder.called('disconnect_volume'))
+
+    def test_terminate_counts(self):
+        task = connection_tasks.TerminateConnection(self.api)
+        args = dict(context=self.context, volume_id=self.volume.id,
+                    volume_host=self.volume.host, attachment_id=self.att.id,
+                    host='compute1', connector={'host': 'compute1'})
+        other = self._attachment('detaching')
+        task.execute(**args)
+        # Another host's attachment does not count.
+        attachment_db.attachment_update(self.context, other.id,
+                                        {'attached_host': 'compute2'})
+        task.execute(**args)
+        task.execute(**dict(args, connector=None))
+        self.assertEqual([('terminate', self.volume.id)], self.api.calls)
+        task.revert(volume_id=self.volume.id, host='compute1', result=None)
+
+    def test_lock_tasks(self):
+        lock = locks.ConnectionLock('test-lock')
+        acquire = connection_tasks.AcquireConnectionLock(lock)
+        release = connection_tasks.ReleaseConnectionLock(lock)
+        acquire.execute()
+        self.assertTrue(lock.held)
+        release.execute()
+        self.assertFalse(lock.held)
+        # Reverting what ran after the release takes the lock again, and
+        # the acquire's revert lets it go.
+        release.revert(result=None)
+        self.assertTrue(lock.held)
+        acquire.revert(result=None)
+        self.assertFalse(lock.held)
+        release.revert(result=_failure(RuntimeError('x')))
+        self.assertFalse(lock.held)
+
+    def test_connector_properties(self):
+        props = connection_tasks.GetConnectorProperties().execute('compute7')
+        self.assertEqual('compute7', props['host'])
