@@ -37,3 +37,14 @@ def notify(context, event_type, payload, priority='info'):
 def notify_attach(context, event_type, volume, attachment):
     notify(context, 'volume.' + event_type,
            attachment_payload(volume, attachment))
+
+
+def notify_extend(context, volume, new_size):
+    """Tell every host with an attachment of the volume its new size."""
+    for attachment in volume.volume_attachment:
+        payload = attachment_payload(volume, attachment)
+        payload['new_size'] = new_size
+        notify(context, 'volume.attachment.extended', payload)
+    notify(context, 'volume.extend.end',
+           {'volume_id': volume.id, 'new_size': new_size,
+            'project_id': volume.project_id})

@@ -308,3 +308,24 @@ def attachment_count_sharing_connection(context, volume_id, host,
                 models.Volume.service_uuid == service_uuid,
                 models.Volume.deleted == sa.false())
     return query.count()
+
+
+@writer
+def volume_leave_status(context, volume_id, from_status, values=None):
+    """Move a volume out of a transient status (``extending``) to the
+    status its attachments give, compare-and-swap.
+
+    :raises Conflict: the volume is not in ``from_status``.
+    """
+    volume = models.Volume
+    statuses = [row[0] for row in context.session.execute(
+        sa.select(models.VolumeAttachment.attach_status).where(
+            models.VolumeAttachment.volume_id == volume_id,
+            models.VolumeAttachment.deleted == sa.false()))]
+    values = dict(values or {})
+    values['status'] = vstatus.derive(statuses)
+    if not conditional_update(context.session, volume, volume_id, values,
+                              {'status': from_status}):
+        raise exception.Conflict(
+            reason='volume %s is not %s' % (volume_id, from_status))
+    return values['status']

@@ -32,8 +32,10 @@ from cinder_ma.manager.flows import attach_volume as attach_flow
 from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
+from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import rpcapi
+from cinder_ma import notifications
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume import status as vstatus
 
@@ -136,6 +138,24 @@ class Manager:
                        {'context': context, 'volume_id': volume_id,
                         'volume': volume_ref(volume)})
         LOG.info('Deleted volume %s from %s', volume_id, volume.host)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def extend_volume(self, context, volume_id, new_size):
+        """Grow a volume recorded as 'extending' on this node (1.2)."""
+        volume = db_api.volume_get(context, volume_id)
+        if volume.status != vstatus.EXTENDING:
+            raise exception.InvalidVolume(
+                reason='volume %s is %s, not extending' % (volume_id,
+                                                          volume.status))
+        backend = self._backend(volume)
+        flows.run_flow(extend_flow.get_flow(backend.driver),
+                       {'context': context, 'volume_id': volume_id,
+                        'volume': volume_ref(volume),
+                        'new_size': new_size})
+        LOG.info('Extended volume %s to %s GiB', volume_id, new_size)
+        notifications.notify_extend(context,
+                                    db_api.volume_get(context, volume_id),
+                                    new_size)
 
     # Connections (backend role)
 

@@ -39,6 +39,7 @@ class ManagerAPI:
       (calls to the manager of the volume's backend), attach_volume and
       detach_volume (casts to the manager of the instance's host; a
       detach can be waited for, as a call).
+    * 1.2 - extend_volume (cast to the manager of the volume's backend).
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
@@ -46,7 +47,7 @@ class ManagerAPI:
     A major version bump needs a release where managers serve both.
     """
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -138,3 +139,14 @@ class ManagerAPI:
             client.call(context, 'detach_volume', attachment_id=attachment_id)
         else:
             client.cast(context, 'detach_volume', attachment_id=attachment_id)
+
+    def extend_volume(self, context, volume_id, host, new_size):
+        """Have the manager of ``host`` grow a volume (cast).
+
+        The volume is recorded 'extending'; the manager gives it the new
+        size and its attachment-derived status back, or keeps the old size
+        with error_reason, and notifies the hosts of its attachments.
+        """
+        self._client(host, '1.2').cast(context, 'extend_volume',
+                                       volume_id=volume_id,
+                                       new_size=new_size)

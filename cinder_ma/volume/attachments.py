@@ -337,6 +337,12 @@ def _detach_through_host(context, volume, attachment, wait=False):
     try:
         _rpc().detach_volume(context, attachment.id,
                              attachment.manager_host, wait=wait)
+    except exception.CinderMAException:
+        # The manager ran the flow, which failed and recorded
+        # error_detaching itself: its error is the answer.
+        LOG.warning('The detach flow of attachment %s failed on %s',
+                    attachment.id, attachment.manager_host)
+        raise
     except Exception as exc:
         LOG.exception('Could not ask the manager of %s to detach %s',
                       attachment.manager_host, attachment.id)

@@ -10,6 +10,7 @@ from oslo_utils import strutils
 from taskflow import task
 
 from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.volume import status as vstatus
 
@@ -90,3 +91,30 @@ class VolumeToErrorDeletingOnRevert(VolumeStatusOnRevert):
     operation = 'Deletion'
     from_status = vstatus.DELETING
     error_status = vstatus.ERROR_DELETING
+
+
+class VolumeFromExtendingOnRevert(task.Task):
+    """Sentinel of the extend flow: on revert, 'extending' -> the status
+    the volume's attachments give, with the failure as error_reason.
+
+    A failed extend leaves the volume as it was, at its old size, so it is
+    not put in an error status that would block its attachments.
+    """
+
+    def execute(self, context, volume_id):
+        """Nothing to do: a checkpoint for the revert."""
+
+    def revert(self, context, volume_id, *args, **kwargs):
+        reason = 'extend failed: ' + failure_reason(
+            kwargs.get('flow_failures'))
+        try:
+            status = attachment_db.volume_leave_status(
+                context, volume_id, vstatus.EXTENDING,
+                {'error_reason': reason})
+        except Exception:
+            LOG.exception('Extend of volume %s failed (%s) and it could not '
+                          'leave status extending', volume_id, reason)
+            return
+        LOG.error('Extend of volume %(id)s failed, status back to '
+                  '%(status)s: %(reason)s',
+                  {'id': volume_id, 'status': status, 'reason': reason})

@@ -10,6 +10,7 @@ from taskflow import task
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.volume import status as vstatus
 
@@ -97,3 +98,27 @@ class DestroyVolumeRecord(task.Task):
         if not isinstance(result, tf_failure.Failure):
             LOG.warning('Record of volume %s was deleted before its flow '
                         'failed; it is not restored', volume_id)
+
+
+class ExtendVolumeOnBackend(_DriverTask):
+    """Grow the volume's storage; it cannot be shrunk back, so revert only
+    logs."""
+
+    def execute(self, volume, new_size):
+        self.driver.extend_volume(volume, new_size)
+
+    def revert(self, volume, new_size, result, *args, **kwargs):
+        if isinstance(result, tf_failure.Failure):
+            return
+        LOG.warning('The storage of volume %s was grown to %s GiB but its '
+                    'extend did not complete; its record keeps the old '
+                    'size', volume.id, new_size)
+
+
+class FinishExtend(task.Task):
+    """'extending' -> derived status, with the new size."""
+
+    def execute(self, context, volume_id, new_size):
+        attachment_db.volume_leave_status(
+            context, volume_id, vstatus.EXTENDING,
+            {'size': new_size, 'error_reason': None})

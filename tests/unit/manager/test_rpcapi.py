@@ -59,6 +59,10 @@ class RecordingManager:
         self.calls.append(('attach_volume', attachment_id))
         self.event.set()
 
+    def extend_volume(self, ctxt, volume_id, new_size):
+        self.calls.append(('extend_volume', volume_id, new_size))
+        self.event.set()
+
     def detach_volume(self, ctxt, attachment_id):
         self.calls.append(('detach_volume', attachment_id,
                            threading.current_thread().name))
@@ -78,7 +82,7 @@ class ManagerAPITestCase(base.TestCase):
         self.api = rpcapi.ManagerAPI()
 
     def test_version_shared_with_manager(self):
-        self.assertEqual('1.1', rpcapi.ManagerAPI.RPC_API_VERSION)
+        self.assertEqual('1.2', rpcapi.ManagerAPI.RPC_API_VERSION)
         self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
                          manager.Manager.target.version)
         self.assertEqual('cinder-ma-manager', rpcapi.ManagerAPI.TOPIC)
@@ -94,6 +98,11 @@ class ManagerAPITestCase(base.TestCase):
         self.assertTrue(self.node1.event.wait(10))
         self.assertEqual([('delete_volume', 'p', 'vol-2')], self.node1.calls)
         self.assertEqual([], self.node2.calls)
+
+    def test_extend_volume_goes_to_the_node_of_the_host(self):
+        self.api.extend_volume(self.ctxt, 'vol-3', 'node2@file#file', 4)
+        self.assertTrue(self.node2.event.wait(10))
+        self.assertEqual([('extend_volume', 'vol-3', 4)], self.node2.calls)
 
     def test_initialize_connection_is_a_call_to_the_backend(self):
         connector = {'host': 'compute1', 'initiator': None}
@@ -150,4 +159,4 @@ class ManagerAPITestCase(base.TestCase):
         api = rpcapi.ManagerAPI()   # no RPC needed to build it
         rpc.init(self.conf)
         self.assertTrue(api.client.can_send_version('1.1'))
-        self.assertEqual('1.1', api.client.version_cap)
+        self.assertEqual('1.2', api.client.version_cap)

@@ -93,7 +93,7 @@ class ManagerServiceTestCase(base.DBTestCase):
         svc = self._start()
         self.assertIs(svc.hypervisor, svc.manager.hypervisor)
         self.assertIs(self.conf, svc.manager.connectors.conf)
-        self.assertEqual('1.1', svc.manager.target.version)
+        self.assertEqual('1.2', svc.manager.target.version)
 
     def test_no_hypervisor(self):
         self.flags(group='hypervisor', driver=None)
