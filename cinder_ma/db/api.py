@@ -28,8 +28,19 @@ CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 main_context_manager = enginefacade.transaction_context()
+# oslo.db's checkin hook sleeps to let eventlet switch; threads need not.
+main_context_manager.configure(thread_checkin=False)
 _ENGINE_LOCK = threading.Lock()
-_ENGINE_EVENTS = set()
+
+# What the transaction being started on this thread is: readers begin a
+# deferred SQLite transaction, writers an immediate one.
+_TXN = threading.local()
+
+# SQLite takes one writer at a time; the writers of this process queue
+# here instead of polling the database lock with SQLite's busy handler,
+# which sleeps up to 100 ms between tries. Writers of other processes
+# (cinder-ma-manage) still meet the busy timeout.
+_SQLITE_WRITER_LOCK = threading.Lock()
 
 retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
                                               retry_on_deadlock=True,
@@ -38,26 +49,35 @@ retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
 
 
 def _sqlite_events(engine):
-    """Make SQLite hold up under concurrent writers.
+    """Make a SQLite file database hold up under concurrent clients.
 
-    WAL lets readers run beside the writer; every transaction starts with
-    BEGIN IMMEDIATE so it takes the write lock up front (waiting up to
-    ``sqlite_busy_timeout``), instead of failing with "database is locked"
-    when a read transaction later wants to write.
+    WAL lets readers run beside the writer. Writer transactions start with
+    BEGIN IMMEDIATE, taking the write lock up front (waiting up to
+    ``sqlite_busy_timeout``) instead of failing with "database is locked"
+    when a read later wants to write; reader transactions start with a
+    deferred BEGIN and never wait. Connections are pooled (oslo.db gives
+    SQLite files a NullPool, which opens a connection per transaction and
+    checkpoints the WAL each time the last one closes).
     """
     timeout_ms = CONF.database.sqlite_busy_timeout
+    file_db = engine.url.database not in (None, '', ':memory:')
 
     def _connect(dbapi_con, con_record):
         dbapi_con.execute('PRAGMA busy_timeout = %d' % timeout_ms)
-        if engine.url.database not in (None, '', ':memory:'):
+        if file_db:
             dbapi_con.execute('PRAGMA journal_mode = WAL')
             dbapi_con.execute('PRAGMA synchronous = NORMAL')
         dbapi_con.execute('PRAGMA foreign_keys = ON')
 
     def _begin(conn):
         if 'in_transaction' not in conn.info:
-            conn.exec_driver_sql('BEGIN IMMEDIATE')
+            conn.exec_driver_sql(
+                'BEGIN' if _starting_reader() else 'BEGIN IMMEDIATE')
             conn.info['in_transaction'] = True
+
+    def _do_connect(dialect, conn_rec, cargs, cparams):
+        # Pooled connections move between threads.
+        cparams['check_same_thread'] = False
 
     sa.event.listen(engine, 'connect', _connect)
     # oslo.db's own 'begin' listener emits a deferred BEGIN and sets the
@@ -67,6 +87,15 @@ def _sqlite_events(engine):
         if getattr(listener, '__name__', None) == '_sqlite_emit_begin':
             sa.event.remove(engine, 'begin', listener)
     sa.event.listen(engine, 'begin', _begin, insert=True)
+    if file_db and isinstance(engine.pool, sa.pool.NullPool):
+        sa.event.listen(engine, 'do_connect', _do_connect)
+        old = engine.pool
+        # Pool has no public way to change class; _creator is the
+        # engine's connect function (dialect events included).
+        engine.pool = sa.pool.QueuePool(
+            old._creator, pool_size=8, max_overflow=64, timeout=60,
+            pre_ping=False, dialect=old._dialect, _dispatch=old.dispatch)
+        old.dispose()
 
 
 def _mysql_events(engine):
@@ -85,15 +114,45 @@ def _mysql_events(engine):
 def get_engine():
     """The writer engine, with our per-dialect settings applied once."""
     engine = main_context_manager.writer.get_engine()
-    if id(engine) not in _ENGINE_EVENTS:
+    if not getattr(engine, '_cinder_ma_ready', False):
         with _ENGINE_LOCK:
-            if id(engine) not in _ENGINE_EVENTS:
+            if not getattr(engine, '_cinder_ma_ready', False):
                 if engine.dialect.name == 'sqlite':
                     _sqlite_events(engine)
                 elif engine.dialect.name == 'mysql':
                     _mysql_events(engine)
-                _ENGINE_EVENTS.add(id(engine))
+                engine._cinder_ma_ready = True
     return engine
+
+
+class _Transaction:
+    """Tells the SQLite ``begin`` hook whether the transaction this thread
+    starts is a reader or a writer and, for a SQLite writer, holds the
+    process's writer lock around it (once per thread: a nested writer
+    with another context does not wait for its own thread)."""
+
+    def __init__(self, engine, readonly):
+        self.lock = (_SQLITE_WRITER_LOCK if not readonly and
+                     engine.dialect.name == 'sqlite' else None)
+        self.readonly = readonly
+        self.take_lock = False
+
+    def __enter__(self):
+        if self.lock is not None and not getattr(_TXN, 'holds_lock', False):
+            self.lock.acquire()
+            _TXN.holds_lock = self.take_lock = True
+        _TXN.__dict__.setdefault('stack', []).append(self.readonly)
+
+    def __exit__(self, *exc):
+        _TXN.stack.pop()
+        if self.take_lock:
+            _TXN.holds_lock = False
+            self.lock.release()
+
+
+def _starting_reader():
+    stack = getattr(_TXN, 'stack', None)
+    return bool(stack) and stack[-1]
 
 
 def reader(func):
@@ -102,21 +161,21 @@ def reader(func):
 
     @functools.wraps(func)
     def inner(context, *args, **kwargs):
-        get_engine()
-        return wrapped(context, *args, **kwargs)
+        with _Transaction(get_engine(), readonly=True):
+            return wrapped(context, *args, **kwargs)
     return inner
 
 
 def writer(func):
     """Run ``func(context, ...)`` in a writer transaction, retried on
     deadlock."""
-    wrapped = retry_on_deadlock(main_context_manager.writer(func))
+    wrapped = main_context_manager.writer(func)
 
-    @functools.wraps(func)
-    def inner(context, *args, **kwargs):
-        get_engine()
-        return wrapped(context, *args, **kwargs)
-    return inner
+    def locked(context, *args, **kwargs):
+        with _Transaction(get_engine(), readonly=False):
+            return wrapped(context, *args, **kwargs)
+
+    return functools.wraps(func)(retry_on_deadlock(locked))
 
 
 def _now():
