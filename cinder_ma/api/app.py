@@ -79,6 +79,19 @@ class RootController:
         return dispatch(pecan.request)
 
 
+class _Pecan(pecan.Pecan):
+    """Pecan, keeping the status each controller chose.
+
+    Pecan turns every 200 without a body into a 204; Cinder answers some
+    requests 200 with no body (``os-set_bootable``, ``DELETE
+    .../metadata/{key}``) and clients may check for it. Controllers here
+    always set their status (:func:`cinder_ma.api.expose.expose`).
+    """
+
+    def _handle_empty_response_body(self, state):
+        pass
+
+
 def _check_routes():
     for handler in routes.handlers():
         validation.check_ranges(handler)
@@ -94,8 +107,8 @@ def setup_app(conf=None):
     """
     conf = conf or CONF
     _check_routes()
-    app = pecan.make_app(RootController(), force_canonical=False,
-                         guess_content_type_from_ext=False)
+    app = _Pecan(RootController(), force_canonical=False,
+                 guess_content_type_from_ext=False)
     app = auth.wrap(app, conf)
     app = expose.FaultWrapper(app)
     return request_id.RequestId(app)

@@ -12,8 +12,10 @@ constants below, never a bare number, in controllers, schemas and views.
 History (what each version changes in cinder_ma; Cinder's own history
 covers resources we do not serve):
 
-* 3.0  -- the Cinder v2 core API at /v3: volumes, types and extra specs,
-  os-services.
+* 3.0  -- the Cinder v2 core API at /v3: volumes with their metadata
+  and actions (legacy attach/detach, os-extend, os-set_bootable,
+  os-retype, os-force_delete), types with their extra specs, access
+  lists (os-volume-type-access) and encryption, os-services.
 * 3.2  (VOLUME_LIST_BOOTABLE) -- the ``bootable`` filter of volume lists
   takes strict booleans; anything else is a 400 (before: "false"/"False"
   mean non-bootable, any other value bootable).
@@ -21,6 +23,9 @@ covers resources we do not serve):
   clustering here).
 * 3.13 (GROUP_VOLUME) -- volumes show ``group_id`` (always null: no
   groups); create accepts ``group_id`` (null only).
+* 3.15 (ETAGS) -- ``GET /volumes/{id}/metadata`` answers an ``Etag``;
+  ``PUT /volumes/{id}/metadata`` and ``PUT .../metadata/{key}`` with an
+  ``If-Match`` that no longer holds are a 412 (lost updates).
 * 3.21 (VOLUME_DETAIL_PROVIDER_ID) -- volumes show ``provider_id`` to
   admins.
 * 3.23 (VOLUME_DELETE_FORCE) -- volume delete honours ``force``.
@@ -30,6 +35,9 @@ covers resources we do not serve):
 * 3.31 (RESOURCE_FILTER) -- unknown filters of volume lists are a 400
   instead of being ignored.
 * 3.34 (LIKE_FILTER) -- volume lists accept ``name~`` (substring match).
+* 3.42 (VOLUME_EXTEND_INUSE) -- ``os-extend`` grows in-use volumes too
+  (where the backend declares online extend); below, only available
+  ones.
 * 3.44 (NEW_ATTACH_COMPLETION) -- the ``os-complete`` action of
   attachments marks an attachment attached (204).
 * 3.45 (SUPPORT_COUNT_INFO) -- volume lists accept ``with_count`` and then
@@ -72,11 +80,13 @@ BASE_VERSION = '3.0'
 VOLUME_LIST_BOOTABLE = '3.2'
 CLUSTER_SUPPORT = '3.7'
 GROUP_VOLUME = '3.13'
+ETAGS = '3.15'
 VOLUME_DETAIL_PROVIDER_ID = '3.21'
 VOLUME_DELETE_FORCE = '3.23'
 NEW_ATTACH = '3.27'
 RESOURCE_FILTER = '3.31'
 LIKE_FILTER = '3.34'
+VOLUME_EXTEND_INUSE = '3.42'
 NEW_ATTACH_COMPLETION = '3.44'
 SUPPORT_COUNT_INFO = '3.45'
 VOLUME_CREATE_FROM_BACKUP = '3.47'

@@ -16,6 +16,9 @@ handler for the method wins, so ``/volumes/detail`` precedes
 ``/volumes/{volume_id}`` (and ``PUT /volumes/detail`` reaches the update
 of a volume named "detail": a 404, as in Cinder). A path that matches
 only with other methods is a 405 with ``Allow``; no match is a 404.
+
+``HEAD`` is served wherever ``GET`` is, by the GET handler: the response
+has GET's status and headers, and webob leaves out the body (RFC 9110).
 """
 
 import re
@@ -27,6 +30,9 @@ from cinder_ma.api.v3 import services
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import versions
 from cinder_ma.api.v3 import volume_actions
+from cinder_ma.api.v3 import volume_metadata
+from cinder_ma.api.v3 import volume_type_access
+from cinder_ma.api.v3 import volume_type_encryption
 from cinder_ma.api.v3 import volumes
 
 _P = '/v3/{project_id}'
@@ -41,6 +47,14 @@ ROUTES = {
                                   'PUT': volumes.update,
                                   'DELETE': volumes.delete},
     _P + '/volumes/{volume_id}/action': {'POST': volume_actions.action},
+    _P + '/volumes/{volume_id}/metadata': {
+        'GET': volume_metadata.index,
+        'POST': volume_metadata.create,
+        'PUT': volume_metadata.update_all},
+    _P + '/volumes/{volume_id}/metadata/{key}': {
+        'GET': volume_metadata.show,
+        'PUT': volume_metadata.update,
+        'DELETE': volume_metadata.delete},
 
     # From 3.27 (NEW_ATTACH); below, 404.
     _P + '/attachments': {'GET': attachments.index,
@@ -63,6 +77,18 @@ ROUTES = {
         'GET': types.extra_spec_show,
         'PUT': types.extra_spec_update,
         'DELETE': types.extra_spec_delete},
+    _P + '/types/{type_id}/action': {'POST': volume_type_access.action},
+    _P + '/types/{type_id}/os-volume-type-access': {
+        'GET': volume_type_access.index},
+    _P + '/types/{type_id}/encryption': {
+        'GET': volume_type_encryption.index,
+        'POST': volume_type_encryption.create},
+    # GET names a field of the encryption; PUT and DELETE an encryption
+    # id, which is not looked at (see volume_type_encryption).
+    _P + '/types/{type_id}/encryption/{encryption_id}': {
+        'GET': volume_type_encryption.show,
+        'PUT': volume_type_encryption.update,
+        'DELETE': volume_type_encryption.delete},
 
     _P + '/os-services': {'GET': services.index},
 }
@@ -103,6 +129,12 @@ def handlers():
         yield from methods.values()
 
 
+def _handler(methods, method):
+    if method == 'HEAD' and 'HEAD' not in methods:
+        method = 'GET'
+    return methods.get(method)
+
+
 def match(method, path):
     """The handler of a request and its path parameters.
 
@@ -116,9 +148,12 @@ def match(method, path):
         found = regex.match(path)
         if found is None:
             continue
-        if method in methods:
-            return methods[method], found.groupdict()
+        handler = _handler(methods, method)
+        if handler is not None:
+            return handler, found.groupdict()
         allowed.update(methods)
+        if 'GET' in methods:
+            allowed.add('HEAD')
     if allowed:
         raise webob.exc.HTTPMethodNotAllowed(
             explanation='The method %s is not allowed for this resource.'

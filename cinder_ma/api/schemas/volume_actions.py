@@ -1,12 +1,13 @@
-"""Schemas of the attach/detach actions of volumes, after Cinder's
-``cinder/api/schemas/volume_actions.py`` (os-attach, os-detach) and
+"""Schemas of the actions of volumes, after Cinder's
+``cinder/api/schemas/volume_actions.py`` (os-attach, os-detach,
+os-extend, os-set_bootable, os-retype) and
 ``cinder/api/schemas/admin_actions.py`` (os-force_detach).
 
-os-reserve, os-unreserve, os-begin_detaching and os-roll_detaching have
-no schema in Cinder (the value of their key is ignored), nor here below
-3.55; from 3.55 (ours) os-begin_detaching and os-roll_detaching take an
-optional ``attachment_id``, needed when a shareable volume has several
-attachments.
+os-reserve, os-unreserve and os-force_delete have no schema in Cinder
+(the value of their key is ignored), nor here; nor have
+os-begin_detaching and os-roll_detaching, here below 3.55: from 3.55
+(ours) they take an optional ``attachment_id``, needed when a shareable
+volume has several attachments.
 """
 
 from cinder_ma.api.schemas import attachments
@@ -89,3 +90,59 @@ any_value = {'type': 'object'}
 
 begin_detaching_v355 = _with_attachment_id('os-begin_detaching')
 roll_detaching_v355 = _with_attachment_id('os-roll_detaching')
+
+
+extend = {
+    'type': 'object',
+    'properties': {
+        'os-extend': {
+            'type': 'object',
+            'properties': {
+                'new_size': parameter_types.volume_size,
+            },
+            'required': ['new_size'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['os-extend'],
+    'additionalProperties': False,
+}
+
+set_bootable = {
+    'type': 'object',
+    'properties': {
+        'os-set_bootable': {
+            'type': 'object',
+            'properties': {
+                'bootable': parameter_types.boolean,
+            },
+            'required': ['bootable'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['os-set_bootable'],
+    'additionalProperties': False,
+}
+
+MIGRATION_POLICIES = ('never', 'on-demand')
+
+retype = {
+    'type': 'object',
+    'properties': {
+        'os-retype': {
+            'type': 'object',
+            'properties': {
+                # A type name or id: looked up by the service.
+                'new_type': {'type': 'string'},
+                # As in Cinder, null is of the type but not of the enum.
+                'migration_policy': {
+                    'type': ['string', 'null'],
+                    'enum': list(MIGRATION_POLICIES)},
+            },
+            'required': ['new_type'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['os-retype'],
+    'additionalProperties': False,
+}

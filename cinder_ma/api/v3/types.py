@@ -25,7 +25,7 @@ def _bad_request(message):
     return webob.exc.HTTPBadRequest(explanation=message)
 
 
-def _checked_id(type_id, allow_default=False):
+def checked_id(type_id, allow_default=False):
     """Like Cinder, an id that is no UUID names no type."""
     if allow_default and type_id == DEFAULT:
         return type_id
@@ -76,7 +76,7 @@ def index(req, project_id):
 def show(req, project_id, type_id):
     """GET /v3/{project_id}/types/{id}; ``default`` is the default type."""
     vtype = volume_types.get_type(
-        req.context, _checked_id(type_id, allow_default=True))
+        req.context, checked_id(type_id, allow_default=True))
     return views.show(req, vtype)
 
 
@@ -110,7 +110,7 @@ def update(req, project_id, type_id, body):
     if is_public is not None:
         is_public = _boolean(is_public, 'is_public')
     updated = volume_types.update_type(
-        req.context, _checked_id(type_id), name=name,
+        req.context, checked_id(type_id), name=name,
         description=description, is_public=is_public)
     return views.show(req, updated)
 
@@ -118,13 +118,13 @@ def update(req, project_id, type_id, body):
 @expose.expose(status=202)
 def delete(req, project_id, type_id):
     """DELETE /v3/{project_id}/types/{id} (admin): 202."""
-    volume_types.delete_type(req.context, _checked_id(type_id))
+    volume_types.delete_type(req.context, checked_id(type_id))
 
 
 @expose.expose()
 def extra_specs_index(req, project_id, type_id):
     """GET /v3/{project_id}/types/{id}/extra_specs."""
-    specs = volume_types.get_extra_specs(req.context, _checked_id(type_id))
+    specs = volume_types.get_extra_specs(req.context, checked_id(type_id))
     return {'extra_specs': specs}
 
 
@@ -134,14 +134,14 @@ def extra_specs_create(req, project_id, type_id, body):
     """POST /v3/{project_id}/types/{id}/extra_specs (admin): set the
     given specs, keep the others; the response repeats the request."""
     specs = body['extra_specs']
-    volume_types.update_extra_specs(req.context, _checked_id(type_id), specs)
+    volume_types.update_extra_specs(req.context, checked_id(type_id), specs)
     return {'extra_specs': specs}
 
 
 @expose.expose()
 def extra_spec_show(req, project_id, type_id, key):
     """GET /v3/{project_id}/types/{id}/extra_specs/{key}: {key: value}."""
-    return volume_types.get_extra_spec(req.context, _checked_id(type_id),
+    return volume_types.get_extra_spec(req.context, checked_id(type_id),
                                        key)
 
 
@@ -152,11 +152,11 @@ def extra_spec_update(req, project_id, type_id, key, body):
     {key: value}."""
     if key not in body:
         raise _bad_request('Request body and URI mismatch')
-    volume_types.update_extra_specs(req.context, _checked_id(type_id), body)
+    volume_types.update_extra_specs(req.context, checked_id(type_id), body)
     return body
 
 
 @expose.expose(status=202)
 def extra_spec_delete(req, project_id, type_id, key):
     """DELETE /v3/{project_id}/types/{id}/extra_specs/{key} (admin)."""
-    volume_types.delete_extra_spec(req.context, _checked_id(type_id), key)
+    volume_types.delete_extra_spec(req.context, checked_id(type_id), key)

@@ -1,6 +1,6 @@
-"""Attach and detach actions of volumes: ``POST
-/v3/{project_id}/volumes/{id}/action``, as Cinder's
-``cinder/api/contrib/volume_actions.py`` and ``admin_actions.py``.
+"""Actions of volumes: ``POST /v3/{project_id}/volumes/{id}/action``, as
+Cinder's ``cinder/api/contrib/volume_actions.py`` and
+``admin_actions.py``.
 
 The legacy way of attaching, from before the attachments API:
 ``os-reserve``, ``os-unreserve``, ``os-attach``, ``os-begin_detaching``,
@@ -10,6 +10,13 @@ attachment records as the attachments API
 (:mod:`cinder_ma.volume.actions`), so the volume's status stays derived
 from them. An unknown action is a 400.
 
+Managing a volume: ``os-extend`` (202; an in-use volume from 3.42 only, as
+in Cinder, and only where its backend extends online), ``os-set_bootable``
+(200), ``os-retype`` (202; cinder_ma does not migrate, so the new type
+must suit the volume's backend) and, for admins, ``os-force_delete``
+(202: detach everything, then delete). The rules and their messages are
+the service's (:mod:`cinder_ma.volume.api`).
+
 ``os-detach`` (and from 3.55 ``os-begin_detaching`` and
 ``os-roll_detaching``) takes the ``attachment_id`` to act on; without it
 the volume must have exactly one such attachment, else a 400 that says
@@ -17,6 +24,7 @@ so. ``os-force_detach`` accepts Cinder's ``connector`` but terminates the
 connection recorded with the attachment.
 """
 
+from oslo_utils import strutils
 from oslo_utils import uuidutils
 import webob.exc
 
@@ -27,7 +35,9 @@ from cinder_ma.api.schemas import volume_actions as schemas
 from cinder_ma.api import validation
 from cinder_ma import exception
 from cinder_ma.volume import actions as volume_actions
+from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments as volume_attachments
+from cinder_ma.volume import status as vstatus
 
 
 def _checked_id(volume_id):
@@ -119,6 +129,53 @@ def force_detach(req, project_id, volume_id, body):
                         'VolumeAttachmentNotFound: %s' % exc)
 
 
+@expose.expose(status=202)
+@validation.schema(schemas.extend)
+def extend(req, project_id, volume_id, body):
+    """``os-extend``: grow the volume to ``new_size`` GiB.
+
+    Below 3.42 an in-use volume is refused here, as Cinder refuses it;
+    from 3.42 the service decides (online extend of its backend).
+    """
+    volume_id = _checked_id(volume_id)
+    new_size = int(body['os-extend']['new_size'])
+    if not req.api_version.matches(mv.VOLUME_EXTEND_INUSE):
+        volume = volume_api.get_volume(req.context, volume_id)
+        if volume.status == vstatus.IN_USE:
+            raise exception.InvalidVolume(
+                reason='volume %s is in-use; extending an attached volume '
+                       'needs microversion %s or later' % (
+                           volume.id, mv.VOLUME_EXTEND_INUSE))
+    volume_api.extend(req.context, volume_id, new_size)
+
+
+@expose.expose()
+@validation.schema(schemas.set_bootable)
+def set_bootable(req, project_id, volume_id, body):
+    """``os-set_bootable``: 200 with no body, as in Cinder."""
+    bootable = strutils.bool_from_string(
+        body['os-set_bootable']['bootable'], strict=True)
+    volume_api.set_bootable(req.context, _checked_id(volume_id), bootable)
+
+
+@expose.expose(status=202)
+@validation.schema(schemas.retype)
+def retype(req, project_id, volume_id, body):
+    """``os-retype``: give the volume another type (name or id)."""
+    params = body['os-retype']
+    volume_api.retype(req.context, _checked_id(volume_id),
+                      params['new_type'],
+                      migration_policy=params.get('migration_policy') or
+                      'never')
+
+
+@expose.expose(status=202)
+def force_delete(req, project_id, volume_id):
+    """``os-force_delete`` (admins): delete whatever the status,
+    detaching the volume first."""
+    volume_actions.force_delete(req.context, _checked_id(volume_id))
+
+
 ACTIONS = {
     'os-reserve': reserve,
     'os-unreserve': unreserve,
@@ -127,6 +184,10 @@ ACTIONS = {
     'os-roll_detaching': roll_detaching,
     'os-detach': detach,
     'os-force_detach': force_detach,
+    'os-extend': extend,
+    'os-set_bootable': set_bootable,
+    'os-retype': retype,
+    'os-force_delete': force_delete,
 }
 
 # POST /v3/{project_id}/volumes/{id}/action

@@ -51,7 +51,37 @@ class TestDispatch(base.APITestCase):
         response = self.app.patch(self.url('volumes'), headers=base.MEMBER,
                                   status=405)
         self.assertFault(response, 405, 'badMethod', 'PATCH')
-        self.assertEqual('GET, POST', response.headers['Allow'])
+        self.assertEqual('GET, HEAD, POST', response.headers['Allow'])
+
+    def test_head_answers_like_get_without_a_body(self):
+        for path, status, headers in (
+                ('/', 300, {}), ('/v3/', 200, {}), ('/v3', 200, {}),
+                (self.url('volumes'), 200, base.MEMBER),
+                (self.url('types/default'), 200, base.MEMBER)):
+            got = self.app.get(path, headers=headers, status=status)
+            head = self.app.head(path, headers=headers, status=status)
+            self.assertEqual(b'', head.body)
+            self.assertEqual(got.headers['Content-Length'],
+                             head.headers['Content-Length'])
+            self.assertEqual(got.content_type, head.content_type)
+
+    def test_head_needs_what_get_needs(self):
+        self.app.head(self.url('volumes'), status=401)
+        self.app.head(self.url('volumes/%s' % 'nope'), headers=base.MEMBER,
+                      status=404)
+        # Only where GET is served.
+        response = self.app.head(self.url('volumes/x/action'),
+                                 headers=base.MEMBER, status=405)
+        self.assertEqual('POST', response.headers['Allow'])
+
+    def test_empty_200_stays_a_200(self):
+        # Pecan would make it a 204; Cinder answers 200 (os-set_bootable).
+        volume = self.create_volume()
+        response = self.app.post_json(
+            self.url('volumes/%s/action' % volume.id),
+            {'os-set_bootable': {'bootable': True}}, headers=base.MEMBER,
+            status=200)
+        self.assertEqual(b'', response.body)
 
     def test_trailing_slash_is_ignored(self):
         response = self.app.get(self.url('volumes/'), headers=base.MEMBER)

@@ -10,6 +10,9 @@ from cinder_ma.api.v3 import attachments
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import versions
 from cinder_ma.api.v3 import volume_actions
+from cinder_ma.api.v3 import volume_metadata
+from cinder_ma.api.v3 import volume_type_access
+from cinder_ma.api.v3 import volume_type_encryption
 from cinder_ma.api.v3 import volumes
 
 
@@ -67,7 +70,54 @@ class TestMatch(testtools.TestCase):
     def test_method_not_allowed(self):
         error = self.assertRaises(webob.exc.HTTPMethodNotAllowed,
                                   routes.match, 'PATCH', '/v3/p/volumes/v')
-        self.assertEqual('DELETE, GET, PUT', error.headers['Allow'])
+        self.assertEqual('DELETE, GET, HEAD, PUT', error.headers['Allow'])
+
+    def test_head_is_served_by_get(self):
+        for path, handler in (('/', versions.list_versions),
+                              ('/v3/', versions.show_v3),
+                              ('/v3/p/volumes/v1', volumes.show),
+                              ('/v3/p/volumes/v1/metadata',
+                               volume_metadata.index)):
+            self.assertIs(handler, routes.match('HEAD', path)[0])
+        error = self.assertRaises(webob.exc.HTTPMethodNotAllowed,
+                                  routes.match, 'HEAD',
+                                  '/v3/p/types/t1/action')
+        self.assertEqual('POST', error.headers['Allow'])
+
+    def test_metadata_access_and_encryption(self):
+        for method, path, handler, params in (
+                ('GET', '/v3/p/volumes/v1/metadata', volume_metadata.index,
+                 {'volume_id': 'v1'}),
+                ('POST', '/v3/p/volumes/v1/metadata',
+                 volume_metadata.create, {'volume_id': 'v1'}),
+                ('PUT', '/v3/p/volumes/v1/metadata',
+                 volume_metadata.update_all, {'volume_id': 'v1'}),
+                ('GET', '/v3/p/volumes/v1/metadata/k', volume_metadata.show,
+                 {'volume_id': 'v1', 'key': 'k'}),
+                ('PUT', '/v3/p/volumes/v1/metadata/k',
+                 volume_metadata.update, {'volume_id': 'v1', 'key': 'k'}),
+                ('DELETE', '/v3/p/volumes/v1/metadata/k',
+                 volume_metadata.delete, {'volume_id': 'v1', 'key': 'k'}),
+                ('GET', '/v3/p/types/t1/os-volume-type-access',
+                 volume_type_access.index, {'type_id': 't1'}),
+                ('POST', '/v3/p/types/t1/action', volume_type_access.action,
+                 {'type_id': 't1'}),
+                ('GET', '/v3/p/types/t1/encryption',
+                 volume_type_encryption.index, {'type_id': 't1'}),
+                ('POST', '/v3/p/types/t1/encryption',
+                 volume_type_encryption.create, {'type_id': 't1'}),
+                ('GET', '/v3/p/types/t1/encryption/provider',
+                 volume_type_encryption.show,
+                 {'type_id': 't1', 'encryption_id': 'provider'}),
+                ('PUT', '/v3/p/types/t1/encryption/e1',
+                 volume_type_encryption.update,
+                 {'type_id': 't1', 'encryption_id': 'e1'}),
+                ('DELETE', '/v3/p/types/t1/encryption/e1',
+                 volume_type_encryption.delete,
+                 {'type_id': 't1', 'encryption_id': 'e1'})):
+            found, found_params = routes.match(method, path)
+            self.assertIs(handler, found, (method, path))
+            self.assertEqual(dict(params, project_id='p'), found_params)
 
     def test_public_and_versioned(self):
         self.assertTrue(routes.is_public('/'))

@@ -49,3 +49,12 @@ class TestVersions(base.APITestCase):
     def test_post_is_not_allowed(self):
         response = self.app.post('/v3/', headers=base.MEMBER, status=405)
         self.assertFault(response, 405, 'badMethod')
+
+    def test_head(self):
+        # Load balancers and clients probe the version documents so.
+        response = self.app.head('/', status=300)
+        self.assertEqual(b'', response.body)
+        for path in ('/v3', '/v3/'):
+            response = self.app.head(path, status=200)
+            self.assertEqual(b'', response.body)
+            self.assertEqual('application/json', response.content_type)

@@ -1,12 +1,19 @@
-"""Tests of the attach/detach actions of volumes (the legacy attach API)
-and of os-force_detach.
+"""Tests of the actions of volumes: attach/detach (the legacy attach
+API), os-force_detach, os-extend, os-set_bootable, os-retype and
+os-force_delete.
 
-Manager calls go to the recorder of tests.unit.api.base (see there why).
+Manager calls go to the recorder of tests.unit.api.base (see there why);
+the manager's extend cast is a mock.
 """
 
 import uuid
 
+import fixtures
+from oslo_serialization import jsonutils
+
 from cinder_ma.api import microversions as mv
+from cinder_ma.db import api as db_api
+from cinder_ma.volume import types as volume_types
 from tests.unit.api import base
 
 CONNECTOR = {'host': 'compute1', 'initiator': 'iqn.2026-11.test:compute1'}
@@ -252,9 +259,10 @@ class TestForceDetach(VolumeActionsTestCase):
 class TestDispatch(VolumeActionsTestCase):
 
     def test_unknown_action(self):
-        response = self.act({'os-extend': {'new_size': 2}}, status=400)
+        response = self.act({'os-volume_upload_image': {
+            'image_name': 'x'}}, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'There is no such action: os-extend')
+                         'There is no such action: os-volume_upload_image')
 
     def test_malformed_bodies(self):
         for body in ({}, {'os-reserve': None, 'os-unreserve': None},
@@ -303,13 +311,293 @@ class TestDispatch(VolumeActionsTestCase):
         self.assertFault(response, 405, 'badMethod')
 
 
-class TestWithCinderclient(VolumeActionsTestCase):
+class ManageTestCase(VolumeActionsTestCase):
+    """os-extend, os-set_bootable, os-retype, os-force_delete."""
+
+    def setUp(self):
+        super().setUp()
+        # What the manager does with it is not this suite's business.
+        self.extend_cast = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.manager.rpcapi.ManagerAPI.extend_volume')).mock
+
+    def in_use_volume(self, **values):
+        volume = self.create_volume(status='in-use', **values)
+        self.add_attachment(volume)
+        return volume
+
+    def backend_extends_online(self):
+        caps = dict(base.BACKEND_CAPABILITIES, online_extend=True)
+        db_api.service_update(self.admin_context, self.service.id,
+                              {'capabilities': jsonutils.dumps(caps)})
+
+    def make_type(self, name, **specs):
+        return volume_types.create_type(self.admin_context, name,
+                                        extra_specs=specs)
+
+
+class TestExtend(ManageTestCase):
+
+    def extend(self, new_size, volume=None, headers=base.MEMBER,
+               status=202):
+        return self.act({'os-extend': {'new_size': new_size}}, volume,
+                        headers=headers, status=status)
+
+    def test_extend(self):
+        response = self.extend(3)
+        self.assertEqual(b'', response.body)
+        self.assertEqual('extending', self.view()['status'])
+        self.extend_cast.assert_called_once_with(
+            self.extend_cast.call_args[0][0], self.volume.id,
+            self.volume.host, 3)
+
+    def test_size_as_a_string(self):
+        self.extend('2')
+        self.assertEqual(2, self.extend_cast.call_args[0][3])
+
+    def test_bad_sizes(self):
+        for new_size, message in (
+                (0, '0 is less than the minimum of 1'),
+                (-1, 'field/attribute new_size'),
+                ('abc', 'field/attribute new_size'),
+                (1.5, 'field/attribute new_size'),
+                (None, 'field/attribute new_size'),
+                (0x80000000, 'is greater than the maximum')):
+            response = self.extend(new_size, status=400)
+            self.assertFault(response, 400, 'badRequest', message)
+        for body, message in (
+                ({'os-extend': {}}, "'new_size' is a required property"),
+                ({'os-extend': {'new_size': 2, 'force': True}},
+                 "'force' was unexpected"),
+                ({'os-extend': None}, "None is not of type 'object'")):
+            response = self.act(body, status=400)
+            self.assertFault(response, 400, 'badRequest', message)
+        self.extend_cast.assert_not_called()
+
+    def test_not_larger(self):
+        volume = self.create_volume(size=5)
+        for new_size in (5, 4):
+            response = self.extend(new_size, volume, status=400)
+            self.assertFault(response, 400, 'badRequest',
+                             'new size must be an integer greater than '
+                             'the current size, 5 GiB')
+        self.assertEqual('available', self.view(volume)['status'])
+
+    def test_in_use_needs_online_extend(self):
+        volume = self.in_use_volume()
+        latest = base.headers(roles=['member'], version=mv.MAX_VERSION)
+        response = self.extend(2, volume, headers=latest, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'volume %s is in use and its backend does not '
+                         'support extending attached volumes' % volume.id)
+        self.assertEqual('in-use', self.view(volume)['status'])
+        self.backend_extends_online()
+        self.extend(2, volume, headers=latest)
+        self.assertEqual('extending', self.view(volume)['status'])
+
+    def test_in_use_needs_3_42(self):
+        self.backend_extends_online()
+        volume = self.in_use_volume()
+        older = base.headers(roles=['member'],
+                             version=mv.prior(mv.VOLUME_EXTEND_INUSE))
+        response = self.extend(2, volume, headers=older, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'needs microversion 3.42')
+        self.extend_cast.assert_not_called()
+        self.extend(2, volume, headers=base.headers(
+            roles=['member'], version=mv.VOLUME_EXTEND_INUSE))
+
+    def test_other_statuses(self):
+        volume = self.create_volume(status='error')
+        response = self.extend(2, volume, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'only available or in-use volumes')
+
+    def test_policy_and_lookup(self):
+        self.assertFault(self.extend(2, headers=base.READER, status=403),
+                         403, 'forbidden', 'volume:extend')
+        foreign = self.create_volume(project=base.OTHER_PROJECT)
+        self.assertFault(self.extend(2, foreign, status=404), 404,
+                         'itemNotFound')
+        self.assertFault(self.extend(2, 'nope', status=404), 404,
+                         'itemNotFound')
+
+    def test_manager_unreachable(self):
+        self.extend_cast.side_effect = OSError('no route')
+        response = self.extend(2, status=503)
+        self.assertFault(response, 503, 'serviceUnavailable')
+        self.assertNotIn('no route', response.text)
+        self.assertEqual('available', self.view()['status'])
+
+
+class TestSetBootable(ManageTestCase):
+
+    def set_bootable(self, value, headers=base.MEMBER, status=200):
+        return self.act({'os-set_bootable': {'bootable': value}},
+                        headers=headers, status=status)
+
+    def test_values(self):
+        for value, expected in ((True, 'true'), ('false', 'false'),
+                                ('1', 'true'), ('off', 'false'),
+                                ('YES', 'true'), (False, 'false')):
+            response = self.set_bootable(value)
+            self.assertEqual(b'', response.body)
+            self.assertEqual(expected, self.view()['bootable'], value)
+
+    def test_validation(self):
+        for body, message in (
+                ({'os-set_bootable': {'bootable': 'maybe'}},
+                 'field/attribute bootable'),
+                ({'os-set_bootable': {'bootable': 1}},
+                 'field/attribute bootable'),
+                ({'os-set_bootable': {}},
+                 "'bootable' is a required property"),
+                ({'os-set_bootable': {'bootable': True, 'x': 1}},
+                 "'x' was unexpected")):
+            response = self.act(body, status=400)
+            self.assertFault(response, 400, 'badRequest', message)
+        self.assertEqual('false', self.view()['bootable'])
+
+    def test_policy(self):
+        response = self.set_bootable(True, headers=base.READER, status=403)
+        self.assertFault(response, 403, 'forbidden', 'set_bootable')
+        self.set_bootable(True, headers=base.ADMIN)
+        self.assertEqual('true', self.view()['bootable'])
+
+
+class TestRetype(ManageTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.silver = self.make_type('silver')
+        self.shared = self.make_type('shared', multiattach='<is> True')
+
+    def retype(self, new_type, volume=None, headers=base.MEMBER,
+               status=202, **extra):
+        params = dict(new_type=new_type, **extra)
+        return self.act({'os-retype': params}, volume, headers=headers,
+                        status=status)
+
+    def test_retype_by_name_or_id(self):
+        response = self.retype('silver', migration_policy='never')
+        self.assertEqual(b'', response.body)
+        self.assertEqual('silver', self.view()['volume_type'])
+        self.retype(self.default_type.id, migration_policy='on-demand')
+        self.assertEqual(self.default_type.name,
+                         self.view()['volume_type'])
+
+    def test_to_and_from_shareable_while_available(self):
+        self.retype('shared', headers=base.ADMIN)
+        view = self.view()
+        self.assertEqual(('shared', True),
+                         (view['volume_type'], view['multiattach']))
+        self.retype('silver')
+        self.assertFalse(self.view()['multiattach'])
+
+    def test_in_use_between_shareable_and_not(self):
+        volume = self.in_use_volume()
+        response = self.retype('shared', volume, headers=base.ADMIN,
+                               status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'volume %s is in-use; it can move between a '
+                         'shareable and a non-shareable type only while '
+                         'available' % volume.id)
+        shared = self.in_use_volume(multiattach=True,
+                                    volume_type_id=self.shared.id)
+        response = self.retype('silver', shared, status=400)
+        self.assertFault(response, 400, 'badRequest', 'only while '
+                                                      'available')
+        self.assertEqual(('in-use', False),
+                         (self.view(volume)['status'],
+                          self.view(volume)['multiattach']))
+
+    def test_in_use_within_its_kind(self):
+        volume = self.in_use_volume()
+        self.retype('silver', volume)
+        self.assertEqual('silver', self.view(volume)['volume_type'])
+
+    def test_shareable_type_needs_the_multiattach_policy(self):
+        response = self.retype('shared', status=403)
+        self.assertFault(response, 403, 'forbidden', 'volume:multiattach')
+
+    def test_refusals(self):
+        response = self.retype(self.default_type.name, status=400)
+        self.assertFault(response, 400, 'badRequest', 'already has type')
+        response = self.retype('nope', status=404)
+        self.assertFault(response, 404, 'itemNotFound', 'nope')
+        self.make_type('fast', volume_backend_name='other')
+        response = self.retype('fast', status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'cinder_ma does not migrate volumes')
+        self.assertEqual(self.default_type.name,
+                         self.view()['volume_type'])
+
+    def test_encrypted_type_needs_a_migration(self):
+        secret = self.make_type('secret')
+        volume_types.create_encryption(self.admin_context, secret.id,
+                                       {'provider': 'luks'})
+        response = self.retype('secret', status=400)
+        self.assertFault(response, 400, 'badRequest', 'needs a migration')
+
+    def test_validation(self):
+        for params, message in (
+                ({}, "'new_type' is a required property"),
+                ({'new_type': 5}, 'field/attribute new_type'),
+                ({'new_type': 'silver', 'migration_policy': 'always'},
+                 'field/attribute migration_policy'),
+                # null is refused, as in Cinder.
+                ({'new_type': 'silver', 'migration_policy': None},
+                 'field/attribute migration_policy'),
+                ({'new_type': 'silver', 'force': True},
+                 "'force' was unexpected")):
+            response = self.act({'os-retype': params}, status=400)
+            self.assertFault(response, 400, 'badRequest', message)
+
+    def test_reader_cannot(self):
+        self.assertFault(self.retype('silver', headers=base.READER,
+                                     status=403), 403, 'forbidden')
+
+
+class TestForceDelete(ManageTestCase):
+
+    def test_admin_only(self):
+        response = self.act({'os-force_delete': {}}, status=403)
+        self.assertFault(response, 403, 'forbidden', 'force_delete')
+        self.delete_cast.assert_not_called()
+
+    def test_force_delete(self):
+        volume = self.create_volume(status='error_extending')
+        response = self.act({'os-force_delete': {}}, volume,
+                            headers=base.ADMIN)
+        self.assertEqual(b'', response.body)
+        self.assertEqual('deleting', self.view(volume)['status'])
+        self.delete_cast.assert_called_once_with(
+            self.delete_cast.call_args[0][0], volume.id, volume.host)
+
+    def test_detaches_first(self):
+        self.os_attach()
+        self.act({'os-force_delete': None}, headers=base.ADMIN)
+        view = self.view(headers=base.ADMIN)
+        self.assertEqual(('deleting', []),
+                         (view['status'], view['attachments']))
+        self.assertEqual([], self.attachments())
+
+    def test_unknown_volume(self):
+        for volume_id in ('nope', str(uuid.uuid4())):
+            response = self.act({'os-force_delete': {}}, volume_id,
+                                headers=base.ADMIN, status=404)
+            self.assertFault(response, 404, 'itemNotFound')
+
+
+class TestWithCinderclient(ManageTestCase):
     """Cinder's own client, at the version it negotiates."""
 
     def setUp(self):
         super().setUp()
         served = self.useFixture(base.ServedApp(self.app.app))
         self.client = base.cinderclient_for(served.url, mv.MAX_VERSION)
+        self.admin = base.cinderclient_for(served.url, mv.MAX_VERSION,
+                                           user='admin-user',
+                                           roles=('admin',))
 
     def test_legacy_actions(self):
         volumes = self.client.volumes
@@ -321,3 +609,21 @@ class TestWithCinderclient(VolumeActionsTestCase):
         volumes.roll_detaching(self.volume.id)
         volumes.detach(self.volume.id)
         self.assertEqual('available', volumes.get(self.volume.id).status)
+
+    def test_manage_actions(self):
+        from cinderclient import exceptions
+        volumes = self.client.volumes
+        self.make_type('silver')
+        volumes.set_bootable(self.volume.id, True)
+        self.assertEqual('true', volumes.get(self.volume.id).bootable)
+        volumes.retype(self.volume.id, 'silver', 'never')
+        self.assertEqual('silver', volumes.get(self.volume.id).volume_type)
+        error = self.assertRaises(exceptions.BadRequest, volumes.extend,
+                                  self.volume.id, 1)
+        self.assertIn('greater than the current size', error.message)
+        volumes.extend(self.volume.id, 2)
+        self.assertEqual('extending', volumes.get(self.volume.id).status)
+        self.assertRaises(exceptions.Forbidden, volumes.force_delete,
+                          self.volume.id)
+        self.admin.volumes.force_delete(self.volume.id)
+        self.assertEqual('deleting', volumes.get(self.volume.id).status)

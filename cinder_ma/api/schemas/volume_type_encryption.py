@@ -1,0 +1,42 @@
+"""Schemas of the encryption of volume types, after Cinder's
+``cinder/api/schemas/volume_type_encryption.py``.
+
+They hold for every microversion. ``key_size`` is an integer or a string
+of digits (the controller makes it an integer), or null for the
+provider's default; ``cipher`` may be null too (python-cinderclient sends
+both as null when not given).
+"""
+
+import copy
+
+CONTROL_LOCATIONS = ('front-end', 'back-end')
+
+key_size = {
+    'type': ['integer', 'string', 'null'],
+    'pattern': '^[0-9]+$',
+    'minimum': 0,
+}
+
+create = {
+    'type': 'object',
+    'properties': {
+        'encryption': {
+            'type': 'object',
+            'properties': {
+                'key_size': key_size,
+                'provider': {'type': 'string', 'minLength': 0,
+                             'maxLength': 255},
+                'control_location': {'enum': list(CONTROL_LOCATIONS)},
+                'cipher': {'type': ['string', 'null'], 'minLength': 0,
+                           'maxLength': 255},
+            },
+            'required': ['provider', 'control_location'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['encryption'],
+    'additionalProperties': False,
+}
+
+update = copy.deepcopy(create)
+update['properties']['encryption']['required'] = []

@@ -1,0 +1,65 @@
+"""Access to private volume types (os-volume-type-access), as Cinder's
+``cinder/api/contrib/volume_type_access.py``.
+
+* ``GET /v3/{project_id}/types/{type_id}/os-volume-type-access``: the
+  projects that may use a private type. A public type has no list: a
+  404, as in Cinder.
+* ``POST /v3/{project_id}/types/{type_id}/action`` with
+  ``{"addProjectAccess": {"project": ...}}`` or
+  ``{"removeProjectAccess": {"project": ...}}``: 202 with no body. Giving
+  access twice is a 409, taking away access a project does not have a
+  404, and a public type takes no access (400).
+
+Administrators only by default: the service
+(:mod:`cinder_ma.volume.types`) enforces the policies. Type views show
+``os-volume-type-access:is_public`` (see :mod:`cinder_ma.api.views.types`)
+and type lists take ``is_public`` (see :mod:`cinder_ma.api.v3.types`).
+"""
+
+from cinder_ma.api import actions
+from cinder_ma.api import expose
+from cinder_ma.api.schemas import volume_type_access as schemas
+from cinder_ma.api.v3 import types
+from cinder_ma.api import validation
+from cinder_ma.api.views import volume_type_access as views
+from cinder_ma import exception
+from cinder_ma.volume import types as volume_types
+
+
+@expose.expose()
+def index(req, project_id, type_id):
+    """GET /v3/{project_id}/types/{type_id}/os-volume-type-access."""
+    type_id = types.checked_id(type_id)
+    try:
+        project_ids = volume_types.list_type_access(req.context, type_id)
+    except exception.InvalidVolumeType as exc:
+        # The service refuses a public type; Cinder answers that with
+        # a 404 (VolumeTypeAccessNotFound), and so do we.
+        raise exception.NotFound(message=str(exc))
+    return views.index(type_id, project_ids)
+
+
+@expose.expose(status=202)
+@validation.schema(schemas.add_project_access)
+def add_project_access(req, project_id, type_id, body):
+    """``addProjectAccess``: let a project use a private type."""
+    volume_types.add_type_access(req.context, types.checked_id(type_id),
+                                 body['addProjectAccess']['project'])
+
+
+@expose.expose(status=202)
+@validation.schema(schemas.remove_project_access)
+def remove_project_access(req, project_id, type_id, body):
+    """``removeProjectAccess``: take a private type away from a
+    project."""
+    volume_types.remove_type_access(req.context, types.checked_id(type_id),
+                                    body['removeProjectAccess']['project'])
+
+
+ACTIONS = {
+    'addProjectAccess': add_project_access,
+    'removeProjectAccess': remove_project_access,
+}
+
+# POST /v3/{project_id}/types/{type_id}/action
+action = expose.expose(status=202)(actions.dispatcher(ACTIONS, 'action'))

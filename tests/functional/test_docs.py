@@ -1,0 +1,125 @@
+"""The documentation's generated driver support matrix
+(``docs/ext/support_matrix.py``), checked against the in-tree drivers.
+
+The extension is not a package: it is imported from its path, as Sphinx
+does through ``docs/conf.py``. Its table-building functions need neither
+Sphinx nor docutils, so this runs in any environment where cinder_ma and
+its entry points are installed.
+"""
+
+import dataclasses
+import importlib.util
+import os
+
+import testtools
+
+from cinder_ma.hypervisor.drivers import base as hv_base
+from cinder_ma.volume.drivers import base as volume_base
+
+EXTENSION = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                         'docs', 'ext', 'support_matrix.py')
+
+
+def _load_extension():
+    spec = importlib.util.spec_from_file_location(
+        'cinder_ma_docs_support_matrix', EXTENSION)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class SupportMatrixTestCase(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.matrix = _load_extension()
+
+    def _rows(self, kind):
+        rows = {row.name: row for row in self.matrix.driver_rows(kind)}
+        for row in rows.values():
+            self.assertIsNone(row.error, row)
+        return rows
+
+    def test_volume_drivers(self):
+        rows = self._rows(self.matrix.VOLUME)
+        file_row = rows['file']
+        self.assertEqual('cinder_ma.volume.drivers.file.FileDriver',
+                         file_row.class_path)
+        self.assertEqual('file', file_row.protocol)
+        self.assertEqual({'multiattach': True, 'shared_targets': False,
+                          'online_extend': True}, file_row.capabilities)
+
+    def test_hypervisor_drivers(self):
+        rows = self._rows(self.matrix.HYPERVISOR)
+        self.assertEqual(
+            'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
+            rows['libvirt'].class_path)
+        self.assertEqual({'supports_multiattach': True},
+                         rows['libvirt'].capabilities)
+        self.assertEqual({'supports_multiattach': True},
+                         rows['fake'].capabilities)
+        self.assertIsNone(rows['libvirt'].protocol)
+
+    def test_columns_follow_the_capability_declarations(self):
+        # A capability added to a base class gets its column unasked.
+        self.assertEqual(
+            [f.name for f in dataclasses.fields(volume_base.Capabilities)],
+            self.matrix.capability_fields(self.matrix.VOLUME))
+        self.assertEqual(
+            [f.name for f in dataclasses.fields(
+                hv_base.HypervisorCapabilities)],
+            self.matrix.capability_fields(self.matrix.HYPERVISOR))
+
+    def test_table_cells(self):
+        rows = self.matrix.driver_rows(self.matrix.VOLUME)
+        header, body = self.matrix.table(self.matrix.VOLUME, rows)
+        self.assertEqual(['Driver', 'Class', 'Protocol', 'multiattach',
+                          'shared_targets', 'online_extend'], header)
+        self.assertIn(['file', 'cinder_ma.volume.drivers.file.FileDriver',
+                       'file', 'yes', 'no', 'yes'], body)
+        header, body = self.matrix.table(
+            self.matrix.HYPERVISOR,
+            self.matrix.driver_rows(self.matrix.HYPERVISOR))
+        self.assertEqual(['Driver', 'Class', 'supports_multiattach'],
+                         header)
+        self.assertIn(
+            ['libvirt', 'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
+             'yes'], body)
+
+    def test_drivers_are_not_instantiated(self):
+        def refuse(*args, **kwargs):
+            raise AssertionError('a driver was instantiated')
+
+        for base_class in (volume_base.VolumeDriver,
+                           hv_base.HypervisorDriver):
+            self.patch(base_class, '__init__', refuse)
+        self.assertTrue(self.matrix.driver_rows(self.matrix.VOLUME))
+        self.assertTrue(self.matrix.driver_rows(self.matrix.HYPERVISOR))
+
+    def test_unreadable_driver(self):
+        class NoCapabilities(volume_base.VolumeDriver):
+            capabilities = {'multiattach': True}
+
+        row = self.matrix.row_for(self.matrix.VOLUME, 'broken',
+                                  NoCapabilities)
+        self.assertIn('capabilities are not a Capabilities', row.error)
+        _header, body = self.matrix.table(self.matrix.VOLUME, [row])
+        self.assertEqual(['?', '?', '?'], body[0][3:])
+
+        row = self.matrix.row_for(self.matrix.HYPERVISOR, 'wrong', object)
+        self.assertIn('not a subclass of HypervisorDriver', row.error)
+
+    def test_list_table_lines(self):
+        rows = self.matrix.driver_rows(self.matrix.HYPERVISOR)
+        lines = self.matrix.list_table_lines(self.matrix.HYPERVISOR, rows)
+        self.assertEqual(['.. list-table::', '   :header-rows: 1', ''],
+                         lines[:3])
+        self.assertIn('     - ``supports_multiattach``', lines)
+        self.assertIn('   * - ``libvirt``', lines)
+        self.assertEqual(
+            ['No volume driver is installed.'],
+            self.matrix.list_table_lines(self.matrix.VOLUME, []))
+
+    def test_unknown_kind(self):
+        self.assertRaises(ValueError, self.matrix.capability_fields,
+                          'network')
