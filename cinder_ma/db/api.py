@@ -19,6 +19,7 @@ from oslo_log import log as logging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from cinder_ma.db import models
 from cinder_ma import exception
@@ -242,22 +243,27 @@ def volume_create(context, values):
     return _volume_get(context, volume.id)
 
 
-def _volume_get(context, volume_id, project_id=None):
-    volume = _volume_query(context, project_id).filter(
-        models.Volume.id == volume_id).populate_existing().first()
+def _volume_get(context, volume_id, project_id=None, children=True):
+    query = _volume_query(context, project_id).filter(
+        models.Volume.id == volume_id).populate_existing()
+    if not children:
+        query = query.options(orm.raiseload('*'))
+    volume = query.first()
     if volume is None:
         raise exception.VolumeNotFound(volume_id=volume_id)
     return volume
 
 
 @reader
-def volume_get(context, volume_id, project_id=None):
+def volume_get(context, volume_id, project_id=None, children=True):
     """A volume with its type, metadata and live attachments.
 
     :param project_id: when not None, a volume of another project is not
         found.
+    :param children: False for the volume row alone (one query, for the
+        hot attach path); its relationships then raise when touched.
     """
-    return _volume_get(context, volume_id, project_id)
+    return _volume_get(context, volume_id, project_id, children)
 
 
 def _apply_volume_filters(query, filters):
@@ -502,6 +508,16 @@ def volume_type_destroy(context, type_id):
         .where(models.VolumeTypeExtraSpecs.volume_type_id == type_id,
                models.VolumeTypeExtraSpecs.deleted == sa.false())
         .values(deleted=True, deleted_at=now, updated_at=now))
+
+
+@reader
+def volume_type_extra_specs_get(context, type_id):
+    """Extra specs of a type as a dict (one query)."""
+    return dict(context.session.query(
+        models.VolumeTypeExtraSpecs.key,
+        models.VolumeTypeExtraSpecs.value).filter(
+            models.VolumeTypeExtraSpecs.volume_type_id == type_id,
+            models.VolumeTypeExtraSpecs.deleted == sa.false()).all())
 
 
 @writer

@@ -148,7 +148,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     context.session.add(attachment)
     context.session.flush()
     _recompute_volume_status(context, volume_id)
-    return _attachment_get(context, attachment.id)
+    return attachment
 
 
 def _is_live(status):
@@ -169,6 +169,7 @@ def _attachment_update(context, attachment_id, values,
     for key in ('connector', 'connection_info'):
         if isinstance(values.get(key), dict):
             values[key] = jsonutils.dumps(values[key])
+    values.setdefault('updated_at', _now())
     new_status = values.get('attach_status', current.attach_status)
     delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
     if not _lock_volume(context, current.volume_id, live_delta=delta):
@@ -196,7 +197,12 @@ def _attachment_update(context, attachment_id, values,
                    models.Volume.attach_count == 0)
             .values(reserved_instance_uuid=None))
     _recompute_volume_status(context, current.volume_id)
-    return current.volume_id
+    # The row now holds the values: hand them back without reading it
+    # again (the object leaves the session so that nothing is flushed).
+    context.session.expunge(current)
+    for key, value in values.items():
+        setattr(current, key, value)
+    return current
 
 
 @writer
@@ -212,8 +218,8 @@ def attachment_update(context, attachment_id, values, expected_status=None):
     :raises InvalidVolume: the volume is not in an attachable status.
     :returns: the updated attachment.
     """
-    _attachment_update(context, attachment_id, values, expected_status)
-    return _attachment_get(context, attachment_id)
+    return _attachment_update(context, attachment_id, values,
+                              expected_status)
 
 
 @writer

@@ -160,7 +160,7 @@ class Manager:
     # Connections (backend role)
 
     def _connection_backend(self, context, volume_id):
-        volume = db_api.volume_get(context, volume_id)
+        volume = db_api.volume_get(context, volume_id, children=False)
         return volume, self._backend(volume)
 
     @staticmethod

@@ -33,7 +33,7 @@ def reserve(context, volume_id):
     volume = _volume(context, volume_id, attachment_policies.CREATE)
     return attachment_db.attachment_reserve(
         context, volume.id, None,
-        max_attachments=attachments._max_attachments(volume))
+        max_attachments=attachments._max_attachments(context, volume))
 
 
 def unreserve(context, volume_id):
@@ -66,7 +66,7 @@ def attach(context, volume_id, instance_uuid=None, host_name=None,
         attachments._check_bootable(context, volume, instance_uuid)
         attachment = attachment_db.attachment_reserve(
             context, volume.id, instance_uuid, attach_mode=mode,
-            max_attachments=attachments._max_attachments(volume))
+            max_attachments=attachments._max_attachments(context, volume))
     return attachment_db.attachment_update(
         context, attachment.id,
         {'attach_status': vstatus.ATTACH_ATTACHED,

@@ -39,10 +39,14 @@ def _rpc():
     return rpcapi.ManagerAPI()
 
 
-def get_volume(context, volume_id, action=volume_policies.GET):
-    """A volume the caller may see; another project's is not found."""
+def get_volume(context, volume_id, action=volume_policies.GET,
+               children=True):
+    """A volume the caller may see; another project's is not found.
+
+    :param children: False for the row alone (see db_api.volume_get).
+    """
     project_id = None if _is_admin(context) else context.project_id
-    volume = db_api.volume_get(context, volume_id, project_id)
+    volume = db_api.volume_get(context, volume_id, project_id, children)
     policy.authorize(context, action, _target(volume))
     return volume
 

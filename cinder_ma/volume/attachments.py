@@ -26,7 +26,6 @@ from cinder_ma import policy
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import scheduler
 from cinder_ma.volume import status as vstatus
-from cinder_ma.volume import types as vtypes
 
 LOG = logging.getLogger(__name__)
 
@@ -48,8 +47,12 @@ def _is_service(context):
                             do_raise=False)
 
 
-def _max_attachments(volume):
-    value = vtypes.specs_of(volume.volume_type).get(MAX_ATTACHMENTS_SPEC)
+def _max_attachments(context, volume):
+    """The multiattach:max_attachments cap of a shareable volume's type."""
+    if not volume.multiattach:
+        return None
+    value = db_api.volume_type_extra_specs_get(
+        context, volume.volume_type_id).get(MAX_ATTACHMENTS_SPEC)
     if value is None:
         return None
     try:
@@ -107,6 +110,7 @@ def check_host_multiattach(context, volume, instance_host):
 def _check_bootable(context, volume, instance_uuid):
     if not (volume.bootable and volume.multiattach):
         return
+    volume = db_api.volume_get(context, volume.id)
     others = [a for a in volume.volume_attachment
               if a.attach_status in vstatus.LIVE_ATTACH_STATUSES and
               a.instance_uuid != instance_uuid]
@@ -121,7 +125,8 @@ def get_attachment(context, attachment_id,
         context) else context.project_id
     attachment = attachment_db.attachment_get(context, attachment_id,
                                               project_id)
-    volume = db_api.volume_get(context, attachment.volume_id)
+    volume = db_api.volume_get(context, attachment.volume_id,
+                               children=False)
     policy.authorize(context, action, _target(volume))
     return attachment
 
@@ -150,7 +155,8 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
         raise exception.InvalidInput(
             reason='mode must be one of %s' % ', '.join(MODES))
     volume = volume_api.get_volume(context, volume_id,
-                                   attachment_policies.CREATE)
+                                   attachment_policies.CREATE,
+                                   children=False)
     if instance_host:
         policy.authorize(context, attachment_policies.ATTACH_TO_HOST,
                          _target(volume))
@@ -160,7 +166,7 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
     attachment = attachment_db.attachment_reserve(
         context, volume.id, instance_uuid, attach_mode=mode,
         manager_host=instance_host,
-        max_attachments=_max_attachments(volume))
+        max_attachments=_max_attachments(context, volume))
     LOG.info('Reserved attachment %(att)s of volume %(vol)s for instance '
              '%(inst)s (%(mode)s)', {'att': attachment.id, 'vol': volume.id,
                                       'inst': instance_uuid, 'mode': mode})
@@ -219,7 +225,8 @@ def update_attachment(context, attachment_id, connector):
     if not isinstance(connector, dict) or not connector.get('host'):
         raise exception.InvalidInput(
             reason='connector must be an object with at least "host"')
-    volume = db_api.volume_get(context, attachment.volume_id)
+    volume = db_api.volume_get(context, attachment.volume_id,
+                               children=False)
     _check_double_attach(context, attachment, connector['host'])
     check_backend_multiattach(context, volume)
     connection_info = _rpc().initialize_connection(
@@ -251,9 +258,8 @@ def complete_attachment(context, attachment_id):
         {'attach_status': vstatus.ATTACH_ATTACHED,
          'attach_time': timeutils.utcnow()},
         expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED))
-    volume = db_api.volume_get(context, attachment.volume_id)
     LOG.info('Attachment %s of volume %s is attached', attachment.id,
-             volume.id)
+             attachment.volume_id)
     return attachment
 
 
