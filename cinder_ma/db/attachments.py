@@ -48,7 +48,7 @@ def _attachment_get(context, attachment_id, project_id=None):
 
 def _recompute_volume_status(context, volume_id):
     statuses = [row[0] for row in context.session.execute(
-        sa.select(models.VolumeAttachment.attach_status).where(
+        sa.select(models.VolumeAttachment.attach_status).distinct().where(
             models.VolumeAttachment.volume_id == volume_id,
             models.VolumeAttachment.deleted == sa.false()))]
     new_status = vstatus.derive(statuses)

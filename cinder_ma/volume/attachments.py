@@ -123,10 +123,11 @@ def get_attachment(context, attachment_id,
                    action=attachment_policies.SHOW):
     project_id = None if volume_api.is_admin(context) or _is_service(
         context) else context.project_id
-    attachment = attachment_db.attachment_get(context, attachment_id,
-                                              project_id)
-    volume = db_api.volume_get(context, attachment.volume_id,
-                               children=False)
+    with db_api.reading(context):
+        attachment = attachment_db.attachment_get(context, attachment_id,
+                                                  project_id)
+        volume = db_api.volume_get(context, attachment.volume_id,
+                                   children=False)
     policy.authorize(context, action, _target(volume))
     return attachment
 
@@ -225,10 +226,11 @@ def update_attachment(context, attachment_id, connector):
     if not isinstance(connector, dict) or not connector.get('host'):
         raise exception.InvalidInput(
             reason='connector must be an object with at least "host"')
-    volume = db_api.volume_get(context, attachment.volume_id,
-                               children=False)
-    _check_double_attach(context, attachment, connector['host'])
-    check_backend_multiattach(context, volume)
+    with db_api.reading(context):
+        volume = db_api.volume_get(context, attachment.volume_id,
+                                   children=False)
+        _check_double_attach(context, attachment, connector['host'])
+        check_backend_multiattach(context, volume)
     connection_info = _rpc().initialize_connection(
         context, volume.id, volume.host, connector, attachment.attach_mode)
     connection_info.setdefault('data', {})['access_mode'] = \
@@ -304,7 +306,8 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
                    'service that attached it can delete it (an '
                    'administrator can use os-force_detach)' % (
                        attachment.id, attachment.instance_uuid))
-    volume = db_api.volume_get(context, attachment.volume_id)
+    volume = db_api.volume_get(context, attachment.volume_id,
+                               children=False)
     if attachment.manager_host and attachment.attach_status in (
             vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ERROR_DETACHING):
         _detach_through_host(context, volume, attachment, wait)
@@ -329,8 +332,9 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
 
 def _others(context, attachment):
     """The other (not deleted) attachments of an attachment's volume."""
-    volume = db_api.volume_get(context, attachment.volume_id)
-    return [a for a in volume.volume_attachment if a.id != attachment.id]
+    return [a for a in attachment_db.attachment_get_all(
+        context, filters={'volume_id': attachment.volume_id})
+        if a.id != attachment.id]
 
 
 def _detach_through_host(context, volume, attachment, wait=False):
