@@ -144,3 +144,8 @@ class VolumeTypeEncryptionExists(Invalid):
 
 class VolumeTypeEncryptionNotFound(NotFound):
     message = 'Volume type encryption for type %(type_id)s does not exist.'
+
+
+class VolumeTypeEncryptionInUse(Invalid):
+    message = ('Cannot %(action)s the encryption of volume type %(type_id)s: '
+               'volumes of the type exist.')

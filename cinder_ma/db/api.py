@@ -659,7 +659,8 @@ def volume_type_encryption_delete(context, type_id):
         models.Volume.volume_type_id == type_id,
         models.Volume.deleted == sa.false()).first()
     if in_use:
-        raise exception.VolumeTypeInUse(volume_type_id=type_id)
+        raise exception.VolumeTypeEncryptionInUse(type_id=type_id,
+                                                      action='delete')
     now = _now()
     conditional_update_pk(context.session, models.Encryption,
                           models.Encryption.encryption_id,

@@ -31,6 +31,7 @@ def _with_status(volume, *statuses):
 def reserve(context, volume_id):
     """os-reserve: hold the volume for an attach to come."""
     volume = _volume(context, volume_id, attachment_policies.CREATE)
+    attachments._check_bootable(context, volume, None)
     return attachment_db.attachment_reserve(
         context, volume.id, None,
         max_attachments=attachments._max_attachments(context, volume))
@@ -60,10 +61,12 @@ def attach(context, volume_id, instance_uuid=None, host_name=None,
     volume = _volume(context, volume_id, attachment_policies.COMPLETE)
     reserved = [a for a in _with_status(volume, vstatus.ATTACH_RESERVED)
                 if a.instance_uuid in (None, instance_uuid)]
+    # A reservation of os-reserve (no instance yet) was checked without an
+    # instance: check again now that the instance is known.
+    attachments._check_bootable(context, volume, instance_uuid)
     if reserved:
         attachment = reserved[0]
     else:
-        attachments._check_bootable(context, volume, instance_uuid)
         attachment = attachment_db.attachment_reserve(
             context, volume.id, instance_uuid, attach_mode=mode,
             max_attachments=attachments._max_attachments(context, volume))

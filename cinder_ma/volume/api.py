@@ -156,9 +156,9 @@ def delete_volume(context, volume_id, cascade=False, force=False):
         it is attached.
     """
     volume = get_volume(context, volume_id, volume_policies.DELETE)
-    if force and not _is_admin(context):
-        raise exception.PolicyNotAuthorized(
-            action='%s (force)' % volume_policies.DELETE)
+    if force:
+        policy.authorize(context, volume_policies.FORCE_DELETE,
+                         _target(volume))
     attached = _live_attachment_ids(volume)
     if attached:
         raise exception.InvalidVolume(

@@ -108,12 +108,14 @@ def check_host_multiattach(context, volume, instance_host):
 
 
 def _check_bootable(context, volume, instance_uuid):
+    """A bootable shareable volume already held by another instance (or
+    reservation) needs volume:multiattach_bootable_volume."""
     if not (volume.bootable and volume.multiattach):
         return
     volume = db_api.volume_get(context, volume.id)
     others = [a for a in volume.volume_attachment
               if a.attach_status in vstatus.LIVE_ATTACH_STATUSES and
-              a.instance_uuid != instance_uuid]
+              (instance_uuid is None or a.instance_uuid != instance_uuid)]
     if others:
         policy.authorize(context, attachment_policies.MULTIATTACH_BOOTABLE,
                          _target(volume))

@@ -207,8 +207,8 @@ def list_type_access(context, type_id):
     policy.authorize(context, type_policies.ACCESS_LIST)
     vtype = db_api.volume_type_get(context, type_id)
     if vtype.is_public:
-        raise exception.InvalidVolumeType(
-            reason='access list not available for public volume types')
+        raise exception.NotFound(
+            'Access list not available for public volume types.')
     return db_api.volume_type_access_get_all(context, type_id)
 
 
@@ -270,6 +270,7 @@ def create_encryption(context, type_id, values):
     policy.authorize(context, type_policies.ENCRYPTION_CREATE)
     values = _check_encryption_values(dict(values), creating=True)
     vtype = db_api.volume_type_get(context, type_id)
+    _refuse_if_in_use(context, type_id, 'create')
     if is_multiattach(specs_of(vtype)):
         raise exception.InvalidVolumeType(
             reason='volume type %s is multiattach; a multiattach type '
@@ -286,7 +287,15 @@ def create_encryption(context, type_id, values):
 def update_encryption(context, type_id, values):
     policy.authorize(context, type_policies.ENCRYPTION_UPDATE)
     values = _check_encryption_values(dict(values), creating=False)
+    _refuse_if_in_use(context, type_id, 'update')
     return db_api.volume_type_encryption_update(context, type_id, values)
+
+
+def _refuse_if_in_use(context, type_id, action):
+    if db_api.volume_count(context.elevated(),
+                           filters={'volume_type_id': type_id}):
+        raise exception.VolumeTypeEncryptionInUse(type_id=type_id,
+                                                  action=action)
 
 
 def delete_encryption(context, type_id):

@@ -22,7 +22,6 @@ from cinder_ma.api.schemas import volume_type_access as schemas
 from cinder_ma.api.v3 import types
 from cinder_ma.api import validation
 from cinder_ma.api.views import volume_type_access as views
-from cinder_ma import exception
 from cinder_ma.volume import types as volume_types
 
 
@@ -30,12 +29,8 @@ from cinder_ma.volume import types as volume_types
 def index(req, project_id, type_id):
     """GET /v3/{project_id}/types/{type_id}/os-volume-type-access."""
     type_id = types.checked_id(type_id)
-    try:
-        project_ids = volume_types.list_type_access(req.context, type_id)
-    except exception.InvalidVolumeType as exc:
-        # The service refuses a public type; Cinder answers that with
-        # a 404 (VolumeTypeAccessNotFound), and so do we.
-        raise exception.NotFound(message=str(exc))
+    # A public type has no list: a 404, as in Cinder.
+    project_ids = volume_types.list_type_access(req.context, type_id)
     return views.index(type_id, project_ids)
 
 

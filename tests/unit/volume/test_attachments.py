@@ -207,6 +207,17 @@ class AttachmentRulesTestCase(base.DBTestCase):
                           vol.id, 'i2')
         attachments.create_attachment(self.admin_context, vol.id, 'i2')
 
+    def test_bootable_shared_reserve_and_attach_need_policy(self):
+        vol = self._volume(shared=True)
+        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        actions.attach(self.context, vol.id, instance_uuid='i1')
+        # Neither a legacy reservation nor the os-attach that uses it
+        # gets around the bootable rule.
+        self.assertRaises(exception.PolicyNotAuthorized, actions.reserve,
+                          self.context, vol.id)
+        self.assertRaises(exception.PolicyNotAuthorized, actions.attach,
+                          self.context, vol.id, instance_uuid='i2')
+
     def test_attach_to_host_refused_without_multiattach_hypervisor(self):
         vol = self._volume(shared=True)
         service = db_api.service_create(self.admin_context, {

@@ -1,6 +1,7 @@
 """Tests of volume types and extra specs rules."""
 
 from cinder_ma import context as cm_context
+from cinder_ma.db import api as db_api
 from cinder_ma import exception
 from cinder_ma.volume import types as vtypes
 from tests import base
@@ -153,3 +154,14 @@ class TypeAccessEncryptionTestCase(base.DBTestCase):
                                 self.admin_context, enc.id,
                                 {'multiattach': '<is> True'})
         self.assertIn('encrypted', str(exc))
+
+    def test_encryption_refused_while_type_in_use(self):
+        vtype = vtypes.create_type(self.admin_context, 'busy')
+        db_api.volume_create(self.admin_context, {
+            'project_id': 'p', 'size': 1, 'status': 'available',
+            'volume_type_id': vtype.id})
+        exc = self.assertRaises(exception.VolumeTypeEncryptionInUse,
+                                vtypes.create_encryption,
+                                self.admin_context, vtype.id,
+                                {'provider': 'luks'})
+        self.assertEqual(400, exc.code)

@@ -75,7 +75,7 @@ class TestTypeAccess(TypeAccessTestCase):
         response = self.app.get(self.access_url(self.public),
                                 headers=base.ADMIN, status=404)
         self.assertFault(response, 404, 'itemNotFound',
-                         'access list not available for public volume '
+                         'Access list not available for public volume '
                          'types')
         response = self.add(base.PROJECT, self.public, status=400)
         self.assertFault(response, 400, 'badRequest',

@@ -115,7 +115,8 @@ class TestEncryption(EncryptionTestCase):
         self.create_volume(volume_type_id=self.vtype.id, encrypted=True)
         response = self.app.delete(self.enc_url + '/provider',
                                    headers=base.ADMIN, status=400)
-        self.assertFault(response, 400, 'badRequest', 'volumes present')
+        self.assertFault(response, 400, 'badRequest',
+                         'volumes of the type exist')
         self.assertEqual('luks', self.shown()['provider'])
 
     def test_create_twice(self):
