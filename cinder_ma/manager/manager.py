@@ -119,6 +119,63 @@ class Manager:
                 pass
             raise
 
+    def recover_interrupted(self, context):
+        """Record as failed what a previous run of this manager left
+        half-done.
+
+        Only for the in-process transport: its casts live in memory and
+        are gone after a restart, while oslo.messaging's wait in the
+        broker and are handled when the manager is back.
+        """
+        interrupted = {vstatus.CREATING: vstatus.ERROR,
+                       vstatus.DELETING: vstatus.ERROR_DELETING}
+        reason = ('the manager of %s restarted while the volume was %s; '
+                  'its request was lost')
+        volumes = db_api.volume_get_all(
+            context, filters={'status': list(interrupted) +
+                              [vstatus.EXTENDING]})
+        for volume in volumes:
+            if (rpcapi.server_for(volume.host) != self.host or
+                    rpcapi.backend_of(volume.host) not in self.backends):
+                continue
+            try:
+                if volume.status == vstatus.EXTENDING:
+                    attachment_db.volume_leave_status(
+                        context, volume.id, vstatus.EXTENDING,
+                        {'error_reason': reason % (self.host,
+                                                   volume.status)})
+                else:
+                    db_api.volume_update(
+                        context, volume.id,
+                        {'status': interrupted[volume.status],
+                         'error_reason': reason % (self.host,
+                                                   volume.status)},
+                        expected={'status': volume.status})
+            except exception.CinderMAException:
+                continue
+            LOG.warning('Volume %s was %s when the manager of %s stopped; '
+                        'recorded as failed', volume.id, volume.status,
+                        self.host)
+        to_error = {vstatus.ATTACH_RESERVED: vstatus.ATTACH_ERROR_ATTACHING,
+                    vstatus.ATTACH_ATTACHING:
+                        vstatus.ATTACH_ERROR_ATTACHING,
+                    vstatus.ATTACH_DETACHING: vstatus.ATTACH_ERROR_DETACHING}
+        for attachment in attachment_db.attachment_get_all(
+                context, filters={'attach_status': list(to_error)}):
+            if attachment.manager_host != self.host:
+                continue
+            try:
+                attachment_db.attachment_update(
+                    context, attachment.id,
+                    {'attach_status': to_error[attachment.attach_status]},
+                    expected_status=attachment.attach_status)
+            except exception.CinderMAException:
+                continue
+            LOG.warning('Attachment %s was %s when the manager of %s '
+                        'stopped; recorded as %s', attachment.id,
+                        attachment.attach_status, self.host,
+                        to_error[attachment.attach_status])
+
     @messaging.expected_exceptions(*EXPECTED)
     def create_volume(self, context, volume_id):
         """Create a volume recorded as 'creating' on this node."""

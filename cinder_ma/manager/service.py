@@ -213,6 +213,8 @@ class ManagerService(service.Service):
         self.manager = manager.Manager(
             self.host, self.backends, self.hypervisor,
             connectors=host_connector.Connectors(self.conf))
+        if self.conf.rpc_transport == 'local':
+            self.manager.recover_interrupted(cm_context.get_admin_context())
         target = messaging.Target(topic=rpcapi.ManagerAPI.TOPIC,
                                   server=self.host)
         self._rpcserver = rpc.get_server(target, [self.manager])

@@ -119,6 +119,31 @@ class ManagerTestCase(ManagerBase):
         self.assertIsInstance(exc.exc_info[1], exception.InvalidVolume)
 
 
+class RecoveryTestCase(ManagerBase):
+    """What a restart of an all-in-one manager finds half-done."""
+
+    def test_interrupted_work_recorded_as_failed(self):
+        creating = self.volumes.create(status='creating')
+        deleting = self.volumes.create(status='deleting')
+        other = self.volumes.create(status='creating',
+                                    host='otherhost@file#file')
+        available = self.volumes.create(status='available',
+                                        multiattach=True)
+        reserved = attachment_db.attachment_reserve(
+            self.context, available.id, 'i1', manager_host='testhost')
+        elsewhere = attachment_db.attachment_reserve(
+            self.context, available.id, 'i2', manager_host='otherhost')
+        self.manager.recover_interrupted(self.admin_context)
+        self.assertEqual('error', self._get(creating).status)
+        self.assertIn('restarted', self._get(creating).error_reason)
+        self.assertEqual('error_deleting', self._get(deleting).status)
+        self.assertEqual('creating', self._get(other).status)
+        self.assertEqual('error_attaching', attachment_db.attachment_get(
+            self.context, reserved.id).attach_status)
+        self.assertEqual('reserved', attachment_db.attachment_get(
+            self.context, elsewhere.id).attach_status)
+
+
 class ConnectionEndpointsTestCase(ManagerBase):
     """initialize_connection / terminate_connection of the backend role."""
 
