@@ -121,8 +121,8 @@ def _check_bootable(context, volume, instance_uuid):
                          _target(volume))
 
 
-def get_attachment(context, attachment_id,
-                   action=attachment_policies.SHOW):
+def _attachment_and_volume(context, attachment_id, action):
+    """An attachment the caller may act on, and its volume's row."""
     project_id = None if volume_api.is_admin(context) or _is_service(
         context) else context.project_id
     with db_api.reading(context):
@@ -131,7 +131,12 @@ def get_attachment(context, attachment_id,
         volume = db_api.volume_get(context, attachment.volume_id,
                                    children=False)
     policy.authorize(context, action, _target(volume))
-    return attachment
+    return attachment, volume
+
+
+def get_attachment(context, attachment_id,
+                   action=attachment_policies.SHOW):
+    return _attachment_and_volume(context, attachment_id, action)[0]
 
 
 def list_attachments(context, filters=None, marker=None, limit=None,
@@ -223,16 +228,15 @@ def update_attachment(context, attachment_id, connector):
 
     :returns: the attachment, now ``attaching`` with its connection_info.
     """
-    attachment = get_attachment(context, attachment_id,
-                                attachment_policies.UPDATE)
+    attachment, volume = _attachment_and_volume(
+        context, attachment_id, attachment_policies.UPDATE)
     if not isinstance(connector, dict) or not connector.get('host'):
         raise exception.InvalidInput(
             reason='connector must be an object with at least "host"')
     with db_api.reading(context):
-        volume = db_api.volume_get(context, attachment.volume_id,
-                                   children=False)
         _check_double_attach(context, attachment, connector['host'])
         check_backend_multiattach(context, volume)
+    notifications.notify_attach(context, 'attach.start', volume, attachment)
     connection_info = _rpc().initialize_connection(
         context, volume.id, volume.host, connector, attachment.attach_mode)
     connection_info.setdefault('data', {})['access_mode'] = \
@@ -255,8 +259,8 @@ def update_attachment(context, attachment_id, connector):
 
 
 def complete_attachment(context, attachment_id):
-    attachment = get_attachment(context, attachment_id,
-                                attachment_policies.COMPLETE)
+    attachment, volume = _attachment_and_volume(
+        context, attachment_id, attachment_policies.COMPLETE)
     attachment = attachment_db.attachment_update(
         context, attachment.id,
         {'attach_status': vstatus.ATTACH_ATTACHED,
@@ -264,6 +268,7 @@ def complete_attachment(context, attachment_id):
         expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED))
     LOG.info('Attachment %s of volume %s is attached', attachment.id,
              attachment.volume_id)
+    notifications.notify_attach(context, 'attach.end', volume, attachment)
     return attachment
 
 
@@ -299,8 +304,8 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     :returns: the volume's other attachments (Cinder's delete answers
         them).
     """
-    attachment = get_attachment(context, attachment_id,
-                                attachment_policies.DELETE)
+    attachment, volume = _attachment_and_volume(
+        context, attachment_id, attachment_policies.DELETE)
     if (_is_connected(attachment) and not force and
             not _is_service(context)):
         raise exception.Conflict(
@@ -308,8 +313,6 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
                    'service that attached it can delete it (an '
                    'administrator can use os-force_detach)' % (
                        attachment.id, attachment.instance_uuid))
-    volume = db_api.volume_get(context, attachment.volume_id,
-                               children=False)
     if attachment.manager_host and attachment.attach_status in (
             vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ERROR_DETACHING):
         _detach_through_host(context, volume, attachment, wait)
@@ -318,6 +321,7 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
         (vstatus.ATTACH_ERROR_ATTACHING,))
+    notifications.notify_attach(context, 'detach.start', volume, attachment)
     try:
         _terminate(context, volume, attachment.id, connector_of(attachment))
     except Exception:
@@ -329,6 +333,7 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         raise
     attachment_db.attachment_destroy(context, attachment.id)
     LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)
+    notifications.notify_attach(context, 'detach.end', volume, attachment)
     return _others(context, attachment)
 
 

@@ -32,7 +32,7 @@ class RecordingRPC:
         return record
 
 
-class AttachmentRulesTestCase(base.DBTestCase):
+class AttachmentBase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
@@ -65,6 +65,9 @@ class AttachmentRulesTestCase(base.DBTestCase):
             self.service, volume.id, instance, mode=mode,
             connector={'host': host, 'initiator': 'iqn.x'})
         return attachments.complete_attachment(self.service, att.id)
+
+
+class AttachmentRulesTestCase(AttachmentBase):
 
     def test_cinder_flow(self):
         vol = self._volume()
@@ -237,7 +240,7 @@ class AttachmentRulesTestCase(base.DBTestCase):
                               if c[0] != 'create_volume'])
 
 
-class LegacyActionsTestCase(AttachmentRulesTestCase):
+class LegacyActionsTestCase(AttachmentBase):
 
     def test_reserve_attach_detach(self):
         vol = self._volume()
@@ -274,3 +277,29 @@ class LegacyActionsTestCase(AttachmentRulesTestCase):
         actions.detach(self.context, vol.id, a1.id)
         self.assertEqual('in-use',
                          volume_api.get_volume(self.context, vol.id).status)
+
+
+class AttachmentNotificationsTestCase(AttachmentBase):
+    """attach.start/end and detach.start/end of the attachments API."""
+
+    def setUp(self):
+        super().setUp()
+        from tests.unit.manager import fixtures as mgr_fixtures
+        self.sent = mgr_fixtures.register_test_notifier(self.conf)
+        self.useFixture(mgr_fixtures.LocalRPC(self.conf))
+
+    def test_cinder_flow_notifications(self):
+        vol = self._volume(shared=True)
+        att = self._attach(vol, 'i1', host='compute1', mode='ro')
+        attachments.delete_attachment(self.service, att.id)
+        events = [event for event, _payload in self.sent()]
+        self.assertEqual(['volume.attach.start', 'volume.attach.end',
+                          'volume.detach.start', 'volume.detach.end'],
+                         events)
+        payload = self.sent()[1][1]
+        self.assertEqual({'volume_id': vol.id, 'attachment_id': att.id,
+                          'instance_uuid': 'i1', 'host': 'compute1',
+                          'mode': 'ro'},
+                         {k: payload[k] for k in (
+                             'volume_id', 'attachment_id', 'instance_uuid',
+                             'host', 'mode')})
