@@ -126,6 +126,9 @@ class VersionNotFoundForAPIMethod(exception.NotFound):
     message = 'API version %(version)s is not supported on this method.'
 
 
+_PARSED = {}
+
+
 class APIVersionRequest:
     """The microversion a request asked for (ordered, comparable)."""
 
@@ -141,7 +144,14 @@ class APIVersionRequest:
 
     @classmethod
     def _coerce(cls, other):
-        return other if isinstance(other, cls) else cls(other)
+        if isinstance(other, cls):
+            return other
+        # Constants are strings: parse each once, not once per use (views
+        # ask for every item of a list).
+        parsed = _PARSED.get(other)
+        if parsed is None:
+            parsed = _PARSED[other] = cls(other)
+        return parsed
 
     def __eq__(self, other):
         return self._key() == self._coerce(other)._key()

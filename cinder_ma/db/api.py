@@ -10,6 +10,7 @@ import contextlib
 import datetime
 import functools
 import threading
+import types as types_module
 import uuid
 
 from oslo_config import cfg
@@ -330,7 +331,48 @@ def volume_get_all(context, project_id=None, filters=None, marker=None,
     query = sqlalchemyutils.paginate_query(query, models.Volume, limit,
                                            sort_keys, marker=marker_obj,
                                            sort_dirs=sort_dirs)
-    return query.all()
+    rows = query.with_entities(*_VOLUME_TABLE.columns).all()
+    return _volume_records(context, rows)
+
+
+def _volume_records(context, rows):
+    """Plain records of a page of volume rows, with their type, metadata
+    and live attachments read in three more queries (whatever the page
+    size): views read them like models, without the ORM's cost per
+    object."""
+    if not rows:
+        return []
+    ids = [row.id for row in rows]
+    type_ids = {row.volume_type_id for row in rows}
+    type_table = models.VolumeType.__table__
+    types = {row.id: types_module.SimpleNamespace(name=row.name)
+             for row in context.session.execute(
+                 sa.select(type_table.c.id, type_table.c.name).where(
+                     type_table.c.id.in_(type_ids)))}
+    meta_table = models.VolumeMetadata.__table__
+    metadata = {}
+    for row in context.session.execute(
+            sa.select(meta_table.c.volume_id, meta_table.c.key,
+                      meta_table.c.value).where(
+                meta_table.c.volume_id.in_(ids),
+                meta_table.c.deleted == sa.false())):
+        metadata.setdefault(row.volume_id, []).append(row)
+    att_table = models.VolumeAttachment.__table__
+    attachments = {}
+    for row in context.session.execute(
+            sa.select(att_table).where(
+                att_table.c.volume_id.in_(ids),
+                att_table.c.deleted == sa.false()).order_by(
+                    att_table.c.created_at)):
+        attachments.setdefault(row.volume_id, []).append(row)
+    records = []
+    for row in rows:
+        record = types_module.SimpleNamespace(**row._mapping)
+        record.volume_type = types.get(row.volume_type_id)
+        record.volume_metadata = metadata.get(row.id, [])
+        record.volume_attachment = attachments.get(row.id, [])
+        records.append(record)
+    return records
 
 
 @reader

@@ -222,7 +222,10 @@ class TestForceDetach(VolumeActionsTestCase):
             'connector': CONNECTOR}}, headers=base.ADMIN)
         self.assertEqual('available', self.view()['status'])
         self.assertEqual([], self.attachments())
-        self.notify.assert_called_once_with(
+        self.assertEqual(['volume.detach.start', 'volume.detach.end',
+                          'volume.force_detach'],
+                         [c[0][1] for c in self.notify.call_args_list])
+        self.notify.assert_called_with(
             self.notify.call_args[0][0], 'volume.force_detach',
             {'volume_id': self.volume.id,
              'attachment_id': self.attachment['id']})
