@@ -366,8 +366,9 @@ def _volume_records(context, rows):
                     att_table.c.created_at)):
         attachments.setdefault(row.volume_id, []).append(row)
     records = []
+    keys = list(rows[0]._fields)
     for row in rows:
-        record = types_module.SimpleNamespace(**row._mapping)
+        record = types_module.SimpleNamespace(**dict(zip(keys, row)))
         record.volume_type = types.get(row.volume_type_id)
         record.volume_metadata = metadata.get(row.id, [])
         record.volume_attachment = attachments.get(row.id, [])

@@ -8,14 +8,15 @@ own.
 
 from cinder_ma.volume import api as volume_api
 
-# Cinder serializes datetimes like this (oslo.serialization).
-DATE_FORMAT = '%Y-%m-%dT%H:%M:%S.%f'
-
 _IS_ADMIN = 'cinder_ma.is_admin'
 
 
 def isotime(value):
-    return value.strftime(DATE_FORMAT) if value is not None else None
+    # Cinder's format, 2026-11-21T20:00:00.000000 (naive UTC); isoformat
+    # is several times faster than strftime.
+    if value is None:
+        return None
+    return value.replace(tzinfo=None).isoformat(timespec='microseconds')
 
 
 def is_admin(req):

@@ -28,10 +28,33 @@ def _volume_type(volume):
     return volume.volume_type_id
 
 
-def _attachments(req, volume, is_admin):
+class _Options:
+    """What a volume view depends on in the request, read once per request
+    (a list renders many volumes; the request proxy is slow to read)."""
+
+    def __init__(self, req):
+        version = req.api_version
+        self.is_admin = views.is_admin(req)
+        self.with_mode = version.matches(mv.ATTACH_THROUGH_MANAGER)
+        self.group = version.matches(mv.GROUP_VOLUME)
+        self.provider_id = self.is_admin and version.matches(
+            mv.VOLUME_DETAIL_PROVIDER_ID)
+        self.shared_targets = version.matches(
+            mv.VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS)
+        root = links.root_url(req)
+        project_id = req.context.project_id
+        self.self_prefix = '%s/v3/%s/%s/' % (root, project_id, COLLECTION)
+        self.bookmark_prefix = '%s/%s/%s/' % (root, project_id, COLLECTION)
+
+    def links(self, identifier):
+        return [{'rel': 'self', 'href': self.self_prefix + identifier},
+                {'rel': 'bookmark', 'href': self.bookmark_prefix +
+                 identifier}]
+
+
+def _attachments(opts, volume):
     """Cinder's entries, attached attachments only; from 3.55 (ours)
     with ``attach_mode``."""
-    with_mode = req.api_version.matches(mv.ATTACH_THROUGH_MANAGER)
     attachments = []
     for attachment in volume.volume_attachment:
         if attachment.attach_status != ATTACHED:
@@ -41,25 +64,27 @@ def _attachments(req, volume, is_admin):
             'attachment_id': attachment.id,
             'volume_id': volume.id,
             'server_id': attachment.instance_uuid,
-            'host_name': attachment.attached_host if is_admin else None,
+            'host_name': attachment.attached_host if opts.is_admin
+            else None,
             'device': attachment.mountpoint,
             'attached_at': views.isotime(attachment.attach_time),
         }
-        if with_mode:
+        if opts.with_mode:
             entry['attach_mode'] = attachment.attach_mode
         attachments.append(entry)
     return attachments
 
 
+def _summary(opts, volume):
+    return {'id': volume.id, 'name': volume.name,
+            'links': opts.links(volume.id)}
+
+
 def summary(req, volume):
-    return {'id': volume.id,
-            'name': volume.name,
-            'links': links.resource_links(req, COLLECTION, volume.id)}
+    return _summary(_Options(req), volume)
 
 
-def detail(req, volume):
-    is_admin = views.is_admin(req)
-    version = req.api_version
+def _detail(opts, volume):
     view = {
         'id': volume.id,
         'status': volume.status,
@@ -73,29 +98,33 @@ def detail(req, volume):
         'snapshot_id': None,
         'source_volid': None,
         'metadata': {m.key: m.value for m in volume.volume_metadata},
-        'links': links.resource_links(req, COLLECTION, volume.id),
+        'links': opts.links(volume.id),
         'user_id': volume.user_id,
-        'bootable': str(bool(volume.bootable)).lower(),
+        'bootable': 'true' if volume.bootable else 'false',
         'encrypted': bool(volume.encrypted),
         'replication_status': 'disabled',
         'consistencygroup_id': None,
         'multiattach': bool(volume.multiattach),
-        'attachments': _attachments(req, volume, is_admin),
+        'attachments': _attachments(opts, volume),
         'os-vol-tenant-attr:tenant_id': volume.project_id,
     }
-    if is_admin:
+    if opts.is_admin:
         view['migration_status'] = None
         view['os-vol-host-attr:host'] = volume.host
         view['os-vol-mig-status-attr:migstat'] = None
         view['os-vol-mig-status-attr:name_id'] = None
-    if version.matches(mv.GROUP_VOLUME):
+    if opts.group:
         view['group_id'] = None
-    if is_admin and version.matches(mv.VOLUME_DETAIL_PROVIDER_ID):
+    if opts.provider_id:
         view['provider_id'] = None
-    if version.matches(mv.VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS):
+    if opts.shared_targets:
         view['shared_targets'] = bool(volume.shared_targets)
         view['service_uuid'] = volume.service_uuid
     return view
+
+
+def detail(req, volume):
+    return _detail(_Options(req), volume)
 
 
 def show(req, volume):
@@ -103,7 +132,8 @@ def show(req, volume):
 
 
 def _list(req, func, volumes, limit, collection, count):
-    body = {'volumes': [func(req, volume) for volume in volumes]}
+    opts = _Options(req)
+    body = {'volumes': [func(opts, volume) for volume in volumes]}
     next_links = links.next_links(req, volumes, limit, collection)
     if next_links:
         body['volumes_links'] = next_links
@@ -114,10 +144,10 @@ def _list(req, func, volumes, limit, collection, count):
 
 def summary_list(req, volumes, limit, count=None):
     """``GET /volumes``; ``count`` when the request asked for it."""
-    return _list(req, summary, volumes, limit, COLLECTION, count)
+    return _list(req, _summary, volumes, limit, COLLECTION, count)
 
 
 def detail_list(req, volumes, limit, count=None):
     """``GET /volumes/detail``."""
-    return _list(req, detail, volumes, limit, COLLECTION + '/detail',
+    return _list(req, _detail, volumes, limit, COLLECTION + '/detail',
                  count)
