@@ -359,8 +359,14 @@ def _volume_records(context, rows):
         metadata.setdefault(row.volume_id, []).append(row)
     att_table = models.VolumeAttachment.__table__
     attachments = {}
+    # What a volume view shows of its attachments (not the connector and
+    # connection_info, which can be long).
     for row in context.session.execute(
-            sa.select(att_table).where(
+            sa.select(att_table.c.id, att_table.c.volume_id,
+                      att_table.c.instance_uuid, att_table.c.attached_host,
+                      att_table.c.mountpoint, att_table.c.attach_mode,
+                      att_table.c.attach_status, att_table.c.attach_time,
+                      att_table.c.manager_host).where(
                 att_table.c.volume_id.in_(ids),
                 att_table.c.deleted == sa.false()).order_by(
                     att_table.c.created_at)):
@@ -368,7 +374,8 @@ def _volume_records(context, rows):
     records = []
     keys = list(rows[0]._fields)
     for row in rows:
-        record = types_module.SimpleNamespace(**dict(zip(keys, row)))
+        record = types_module.SimpleNamespace()
+        record.__dict__.update(zip(keys, row))
         record.volume_type = types.get(row.volume_type_id)
         record.volume_metadata = metadata.get(row.id, [])
         record.volume_attachment = attachments.get(row.id, [])

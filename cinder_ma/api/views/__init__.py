@@ -16,7 +16,7 @@ def isotime(value):
     # is several times faster than strftime.
     if value is None:
         return None
-    return value.replace(tzinfo=None).isoformat(timespec='microseconds')
+    return value.isoformat(timespec='microseconds')
 
 
 def is_admin(req):
