@@ -223,6 +223,34 @@ def conditional_update(session, model, row_id, values, expected=None):
     return result.rowcount == 1
 
 
+def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
+             allowed_keys, default_key, default_dir):
+    """A page of ``query`` after ``marker``, sorted, as Cinder pages.
+
+    :param base_query: the query the marker must be found in (the
+        caller's visible rows, before filters).
+    :raises InvalidSortKey: a key outside ``allowed_keys``.
+    :raises InvalidMarker: no visible row has the marker's id.
+    """
+    sort_keys = list(sort_keys or [default_key])
+    sort_dirs = list(sort_dirs or [default_dir] * len(sort_keys))
+    for key in sort_keys:
+        if key not in allowed_keys:
+            raise exception.InvalidSortKey(key=key)
+    if 'id' not in sort_keys:
+        # A unique last key keeps pages stable.
+        sort_keys.append('id')
+        sort_dirs.append(sort_dirs[0])
+    marker_row = None
+    if marker is not None:
+        marker_row = base_query.filter(model.id == marker).first()
+        if marker_row is None:
+            raise exception.InvalidMarker(marker=marker)
+    return sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
+                                          marker=marker_row,
+                                          sort_dirs=sort_dirs)
+
+
 # Volumes
 
 _VOLUME_SORT_KEYS = {'id', 'name', 'status', 'size', 'created_at',
@@ -311,26 +339,14 @@ def _apply_volume_filters(query, filters):
 @reader
 def volume_get_all(context, project_id=None, filters=None, marker=None,
                    limit=None, sort_keys=None, sort_dirs=None):
-    """A page of volumes, children loaded eagerly (constant query count)."""
-    sort_keys = list(sort_keys or ['created_at'])
-    sort_dirs = list(sort_dirs or ['desc'] * len(sort_keys))
-    for key in sort_keys:
-        if key not in _VOLUME_SORT_KEYS:
-            raise exception.InvalidSortKey(key=key)
-    if 'id' not in sort_keys:
-        sort_keys.append('id')
-        sort_dirs.append(sort_dirs[0] if sort_dirs else 'desc')
+    """A page of volumes, children loaded in a constant number of
+    queries."""
     query = _apply_volume_filters(_volume_query(context, project_id),
                                   filters)
-    marker_obj = None
-    if marker is not None:
-        marker_obj = _volume_query(context, project_id).filter(
-            models.Volume.id == marker).first()
-        if marker_obj is None:
-            raise exception.InvalidMarker(marker=marker)
-    query = sqlalchemyutils.paginate_query(query, models.Volume, limit,
-                                           sort_keys, marker=marker_obj,
-                                           sort_dirs=sort_dirs)
+    query = paginate(query, models.Volume,
+                     _volume_query(context, project_id),
+                     marker, limit, sort_keys, sort_dirs, _VOLUME_SORT_KEYS,
+                     'created_at', 'desc')
     rows = query.with_entities(*_VOLUME_TABLE.columns).all()
     return _volume_records(context, rows)
 
@@ -529,24 +545,10 @@ def volume_type_get_all(context, filters=None, marker=None, limit=None,
                 query = query.filter(models.VolumeType.extra_specs.any(
                     sa.and_(models.VolumeTypeExtraSpecs.key == skey,
                             models.VolumeTypeExtraSpecs.value == svalue)))
-    sort_keys = list(sort_keys or ['name'])
-    sort_dirs = list(sort_dirs or ['asc'] * len(sort_keys))
-    for key in sort_keys:
-        if key not in ('id', 'name', 'description', 'is_public',
-                       'created_at'):
-            raise exception.InvalidSortKey(key=key)
-    if 'id' not in sort_keys:
-        sort_keys.append('id')
-        sort_dirs.append('asc')
-    marker_obj = None
-    if marker is not None:
-        marker_obj = _type_query(context).filter(
-            models.VolumeType.id == marker).first()
-        if marker_obj is None:
-            raise exception.InvalidMarker(marker=marker)
-    query = sqlalchemyutils.paginate_query(query, models.VolumeType, limit,
-                                           sort_keys, marker=marker_obj,
-                                           sort_dirs=sort_dirs)
+    query = paginate(query, models.VolumeType, _type_query(context), marker,
+                     limit, sort_keys, sort_dirs,
+                     ('id', 'name', 'description', 'is_public', 'created_at'),
+                     'name', 'asc')
     return query.all()
 
 

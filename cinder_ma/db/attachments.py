@@ -11,10 +11,10 @@ status that status.derive() gives for the attachments now present.
 
 import uuid
 
-from oslo_db.sqlalchemy import utils as sqlalchemyutils
 from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
+from cinder_ma.db import api as db_api
 from cinder_ma.db.api import _now
 from cinder_ma.db.api import _volume_get
 from cinder_ma.db.api import conditional_update
@@ -265,24 +265,12 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
             query = query.filter(column.in_(value))
         else:
             query = query.filter(column == value)
-    sort_keys = list(sort_keys or ['created_at'])
-    sort_dirs = list(sort_dirs or ['desc'] * len(sort_keys))
-    for key in sort_keys:
-        if key not in ('id', 'created_at', 'updated_at', 'attach_status',
-                       'instance_uuid', 'volume_id', 'attach_time'):
-            raise exception.InvalidSortKey(key=key)
-    if 'id' not in sort_keys:
-        sort_keys.append('id')
-        sort_dirs.append(sort_dirs[0])
-    marker_obj = None
-    if marker is not None:
-        marker_obj = _attachment_query(context, project_id).filter(
-            models.VolumeAttachment.id == marker).first()
-        if marker_obj is None:
-            raise exception.InvalidMarker(marker=marker)
-    query = sqlalchemyutils.paginate_query(
-        query, models.VolumeAttachment, limit, sort_keys,
-        marker=marker_obj, sort_dirs=sort_dirs)
+    query = db_api.paginate(
+        query, models.VolumeAttachment,
+        _attachment_query(context, project_id), marker, limit, sort_keys,
+        sort_dirs, ('id', 'created_at', 'updated_at', 'attach_status',
+                    'instance_uuid', 'volume_id', 'attach_time'),
+        'created_at', 'desc')
     return query.all()
 
 
