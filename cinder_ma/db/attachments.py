@@ -156,7 +156,7 @@ def _is_live(status):
 
 
 def _attachment_update(context, attachment_id, values,
-                       expected_status=None):
+                       expected_status=None, not_connected_elsewhere=None):
     current = _attachment_get(context, attachment_id)
     if isinstance(expected_status, str):
         expected_status = (expected_status,)
@@ -178,9 +178,22 @@ def _attachment_update(context, attachment_id, values,
             reason='volume %s is %s' % (volume.id, volume.status))
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
+    expected = {'attach_status': current.attach_status}
+    if not_connected_elsewhere is not None:
+        expected['single_connection'] = _no_other_connection(
+            current, not_connected_elsewhere)
     if not conditional_update(context.session, models.VolumeAttachment,
-                              attachment_id, values,
-                              {'attach_status': current.attach_status}):
+                              attachment_id, values, expected):
+        if not_connected_elsewhere is not None:
+            other = context.session.query(models.VolumeAttachment.id).filter(
+                ~_no_other_connection(current, not_connected_elsewhere)
+            ).first()
+            if other is not None:
+                raise exception.Conflict(
+                    reason='instance %s already has volume %s connected on '
+                           'host %s (attachment %s)' % (
+                               current.instance_uuid, current.volume_id,
+                               not_connected_elsewhere, other.id))
         raise exception.Conflict(
             reason='attachment %s changed concurrently' % attachment_id)
     if values.get('instance_uuid'):
@@ -205,8 +218,23 @@ def _attachment_update(context, attachment_id, values,
     return current
 
 
+def _no_other_connection(attachment, host):
+    """SQL condition: no other attachment of the same instance and volume
+    is connected (or connecting) on ``host``."""
+    other = models.VolumeAttachment.__table__.alias('other')
+    return ~sa.exists().where(
+        other.c.volume_id == attachment.volume_id,
+        other.c.instance_uuid == attachment.instance_uuid,
+        other.c.attached_host == host,
+        other.c.id != attachment.id,
+        other.c.deleted == sa.false(),
+        other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
+                                   vstatus.ATTACH_ATTACHED)))
+
+
 @writer
-def attachment_update(context, attachment_id, values, expected_status=None):
+def attachment_update(context, attachment_id, values, expected_status=None,
+                      not_connected_elsewhere=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
@@ -216,10 +244,14 @@ def attachment_update(context, attachment_id, values, expected_status=None):
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.
+    :param not_connected_elsewhere: a host: refuse (409) when another
+        attachment of the same instance and volume is connected there,
+        in the same compare-and-swap (the double-attach race of Cinder
+        bug 1833736).
     :returns: the updated attachment.
     """
     return _attachment_update(context, attachment_id, values,
-                              expected_status)
+                              expected_status, not_connected_elsewhere)
 
 
 @writer

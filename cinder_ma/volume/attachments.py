@@ -90,7 +90,7 @@ def check_host_multiattach(context, volume, instance_host):
     """Refuse when a shareable volume meets a hypervisor that cannot share
     disks (nothing is reserved yet, no driver has been called)."""
     service = db_api.service_get_by_host_and_binary(
-        context.elevated(), instance_host, scheduler.MANAGER_BINARY)
+        context, instance_host, scheduler.MANAGER_BINARY)
     if service is None or not db_api.service_is_up(service):
         raise exception.InvalidInput(
             reason='host %s is not run by a cinder_ma manager that is up'
@@ -162,19 +162,21 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
     if mode not in MODES:
         raise exception.InvalidInput(
             reason='mode must be one of %s' % ', '.join(MODES))
-    volume = volume_api.get_volume(context, volume_id,
-                                   attachment_policies.CREATE,
-                                   children=False)
-    if instance_host:
-        policy.authorize(context, attachment_policies.ATTACH_TO_HOST,
-                         _target(volume))
-        check_host_multiattach(context, volume, instance_host)
-    check_backend_multiattach(context, volume)
-    _check_bootable(context, volume, instance_uuid)
+    with db_api.reading(context):
+        volume = volume_api.get_volume(context, volume_id,
+                                       attachment_policies.CREATE,
+                                       children=False)
+        if instance_host:
+            policy.authorize(context, attachment_policies.ATTACH_TO_HOST,
+                             _target(volume))
+            check_host_multiattach(context, volume, instance_host)
+        check_backend_multiattach(context, volume)
+        _check_bootable(context, volume, instance_uuid)
+        max_attachments = _max_attachments(context, volume)
     attachment = attachment_db.attachment_reserve(
         context, volume.id, instance_uuid, attach_mode=mode,
         manager_host=instance_host,
-        max_attachments=_max_attachments(context, volume))
+        max_attachments=max_attachments)
     LOG.info('Reserved attachment %(att)s of volume %(vol)s for instance '
              '%(inst)s (%(mode)s)', {'att': attachment.id, 'vol': volume.id,
                                       'inst': instance_uuid, 'mode': mode})
@@ -205,36 +207,17 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
     return attachment_db.attachment_get(context, attachment.id)
 
 
-def _check_double_attach(context, attachment, host):
-    """Refuse a second connection of one instance to a volume on a host
-    (the double-attach race of Cinder bug 1833736)."""
-    others = attachment_db.attachment_get_all(
-        context, filters={'volume_id': attachment.volume_id,
-                          'instance_uuid': attachment.instance_uuid,
-                          'attached_host': host,
-                          'attach_status': (vstatus.ATTACH_ATTACHING,
-                                            vstatus.ATTACH_ATTACHED)})
-    others = [a for a in others if a.id != attachment.id]
-    if others:
-        raise exception.Conflict(
-            reason='instance %s already has volume %s connected on host '
-                   '%s (attachment %s)' % (
-                       attachment.instance_uuid, attachment.volume_id,
-                       host, others[0].id))
-
-
 def update_attachment(context, attachment_id, connector):
     """Have the backend connect a reserved attachment to a host.
 
     :returns: the attachment, now ``attaching`` with its connection_info.
     """
-    attachment, volume = _attachment_and_volume(
-        context, attachment_id, attachment_policies.UPDATE)
     if not isinstance(connector, dict) or not connector.get('host'):
         raise exception.InvalidInput(
             reason='connector must be an object with at least "host"')
     with db_api.reading(context):
-        _check_double_attach(context, attachment, connector['host'])
+        attachment, volume = _attachment_and_volume(
+            context, attachment_id, attachment_policies.UPDATE)
         check_backend_multiattach(context, volume)
     notifications.notify_attach(context, 'attach.start', volume, attachment)
     connection_info = _rpc().initialize_connection(
@@ -250,7 +233,8 @@ def update_attachment(context, attachment_id, connector):
              'mountpoint': connector.get('mountpoint'),
              'connection_info': connection_info},
             expected_status=(vstatus.ATTACH_RESERVED,
-                             vstatus.ATTACH_ATTACHING))
+                             vstatus.ATTACH_ATTACHING),
+            not_connected_elsewhere=connector['host'])
     except exception.CinderMAException:
         LOG.warning('Attachment %s changed while its connection was made; '
                     'terminating that connection', attachment.id)

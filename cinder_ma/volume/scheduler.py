@@ -139,5 +139,5 @@ def backend_capabilities(context, host):
     if not backend_host:
         return {}
     service = db_api.service_get_by_host_and_binary(
-        context.elevated(), backend_host, VOLUME_BINARY)
+        context, backend_host, VOLUME_BINARY)
     return capabilities_of(service) if service else {}

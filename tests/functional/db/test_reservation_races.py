@@ -74,6 +74,39 @@ class _RaceMixin:
         vol = db_api.volume_get(self.context, vol.id)
         self.assertEqual(THREADS, vol.attach_count)
 
+    def test_one_connection_per_instance_and_host(self):
+        """Cinder bug 1833736: concurrent connections of one instance's
+        attachments on one host; exactly one may win."""
+        vol = self._volume(multiattach=False)
+        ids = [attachment_db.attachment_reserve(self.context, vol.id,
+                                                'instance-a').id
+               for _ in range(8)]
+        barrier = threading.Barrier(len(ids))
+        results = {}
+
+        def connect(attachment_id):
+            context = self.context.elevated()
+            barrier.wait()
+            try:
+                attachment_db.attachment_update(
+                    context, attachment_id,
+                    {'attach_status': 'attaching', 'attached_host': 'h1'},
+                    expected_status='reserved',
+                    not_connected_elsewhere='h1')
+                results[attachment_id] = 'ok'
+            except exception.Conflict as exc:
+                results[attachment_id] = exc
+
+        threads = [threading.Thread(target=connect, args=(i,)) for i in ids]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(1, list(results.values()).count('ok'), results)
+        for result in results.values():
+            if result != 'ok':
+                self.assertIn('already has volume', str(result))
+
     def test_cap_holds(self):
         vol = self._volume(multiattach=True)
         results = self._race(vol.id, max_attachments=4)
