@@ -496,6 +496,14 @@ def _type_get(context, type_id):
     return vtype
 
 
+def _lock_type(context, type_id):
+    """Touch a type's row: its lock serializes writers that check one
+    another's changes to the type (multiattach spec vs. encryption)."""
+    if not conditional_update(context.session, models.VolumeType, type_id,
+                              {}):
+        raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+
+
 @writer
 def volume_type_create(context, values, extra_specs=None):
     values = dict(values)
@@ -601,6 +609,10 @@ def volume_type_extra_specs_update_or_create(context, type_id, specs,
         transaction (for instance: it has no encryption).
     """
     _type_get(context, type_id)
+    if expected is not None:
+        # Take the type's row lock first, so that a concurrent encryption
+        # create (which does the same) is serialized with this check.
+        _lock_type(context, type_id)
     if expected is not None and not context.session.query(
             models.VolumeType.id).filter(models.VolumeType.id == type_id,
                                          expected).first():
@@ -676,6 +688,7 @@ def volume_type_encryption_create(context, type_id, values,
     :param expected_specs: a SQL condition on the type that must still
         hold (no multiattach spec), checked in the same transaction.
     """
+    _lock_type(context, type_id)
     vtype = _type_get(context, type_id)
     if vtype.encryption is not None:
         raise exception.VolumeTypeEncryptionExists(type_id=type_id)
