@@ -24,7 +24,6 @@ import sqlalchemy as sa
 
 from cinder_ma.db import models
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -453,16 +452,6 @@ def _metadata_replace(context, volume_id, metadata):
         context.session.add(models.VolumeMetadata(
             volume_id=volume_id, key=key, value=value))
     context.session.flush()
-
-
-def volume_has_no_live_attachments(volume_id):
-    """A WHERE clause for conditional updates of a volume: no attachment
-    of it holds the volume."""
-    return ~sa.exists().where(
-        models.VolumeAttachment.volume_id == volume_id,
-        models.VolumeAttachment.deleted == sa.false(),
-        models.VolumeAttachment.attach_status.in_(
-            vstatus.LIVE_ATTACH_STATUSES))
 
 
 @writer

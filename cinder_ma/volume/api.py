@@ -172,11 +172,11 @@ def delete_volume(context, volume_id, cascade=False, force=False):
         db_api.volume_destroy(context, volume.id)
         LOG.info('Deleted volume %s, which was never placed', volume.id)
         return
-    # The attachment check above is repeated inside the compare-and-swap,
-    # so that an attachment reserved meanwhile makes this a 409.
+    # The attachment check above is repeated inside the compare-and-swap
+    # (on the volume's own live-attachment count), so that an attachment
+    # reserved meanwhile makes this a 409.
     expected = {'status': (volume.status,) if force else _DELETABLE,
-                'no_attachments': db_api.volume_has_no_live_attachments(
-                    volume.id)}
+                'attach_count': 0}
     volume = db_api.volume_update(
         context, volume.id, {'status': vstatus.DELETING,
                              'error_reason': None}, expected=expected)
@@ -196,8 +196,6 @@ def delete_volume(context, volume_id, cascade=False, force=False):
 def is_admin(context):
     """Whether the caller is an administrator (views show more to them)."""
     return _is_admin(context)
-
-
 
 
 def set_bootable(context, volume_id, bootable):
