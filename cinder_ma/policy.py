@@ -51,3 +51,18 @@ def authorize(context, action, target=None, do_raise=True):
             exc=exception.PolicyNotAuthorized, action=action)
     except policy.InvalidScope:
         raise exception.PolicyNotAuthorized(action=action)
+
+
+def check_persona(context, rule):
+    """Whether the caller is what a persona rule says (``context_is_admin``,
+    ``service_api``) in its own project.
+
+    A caller's roles do not change within a request, and the service asks
+    this several times per request: the answer is kept on the context.
+    """
+    memo = context.__dict__.setdefault('_cinder_ma_personas', {})
+    if rule not in memo:
+        memo[rule] = bool(authorize(
+            context, rule, {'project_id': context.project_id},
+            do_raise=False))
+    return memo[rule]

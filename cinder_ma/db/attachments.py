@@ -36,10 +36,34 @@ def _attachment_query(context, project_id=None):
     return query
 
 
+# The statements of the attach hot path are built once, with bound
+# parameters: SQLAlchemy then skips building them and their cache keys on
+# every call.
+_VA = models.VolumeAttachment
+_GET_ATTACHMENT = sa.select(_VA).where(
+    _VA.id == sa.bindparam('attachment_id'),
+    _VA.deleted == sa.false()).execution_options(populate_existing=True)
+_GET_PROJECT_ATTACHMENT = _GET_ATTACHMENT.join(
+    models.Volume, models.Volume.id == _VA.volume_id).where(
+        models.Volume.project_id == sa.bindparam('project_id'))
+_ATTACH_STATUSES = sa.select(_VA.attach_status).distinct().where(
+    _VA.volume_id == sa.bindparam('volume_id'), _VA.deleted == sa.false())
+_SET_DERIVED_STATUS = sa.update(models.Volume).where(
+    models.Volume.id == sa.bindparam('volume_id'),
+    models.Volume.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
+        status=sa.bindparam('new_status'))
+
+
 def _attachment_get(context, attachment_id, project_id=None):
-    attachment = _attachment_query(context, project_id).filter(
-        models.VolumeAttachment.id == attachment_id
-    ).populate_existing().first()
+    if project_id is None:
+        attachment = context.session.execute(
+            _GET_ATTACHMENT, {'attachment_id': attachment_id}
+        ).scalars().first()
+    else:
+        attachment = context.session.execute(
+            _GET_PROJECT_ATTACHMENT, {'attachment_id': attachment_id,
+                                      'project_id': project_id}
+        ).scalars().first()
     if attachment is None:
         raise exception.VolumeAttachmentNotFound(
             filter='attachment_id = %s' % attachment_id)
@@ -48,15 +72,11 @@ def _attachment_get(context, attachment_id, project_id=None):
 
 def _recompute_volume_status(context, volume_id):
     statuses = [row[0] for row in context.session.execute(
-        sa.select(models.VolumeAttachment.attach_status).distinct().where(
-            models.VolumeAttachment.volume_id == volume_id,
-            models.VolumeAttachment.deleted == sa.false()))]
+        _ATTACH_STATUSES, {'volume_id': volume_id})]
     new_status = vstatus.derive(statuses)
-    context.session.execute(
-        sa.update(models.Volume)
-        .where(models.Volume.id == volume_id,
-               models.Volume.status.in_(vstatus.ATTACHABLE_STATUSES))
-        .values(status=new_status))
+    context.session.execute(_SET_DERIVED_STATUS,
+                            {'volume_id': volume_id,
+                             'new_status': new_status})
     return new_status
 
 

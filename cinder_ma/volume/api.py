@@ -26,9 +26,7 @@ _DELETABLE = (vstatus.AVAILABLE, vstatus.ERROR, vstatus.ERROR_DELETING,
 
 
 def _is_admin(context):
-    return policy.authorize(context, 'context_is_admin',
-                            {'project_id': context.project_id},
-                            do_raise=False)
+    return policy.check_persona(context, 'context_is_admin')
 
 
 def _target(volume):

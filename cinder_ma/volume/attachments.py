@@ -42,9 +42,7 @@ def _target(volume):
 
 
 def _is_service(context):
-    return policy.authorize(context, 'service_api',
-                            {'project_id': context.project_id},
-                            do_raise=False)
+    return policy.check_persona(context, 'service_api')
 
 
 def _max_attachments(context, volume):
