@@ -54,6 +54,18 @@ _SET_DERIVED_STATUS = sa.update(models.Volume).where(
         status=sa.bindparam('new_status'))
 
 
+_LOCK_VOLUME = {
+    delta: sa.update(models.Volume).where(
+        models.Volume.id == sa.bindparam('volume_id'),
+        models.Volume.deleted == sa.false(),
+        models.Volume.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
+            updated_at=sa.bindparam('now_'),
+            **({'attach_count': models.Volume.attach_count + delta}
+               if delta else {})).execution_options(
+                   synchronize_session=False)
+    for delta in (-1, 0, 1)}
+
+
 def _attachment_get(context, attachment_id, project_id=None):
     if project_id is None:
         attachment = context.session.execute(
@@ -88,6 +100,11 @@ def _lock_volume(context, volume_id, live_delta=0, extra_where=(),
         condition of ``extra_where`` held.
     """
     volume = models.Volume
+    if not extra_where and not ordered_values:
+        result = context.session.execute(
+            _LOCK_VOLUME[live_delta],
+            {'volume_id': volume_id, 'now_': _now()})
+        return result.rowcount == 1
     assignments = list(ordered_values)
     if live_delta:
         assignments.append((volume.attach_count,
