@@ -222,6 +222,17 @@ def conditional_update(session, model, row_id, values, expected=None):
     return result.rowcount == 1
 
 
+def _soft_delete(context, model, *conditions):
+    """Soft-delete the live rows of ``model`` matching ``conditions``.
+
+    :returns: how many rows were deleted.
+    """
+    now = _now()
+    return context.session.execute(
+        sa.update(model).where(model.deleted == sa.false(), *conditions)
+        .values(deleted=True, deleted_at=now, updated_at=now)).rowcount
+
+
 def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
              allowed_keys, default_key, default_dir):
     """A page of ``query`` after ``marker``, sorted, as Cinder pages.
@@ -448,12 +459,8 @@ def _describe(expected):
 
 
 def _metadata_replace(context, volume_id, metadata):
-    now = _now()
-    context.session.execute(
-        sa.update(models.VolumeMetadata)
-        .where(models.VolumeMetadata.volume_id == volume_id,
-               models.VolumeMetadata.deleted == sa.false())
-        .values(deleted=True, deleted_at=now, updated_at=now))
+    _soft_delete(context, models.VolumeMetadata,
+                 models.VolumeMetadata.volume_id == volume_id)
     for key, value in metadata.items():
         context.session.add(models.VolumeMetadata(
             volume_id=volume_id, key=key, value=value))
@@ -469,11 +476,8 @@ def volume_destroy(context, volume_id):
     if not conditional_update(context.session, models.Volume, volume_id,
                               values):
         raise exception.VolumeNotFound(volume_id=volume_id)
-    context.session.execute(
-        sa.update(models.VolumeMetadata)
-        .where(models.VolumeMetadata.volume_id == volume_id,
-               models.VolumeMetadata.deleted == sa.false())
-        .values(deleted=True, deleted_at=now, updated_at=now))
+    _soft_delete(context, models.VolumeMetadata,
+                 models.VolumeMetadata.volume_id == volume_id)
 
 
 # Volume types
@@ -567,22 +571,21 @@ def volume_type_update(context, type_id, values):
     return _type_get(context, type_id)
 
 
+def _type_in_use(context, type_id):
+    return context.session.query(models.Volume.id).filter(
+        models.Volume.volume_type_id == type_id,
+        models.Volume.deleted == sa.false()).first() is not None
+
+
 @writer
 def volume_type_destroy(context, type_id):
     _type_get(context, type_id)
-    in_use = context.session.query(models.Volume.id).filter(
-        models.Volume.volume_type_id == type_id,
-        models.Volume.deleted == sa.false()).first()
-    if in_use:
+    if _type_in_use(context, type_id):
         raise exception.VolumeTypeInUse(volume_type_id=type_id)
-    now = _now()
     conditional_update(context.session, models.VolumeType, type_id,
-                       {'deleted': True, 'deleted_at': now})
-    context.session.execute(
-        sa.update(models.VolumeTypeExtraSpecs)
-        .where(models.VolumeTypeExtraSpecs.volume_type_id == type_id,
-               models.VolumeTypeExtraSpecs.deleted == sa.false())
-        .values(deleted=True, deleted_at=now, updated_at=now))
+                       {'deleted': True, 'deleted_at': _now()})
+    _soft_delete(context, models.VolumeTypeExtraSpecs,
+                 models.VolumeTypeExtraSpecs.volume_type_id == type_id)
 
 
 @reader
@@ -632,14 +635,9 @@ def volume_type_extra_specs_update_or_create(context, type_id, specs,
 @writer
 def volume_type_extra_specs_delete(context, type_id, key):
     _type_get(context, type_id)
-    now = _now()
-    result = context.session.execute(
-        sa.update(models.VolumeTypeExtraSpecs)
-        .where(models.VolumeTypeExtraSpecs.volume_type_id == type_id,
-               models.VolumeTypeExtraSpecs.key == key,
-               models.VolumeTypeExtraSpecs.deleted == sa.false())
-        .values(deleted=True, deleted_at=now, updated_at=now))
-    if result.rowcount == 0:
+    if not _soft_delete(context, models.VolumeTypeExtraSpecs,
+                        models.VolumeTypeExtraSpecs.volume_type_id == type_id,
+                        models.VolumeTypeExtraSpecs.key == key):
         raise exception.VolumeTypeExtraSpecsNotFound(
             volume_type_id=type_id, extra_specs_key=key)
 
@@ -663,14 +661,9 @@ def volume_type_access_add(context, type_id, project_id):
 @writer
 def volume_type_access_remove(context, type_id, project_id):
     _type_get(context, type_id)
-    now = _now()
-    result = context.session.execute(
-        sa.update(models.VolumeTypeProjects)
-        .where(models.VolumeTypeProjects.volume_type_id == type_id,
-               models.VolumeTypeProjects.project_id == project_id,
-               models.VolumeTypeProjects.deleted == sa.false())
-        .values(deleted=True, deleted_at=now, updated_at=now))
-    if result.rowcount == 0:
+    if not _soft_delete(context, models.VolumeTypeProjects,
+                        models.VolumeTypeProjects.volume_type_id == type_id,
+                        models.VolumeTypeProjects.project_id == project_id):
         raise exception.VolumeTypeAccessNotFound(volume_type_id=type_id,
                                                  project_id=project_id)
 
@@ -699,33 +692,32 @@ def volume_type_encryption_create(context, type_id, values,
     return _type_get(context, type_id).encryption
 
 
+def _encryption_of(context, type_id):
+    encryption = _type_get(context, type_id).encryption
+    if encryption is None:
+        raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
+    return encryption
+
+
 @writer
 def volume_type_encryption_update(context, type_id, values):
-    vtype = _type_get(context, type_id)
-    if vtype.encryption is None:
-        raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
+    encryption = _encryption_of(context, type_id)
     conditional_update_pk(context.session, models.Encryption,
                           models.Encryption.encryption_id,
-                          vtype.encryption.encryption_id, values)
+                          encryption.encryption_id, values)
     return _type_get(context, type_id).encryption
 
 
 @writer
 def volume_type_encryption_delete(context, type_id):
-    vtype = _type_get(context, type_id)
-    if vtype.encryption is None:
-        raise exception.VolumeTypeEncryptionNotFound(type_id=type_id)
-    in_use = context.session.query(models.Volume.id).filter(
-        models.Volume.volume_type_id == type_id,
-        models.Volume.deleted == sa.false()).first()
-    if in_use:
+    encryption = _encryption_of(context, type_id)
+    if _type_in_use(context, type_id):
         raise exception.VolumeTypeEncryptionInUse(type_id=type_id,
-                                                      action='delete')
-    now = _now()
+                                                  action='delete')
     conditional_update_pk(context.session, models.Encryption,
                           models.Encryption.encryption_id,
-                          vtype.encryption.encryption_id,
-                          {'deleted': True, 'deleted_at': now})
+                          encryption.encryption_id,
+                          {'deleted': True, 'deleted_at': _now()})
 
 
 def type_has_no_encryption(type_id):
