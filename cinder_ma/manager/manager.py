@@ -204,7 +204,16 @@ class Manager:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not extending' % (volume_id,
                                                           volume.status))
-        backend = self._backend(volume)
+        try:
+            backend = self._backend(volume)
+        except exception.InvalidVolume as exc:
+            # Not ours: give the volume its status back rather than leave
+            # it extending.
+            LOG.error('%s', exc)
+            attachment_db.volume_leave_status(
+                context, volume_id, vstatus.EXTENDING,
+                {'error_reason': 'extend failed: %s' % exc})
+            raise
         flows.run_flow(extend_flow.get_flow(backend.driver),
                        {'context': context, 'volume_id': volume_id,
                         'volume': volume_ref(volume),

@@ -144,6 +144,20 @@ class RecoveryTestCase(ManagerBase):
             self.context, elsewhere.id).attach_status)
 
 
+class ExtendEndpointTestCase(ManagerBase):
+
+    def test_extend_of_another_backend_is_not_left_extending(self):
+        volume = self.volumes.create(status='extending',
+                                     host='otherhost@file#file')
+        self.assertRaises(exception.InvalidVolume,
+                          self.client.prepare(version='1.2').call,
+                          self.context, 'extend_volume',
+                          volume_id=volume.id, new_size=2)
+        vol = self._get(volume)
+        self.assertEqual('available', vol.status)
+        self.assertIn('extend failed', vol.error_reason)
+
+
 class ConnectionEndpointsTestCase(ManagerBase):
     """initialize_connection / terminate_connection of the backend role."""
 
