@@ -5,7 +5,7 @@ From the outside in::
     RequestId       X-OpenStack-Request-Id on every response (oslo.middleware)
     FaultWrapper    whatever escapes below becomes a 500 fault, no traceback
     authentication  keystone (auth_token) or noauth; version documents pass
-    pecan           RootController -> dispatch(): microversion, route,
+    pecan           RootController.serve -> dispatch(): microversion, route,
                     context, controller (see cinder_ma.api.routes)
 
 :func:`dispatch` does, for each request: parse the microversion (under
@@ -18,6 +18,8 @@ Responses under /v3 carry ``OpenStack-API-Version`` and ``Vary``.
 from oslo_config import cfg
 from oslo_middleware import request_id
 import pecan
+import pecan.core
+import webob
 import webob.exc
 
 from cinder_ma.api import actions
@@ -65,28 +67,32 @@ def dispatch(req):
 
 
 class RootController:
-    """Hands every request to :func:`dispatch`."""
-
-    @pecan.expose()
-    def _route(self, args, request=None):
-        # JSON whatever the Accept header says: no content negotiation
-        # (and no bare 406 from the framework).
-        pecan.request.pecan['content_type'] = expose.JSON
-        return self.serve, []
+    """The root of the application: every request goes to :meth:`serve`."""
 
     @pecan.expose(content_type=expose.JSON)
-    def serve(self, *args, **kwargs):
-        return dispatch(pecan.request)
+    def serve(self, req):
+        return dispatch(req)
 
 
-class _Pecan(pecan.Pecan):
-    """Pecan, keeping the status each controller chose.
+class _Pecan(pecan.core.PecanBase):
+    """Pecan, with the API's own route table instead of object dispatch.
 
-    Pecan turns every 200 without a body into a 204; Cinder answers some
-    requests 200 with no body (``os-set_bootable``, ``DELETE
-    .../metadata/{key}``) and clients may check for it. Controllers here
-    always set their status (:func:`cinder_ma.api.expose.expose`).
+    Pecan's object dispatch and its controller invocation inspect the
+    controller's signature and render its return value on every request;
+    here :func:`dispatch` matches :mod:`cinder_ma.api.routes` and answers a
+    complete webob Response (JSON, with the status each controller chose:
+    Cinder answers some requests 200 with no body, which Pecan would turn
+    into a 204). Requests are plain webob requests, not Pecan's, whose
+    every attribute access is wrapped to turn undecodable input into a 400;
+    :func:`cinder_ma.api.expose.exception_response` does that instead.
     """
+
+    def find_controller(self, state):
+        state.controller = self.root.serve
+        return state.controller, [], {}
+
+    def invoke_controller(self, controller, args, kwargs, state):
+        state.response = controller(state.request)
 
     def _handle_empty_response_body(self, state):
         pass
@@ -108,7 +114,8 @@ def setup_app(conf=None):
     conf = conf or CONF
     _check_routes()
     app = _Pecan(RootController(), force_canonical=False,
-                 guess_content_type_from_ext=False)
+                 guess_content_type_from_ext=False,
+                 request_cls=webob.Request, response_cls=webob.Response)
     app = auth.wrap(app, conf)
     app = expose.FaultWrapper(app)
     return request_id.RequestId(app)

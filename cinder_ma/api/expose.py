@@ -110,6 +110,10 @@ def exception_response(exc):
         if code >= 500:
             LOG.error('Request failed (%s): %s', code, message)
         return fault_response(code, message, headers)
+    if isinstance(exc, UnicodeDecodeError):
+        # webob decodes the query string and form data lazily.
+        LOG.info('Request refused (400): %s', exc)
+        return fault_response(400, 'The request is not valid UTF-8')
     LOG.error('Unexpected error while serving a request', exc_info=exc)
     return fault_response(500, _generic_message(500))
 

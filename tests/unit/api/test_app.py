@@ -120,6 +120,11 @@ class TestDispatch(base.APITestCase):
             base.MEMBER, Accept='text/html'))
         self.assertEqual('application/json', response.content_type)
 
+    def test_undecodable_query_is_a_400_fault(self):
+        response = self.app.get(self.url('volumes') + '?name=%FF%FE',
+                                headers=base.MEMBER, status=400)
+        self.assertFault(response, 400, 'badRequest', 'UTF-8')
+
 
 class TestSetupApp(base.APITestCase):
 

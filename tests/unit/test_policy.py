@@ -1,0 +1,64 @@
+"""cinder_ma.policy: the enforcer and its policy file handling."""
+
+import os
+from unittest import mock
+
+from cinder_ma import context
+from cinder_ma import exception
+from cinder_ma import policy
+from tests import base
+
+
+class EnforcerTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.policy_file = os.path.join(self.state_path, 'policy.yaml')
+        self.flags(group='oslo_policy', policy_file=self.policy_file)
+        self.ctx = context.RequestContext(user_id='u', project_id='p',
+                                          roles=['member', 'reader'])
+        self.clock = 1000.0
+        patcher = mock.patch('time.monotonic', lambda: self.clock)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def _write(self, text):
+        with open(self.policy_file, 'w') as f:
+            f.write(text)
+        # A different mtime than the previous version of the file.
+        stat = os.stat(self.policy_file)
+        os.utime(self.policy_file, (stat.st_atime, stat.st_mtime + 10))
+
+    def test_default_rules_without_a_policy_file(self):
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+
+    def test_file_not_looked_at_before_every_check(self):
+        enforcer = policy.get_enforcer()
+        policy.authorize(self.ctx, 'volume:get', {'project_id': 'p'})
+        with mock.patch.object(enforcer, '_get_policy_path') as path:
+            for _ in range(5):
+                policy.authorize(self.ctx, 'volume:get', {'project_id': 'p'})
+        path.assert_not_called()
+
+    def test_changed_file_picked_up_after_the_interval(self):
+        policy.authorize(self.ctx, 'volume:get', {'project_id': 'p'})
+        self._write('"volume:get": "!"\n')
+        # Within the interval the rules in memory hold.
+        self.clock += policy.RECHECK_SECONDS / 2
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+        self.clock += policy.RECHECK_SECONDS
+        self.assertRaises(exception.PolicyNotAuthorized, policy.authorize,
+                          self.ctx, 'volume:get', {'project_id': 'p'})
+        self._write('"volume:get": ""\n')
+        self.clock += policy.RECHECK_SECONDS
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+
+    def test_force_reload_reads_at_once(self):
+        policy.authorize(self.ctx, 'volume:get', {'project_id': 'p'})
+        self._write('"volume:get": "!"\n')
+        policy.get_enforcer().load_rules(force_reload=True)
+        self.assertRaises(exception.PolicyNotAuthorized, policy.authorize,
+                          self.ctx, 'volume:get', {'project_id': 'p'})
