@@ -58,6 +58,8 @@ class ConfFixture(fixtures.Fixture):
         self.state_path = self.useFixture(fixtures.TempDir()).path
         self.conf.set_default('state_path', self.state_path)
         self.conf.set_default('host', 'testhost')
+        # Commands run in the test process serve from it (no fork).
+        self.conf.set_default('workers', 1, group='api')
         self.conf.set_default('lock_path', os.path.join(
             self.state_path, 'locks'), group='oslo_concurrency')
         self.conf([], project='cinder_ma', default_config_files=[])

@@ -13,7 +13,7 @@ Usage::
 
     cinder-ma-all &                 # or any deployment, auth_strategy=noauth
     python tools/benchmark.py --endpoint http://127.0.0.1:8776/v3 \\
-        --server-pid $(pgrep -f cinder-ma-all)
+        --server-pid $(pgrep -o -f cinder-ma-all)
 
 It only uses the standard library, so it runs from any Python 3.11.
 """
@@ -79,14 +79,42 @@ class Client:
         return json.loads(payload) if payload else None
 
 
+def _stat(pid):
+    with open('/proc/%d/stat' % pid) as stat:
+        return stat.read().rsplit(')', 1)[1].split()
+
+
+def _descendants(pid):
+    children = {}
+    for entry in os.listdir('/proc'):
+        if entry.isdigit():
+            try:
+                children.setdefault(int(_stat(int(entry))[1]), []).append(
+                    int(entry))
+            except (OSError, IndexError):
+                continue
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, ()))
+    return found
+
+
 def server_cpu(pid):
-    """User+system CPU seconds of a process (and its threads)."""
+    """User+system CPU seconds of a process and its descendants (the
+    API workers of a multi-process server), threads included."""
     if not pid:
         return None
-    with open('/proc/%d/stat' % pid) as stat:
-        fields = stat.read().rsplit(')', 1)[1].split()
     ticks = os.sysconf('SC_CLK_TCK')
-    return (int(fields[11]) + int(fields[12])) / ticks
+    total = 0
+    for process in _descendants(pid):
+        try:
+            fields = _stat(process)
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
 def percentile(values, pct):

@@ -1,10 +1,16 @@
-"""cinder-ma-all: the API and a manager in one process.
+"""cinder-ma-all: the API and a manager in one service.
 
 Made to try cinder_ma with nothing else installed: RPC in-process
 (``rpc_transport = local``), SQLite in the state directory, one backend
 named 'file' using the file driver when ``enabled_backends`` is empty. The
 database is migrated and the default volume type created at every start.
 Any of these defaults can be changed in a config file.
+
+``[api] workers`` processes (by default one per CPU) serve the API on one
+socket, each with its own in-process manager of the host, so that
+requests use every CPU. The main process prepares the state, records as
+failed what a previous run left half-done, binds the socket and then only
+watches the workers. With ``workers = 1`` the main process serves itself.
 """
 
 import os
@@ -18,6 +24,7 @@ from cinder_ma.cmd import api as api_cmd
 from cinder_ma import context
 from cinder_ma.db import migration
 from cinder_ma import exception
+from cinder_ma.manager import manager as manager_lib
 from cinder_ma.manager import service as manager_service
 from cinder_ma import rpc
 
@@ -49,9 +56,37 @@ def prepare_state(conf=CONF):
     return state_path
 
 
+def _worker_manager():
+    return manager_service.ManagerService(worker=True)
+
+
+def _run_workers(count):
+    """Prepare, recover, bind, then fork ``count`` API+manager workers."""
+    try:
+        state_path = prepare_state()
+        manager_service.check_drivers(CONF)
+        manager_service.register_services(CONF, CONF.host)
+        manager_lib.recover_interrupted(context.get_admin_context(),
+                                        CONF.host, CONF.enabled_backends)
+        sock = api_cmd.bind_socket()
+    except (exception.CinderMAException, OSError) as exc:
+        print('cinder-ma-all: error: %s' % exc, file=sys.stderr)
+        return 1
+    print('cinder-ma-all: API listening on %s/v3 (state in %s)' % (
+        api_cmd.socket_url(sock), state_path), flush=True)
+    LOG.info('Starting %d workers', count)
+    status = api_cmd.launch_workers(
+        api_cmd.APIWorker(sock, manager_factory=_worker_manager), count)
+    LOG.info('cinder-ma-all stopped')
+    return status
+
+
 def main(argv=None):
     set_defaults()
     cmd.prepare_service(argv)
+    workers = api_cmd.worker_count()
+    if workers > 1:
+        return _run_workers(workers)
     manager = manager_service.ManagerService()
     try:
         state_path = prepare_state()

@@ -2,17 +2,24 @@
 
 Deployments may instead serve ``cinder_ma.wsgi.api:application`` with
 uWSGI, gunicorn or mod_wsgi; this command uses waitress with
-``[api] host_ip``, ``port`` and ``threads``.
+``[api] host_ip``, ``port`` and ``threads``, in ``[api] workers``
+processes that share one listening socket (oslo.service's process
+launcher forks and watches them).
 """
 
 import signal
+import socket
 import sys
+import threading
 
+from oslo_concurrency import processutils
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_service import service
 import waitress
 
 from cinder_ma import cmd
+from cinder_ma.db import api as db_api
 from cinder_ma import rpc
 
 CONF = cfg.CONF
@@ -25,13 +32,38 @@ def load_app():
     return app.setup_app()
 
 
-def create_server(application, conf=CONF):
-    """A waitress server bound to ``[api] host_ip``/``port``, not yet
-    running.
+def worker_count(conf=CONF):
+    """``[api] workers``, or the number of CPUs when unset."""
+    return conf.api.workers or processutils.get_worker_count()
+
+
+def create_server(application, conf=CONF, sock=None):
+    """A waitress server bound to ``[api] host_ip``/``port`` (or serving
+    the already bound ``sock``), not yet running.
     """
+    if sock is not None:
+        return waitress.create_server(
+            application, sockets=[sock], threads=conf.api.threads,
+            ident='cinder-ma')
     return waitress.create_server(
         application, host=conf.api.host_ip, port=conf.api.port,
         threads=conf.api.threads, ident='cinder-ma')
+
+
+def bind_socket(conf=CONF):
+    """The listening socket the workers share."""
+    host = conf.api.host_ip
+    family = socket.AF_INET6 if ':' in host else socket.AF_INET
+    return socket.create_server((host, conf.api.port), family=family,
+                                backlog=1024)
+
+
+def socket_url(sock):
+    """``http://host:port`` of a bound socket."""
+    host, port = sock.getsockname()[:2]
+    if ':' in host:
+        host = '[%s]' % host
+    return 'http://%s:%s' % (host, port)
 
 
 def server_url(server):
@@ -67,6 +99,70 @@ def run_server(server):
         server.close()
 
 
+class APIWorker(service.ServiceBase):
+    """One process of the API, serving a socket its parent bound.
+
+    Built in the parent and started in each forked worker, so nothing is
+    opened before :meth:`start`: the database connections, the RPC
+    transport and (for cinder-ma-all) the in-process manager belong to
+    the worker.
+
+    :param manager_factory: a callable returning a manager service to
+        run in the worker beside the API (cinder-ma-all), or None.
+    """
+
+    def __init__(self, sock, manager_factory=None):
+        self.sock = sock
+        self.manager_factory = manager_factory
+        self.manager = None
+        self.server = None
+        self._thread = None
+        self._stopped = threading.Event()
+
+    def start(self):
+        rpc.init(CONF)
+        if self.manager_factory is not None:
+            self.manager = self.manager_factory()
+            self.manager.start()
+        self.server = create_server(load_app(), sock=self.sock)
+        self._thread = threading.Thread(target=self.server.run,
+                                        name='cinder-ma-api', daemon=True)
+        self._thread.start()
+        LOG.info('API worker serving %s/v3', socket_url(self.sock))
+
+    def wait(self):
+        self._stopped.wait()
+
+    def stop(self, graceful=False):
+        """Stop taking requests (those being served finish), then stop
+        the manager."""
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+        if self.manager is not None:
+            self.manager.stop()
+            self.manager = None
+        rpc.cleanup()
+        self._stopped.set()
+
+    def reset(self):
+        pass
+
+
+def launch_workers(worker, count):
+    """Fork ``count`` processes running ``worker`` and watch them until
+    SIGTERM or SIGINT (a worker that dies is replaced); SIGHUP reloads the
+    mutable options.
+
+    :returns: the launcher's exit status.
+    """
+    # No pooled connection may be used on both sides of fork().
+    db_api.dispose_engine()
+    launcher = service.ProcessLauncher(CONF, restart_method='mutate')
+    launcher.launch_service(worker, workers=count)
+    return launcher.wait() or 0
+
+
 def main(argv=None):
     cmd.prepare_service(argv)
     if CONF.rpc_transport == 'local':
@@ -75,6 +171,17 @@ def main(argv=None):
               file=sys.stderr)
         return 1
     rpc.init(CONF)
+    workers = worker_count()
+    if workers > 1:
+        try:
+            sock = bind_socket()
+        except OSError as exc:
+            print('cinder-ma-api: error: %s' % exc, file=sys.stderr)
+            return 1
+        rpc.cleanup()
+        LOG.info('API listening on %s/v3 (%d workers)', socket_url(sock),
+                 workers)
+        return launch_workers(APIWorker(sock), workers)
     try:
         server = create_server(load_app())
         LOG.info('API listening on %s/v3', server_url(server))

@@ -12,9 +12,19 @@ opts = [
     cfg.PortOpt('port',
                 default=8776,
                 help='TCP port the API server listens on.'),
+    cfg.IntOpt('workers',
+               min=1,
+               help='Processes serving the API in cinder-ma-api and '
+                    'cinder-ma-all, all on the one listening socket '
+                    '(default: the number of CPUs). In cinder-ma-all each '
+                    'worker also runs an in-process manager of the host; '
+                    'with SQLite, writers of all workers queue on a lock '
+                    'file next to the database. 1 serves from the main '
+                    'process itself.'),
     cfg.IntOpt('threads',
                default=16, min=1, max=1024,
-               help='Worker threads of the embedded WSGI server (waitress). '
+               help='Threads of each API process\'s embedded WSGI server '
+                    '(waitress). '
                     'Deployments behind uWSGI or gunicorn set their own.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1,

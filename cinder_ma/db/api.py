@@ -8,7 +8,9 @@ that a page costs a constant number of queries whatever its size.
 
 import contextlib
 import datetime
+import fcntl
 import functools
+import os
 import threading
 import types as types_module
 import uuid
@@ -38,10 +40,45 @@ _ENGINE_LOCK = threading.Lock()
 _TXN = threading.local()
 
 # SQLite takes one writer at a time; the writers of this process queue
-# here instead of polling the database lock with SQLite's busy handler,
-# which sleeps up to 100 ms between tries. Writers of other processes
-# (cinder-ma-manage) still meet the busy timeout.
+# on a lock, and those of several processes (the workers of cinder-ma-all,
+# cinder-ma-manage) on a lock file next to the database, instead of polling
+# the database lock with SQLite's busy handler, which sleeps up to 100 ms
+# between tries. Other programs writing the file still meet the busy
+# timeout.
 _SQLITE_WRITER_LOCK = threading.Lock()
+
+
+class _WriterLockFile:
+    """An exclusive flock(2) on ``<database>.lock``, taken by a writer
+    that holds :data:`_SQLITE_WRITER_LOCK`.
+
+    The file is opened once per process: a lock held through a descriptor
+    inherited across fork() would be shared with the parent.
+    """
+
+    def __init__(self):
+        self._fd = None
+        self._pid = None
+        self._path = None
+
+    def _open(self, path):
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                           0o600)
+        self._pid, self._path = os.getpid(), path
+
+    def acquire(self, database):
+        path = database + '.lock'
+        if self._pid != os.getpid() or self._path != path:
+            self._open(path)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+
+    def release(self):
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+_SQLITE_WRITER_FILE = _WriterLockFile()
 
 retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
                                               retry_on_deadlock=True,
@@ -126,6 +163,15 @@ def get_engine():
     return engine
 
 
+def dispose_engine():
+    """Close the pooled database connections of this process.
+
+    For a process about to fork workers: a connection must not be used on
+    both sides of fork().
+    """
+    get_engine().dispose()
+
+
 class _Transaction:
     """Tells the SQLite ``begin`` hook whether the transaction this thread
     starts is a reader or a writer and, for a SQLite writer, holds the
@@ -135,12 +181,21 @@ class _Transaction:
     def __init__(self, engine, readonly):
         self.lock = (_SQLITE_WRITER_LOCK if not readonly and
                      engine.dialect.name == 'sqlite' else None)
+        self.database = engine.url.database
+        if self.database in ('', ':memory:'):
+            self.database = None
         self.readonly = readonly
         self.take_lock = False
 
     def __enter__(self):
         if self.lock is not None and not getattr(_TXN, 'holds_lock', False):
             self.lock.acquire()
+            if self.database is not None:
+                try:
+                    _SQLITE_WRITER_FILE.acquire(self.database)
+                except BaseException:
+                    self.lock.release()
+                    raise
             _TXN.holds_lock = self.take_lock = True
         _TXN.__dict__.setdefault('stack', []).append(self.readonly)
 
@@ -148,6 +203,8 @@ class _Transaction:
         _TXN.stack.pop()
         if self.take_lock:
             _TXN.holds_lock = False
+            if self.database is not None:
+                _SQLITE_WRITER_FILE.release()
             self.lock.release()
 
 

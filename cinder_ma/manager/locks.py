@@ -17,13 +17,16 @@ LOG = logging.getLogger(__name__)
 LOCK_PREFIX = 'cinder_ma-connect-'
 
 
-def connection_lock_name(volume_id, shared_targets, service_uuid):
+def connection_lock_name(volume_id, shared_targets, service_uuid,
+                         inter_process=False):
     """Name and kind of the lock guarding a volume's host connection.
 
+    :param inter_process: several processes run managers of this host
+        (the workers of cinder-ma-all): every lock must be external.
     :returns: ``(name, external)``: with shared targets, the external
         (inter-process) lock ``cinder_ma-connect-<service_uuid>`` of the
-        backend, as os-brick's users take it; otherwise an internal lock
-        of the volume.
+        backend, as os-brick's users take it; otherwise a lock of the
+        volume, internal unless ``inter_process``.
     :raises ValueError: shared targets without a service uuid.
     """
     if shared_targets:
@@ -31,7 +34,7 @@ def connection_lock_name(volume_id, shared_targets, service_uuid):
             raise ValueError('volume %s has shared targets but no '
                              'service_uuid' % volume_id)
         return LOCK_PREFIX + service_uuid, True
-    return '%svolume-%s' % (LOCK_PREFIX, volume_id), False
+    return '%svolume-%s' % (LOCK_PREFIX, volume_id), inter_process
 
 
 class ConnectionLock:
@@ -49,11 +52,12 @@ class ConnectionLock:
         self._held = None
 
     @classmethod
-    def for_volume(cls, volume_id, shared_targets, service_uuid):
+    def for_volume(cls, volume_id, shared_targets, service_uuid,
+                   inter_process=False):
         """The lock of a volume's connections (see
         :func:`connection_lock_name`)."""
         return cls(*connection_lock_name(volume_id, shared_targets,
-                                         service_uuid))
+                                         service_uuid, inter_process))
 
     @property
     def held(self):

@@ -72,19 +72,82 @@ def volume_ref(volume):
         host=volume.host)
 
 
+def recover_interrupted(context, host, backend_names):
+    """Record as failed what a previous run of this manager left
+    half-done.
+
+    Only for the in-process transport: its casts live in memory and
+    are gone after a restart, while oslo.messaging's wait in the
+    broker and are handled when the manager is back.
+
+    :param host: the manager's host.
+    :param backend_names: the names of its backends.
+    """
+    interrupted = {vstatus.CREATING: vstatus.ERROR,
+                   vstatus.DELETING: vstatus.ERROR_DELETING}
+    reason = ('the manager of %s restarted while the volume was %s; '
+              'its request was lost')
+    volumes = db_api.volume_get_all(
+        context, filters={'status': list(interrupted) +
+                          [vstatus.EXTENDING]})
+    for volume in volumes:
+        if (rpcapi.server_for(volume.host) != host or
+                rpcapi.backend_of(volume.host) not in backend_names):
+            continue
+        try:
+            if volume.status == vstatus.EXTENDING:
+                attachment_db.volume_leave_status(
+                    context, volume.id, vstatus.EXTENDING,
+                    {'error_reason': reason % (host, volume.status)})
+            else:
+                db_api.volume_update(
+                    context, volume.id,
+                    {'status': interrupted[volume.status],
+                     'error_reason': reason % (host, volume.status)},
+                    expected={'status': volume.status})
+        except exception.CinderMAException:
+            continue
+        LOG.warning('Volume %s was %s when the manager of %s stopped; '
+                    'recorded as failed', volume.id, volume.status, host)
+    to_error = {vstatus.ATTACH_RESERVED: vstatus.ATTACH_ERROR_ATTACHING,
+                vstatus.ATTACH_ATTACHING:
+                    vstatus.ATTACH_ERROR_ATTACHING,
+                vstatus.ATTACH_DETACHING: vstatus.ATTACH_ERROR_DETACHING}
+    for attachment in attachment_db.attachment_get_all(
+            context, filters={'attach_status': list(to_error)}):
+        if attachment.manager_host != host:
+            continue
+        try:
+            attachment_db.attachment_update(
+                context, attachment.id,
+                {'attach_status': to_error[attachment.attach_status]},
+                expected_status=attachment.attach_status)
+        except exception.CinderMAException:
+            continue
+        LOG.warning('Attachment %s was %s when the manager of %s '
+                    'stopped; recorded as %s', attachment.id,
+                    attachment.attach_status, host,
+                    to_error[attachment.attach_status])
+
+
 class Manager:
     """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x)."""
 
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
-    def __init__(self, host, backends, hypervisor=None, connectors=None):
+    def __init__(self, host, backends, hypervisor=None, connectors=None,
+                 inter_process_locks=False):
         """:param backends: {section name: :class:`Backend`}.
         :param hypervisor: the host's hypervisor driver, or None.
         :param connectors: the host's
             :class:`~cinder_ma.manager.connector.Connectors` (by default
             the in-tree ones and those of installed packages).
+        :param inter_process_locks: other processes run managers of this
+            host too (the workers of cinder-ma-all): connection locks are
+            taken between processes.
         """
         self.host = host
+        self.inter_process_locks = inter_process_locks
         self.backends = dict(backends)
         self.hypervisor = hypervisor
         self.connectors = connectors or host_connector.Connectors()
@@ -121,60 +184,8 @@ class Manager:
 
     def recover_interrupted(self, context):
         """Record as failed what a previous run of this manager left
-        half-done.
-
-        Only for the in-process transport: its casts live in memory and
-        are gone after a restart, while oslo.messaging's wait in the
-        broker and are handled when the manager is back.
-        """
-        interrupted = {vstatus.CREATING: vstatus.ERROR,
-                       vstatus.DELETING: vstatus.ERROR_DELETING}
-        reason = ('the manager of %s restarted while the volume was %s; '
-                  'its request was lost')
-        volumes = db_api.volume_get_all(
-            context, filters={'status': list(interrupted) +
-                              [vstatus.EXTENDING]})
-        for volume in volumes:
-            if (rpcapi.server_for(volume.host) != self.host or
-                    rpcapi.backend_of(volume.host) not in self.backends):
-                continue
-            try:
-                if volume.status == vstatus.EXTENDING:
-                    attachment_db.volume_leave_status(
-                        context, volume.id, vstatus.EXTENDING,
-                        {'error_reason': reason % (self.host,
-                                                   volume.status)})
-                else:
-                    db_api.volume_update(
-                        context, volume.id,
-                        {'status': interrupted[volume.status],
-                         'error_reason': reason % (self.host,
-                                                   volume.status)},
-                        expected={'status': volume.status})
-            except exception.CinderMAException:
-                continue
-            LOG.warning('Volume %s was %s when the manager of %s stopped; '
-                        'recorded as failed', volume.id, volume.status,
-                        self.host)
-        to_error = {vstatus.ATTACH_RESERVED: vstatus.ATTACH_ERROR_ATTACHING,
-                    vstatus.ATTACH_ATTACHING:
-                        vstatus.ATTACH_ERROR_ATTACHING,
-                    vstatus.ATTACH_DETACHING: vstatus.ATTACH_ERROR_DETACHING}
-        for attachment in attachment_db.attachment_get_all(
-                context, filters={'attach_status': list(to_error)}):
-            if attachment.manager_host != self.host:
-                continue
-            try:
-                attachment_db.attachment_update(
-                    context, attachment.id,
-                    {'attach_status': to_error[attachment.attach_status]},
-                    expected_status=attachment.attach_status)
-            except exception.CinderMAException:
-                continue
-            LOG.warning('Attachment %s was %s when the manager of %s '
-                        'stopped; recorded as %s', attachment.id,
-                        attachment.attach_status, self.host,
-                        to_error[attachment.attach_status])
+        half-done (see :func:`recover_interrupted`)."""
+        recover_interrupted(context, self.host, self.backends)
 
     @messaging.expected_exceptions(*EXPECTED)
     def create_volume(self, context, volume_id):
@@ -325,7 +336,8 @@ class Manager:
                     reason='volume %s has no host' % volume.id)
             try:
                 lock = locks.ConnectionLock.for_volume(
-                    volume.id, volume.shared_targets, volume.service_uuid)
+                    volume.id, volume.shared_targets, volume.service_uuid,
+                    inter_process=self.inter_process_locks)
             except ValueError as exc:
                 raise exception.InvalidVolume(reason=str(exc))
         except exception.InvalidVolume as exc:

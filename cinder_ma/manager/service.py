@@ -172,12 +172,46 @@ def hypervisor_capabilities(name, driver):
         'supports_multiattach': driver.capabilities.supports_multiattach}}
 
 
+def _get_or_create_service(ctxt, host, binary, availability_zone):
+    row = db_api.service_get_by_host_and_binary(ctxt, host, binary)
+    if row is None:
+        row = db_api.service_create(ctxt, {
+            'host': host, 'binary': binary,
+            'topic': rpcapi.ManagerAPI.TOPIC,
+            'availability_zone': availability_zone})
+        LOG.info('Registered service %s %s (%s)', binary, host, row.uuid)
+    return row
+
+
+def register_services(conf, host):
+    """Make sure the services rows of a host's manager and backends exist.
+
+    For a process about to fork several managers of the host (the workers
+    of cinder-ma-all), which would otherwise all find no row and each
+    create one. The rows stay down until a manager reports.
+    """
+    ctxt = cm_context.get_admin_context()
+    zone = conf.storage_availability_zone
+    for name in dict.fromkeys(conf.enabled_backends):
+        _get_or_create_service(ctxt, '%s@%s' % (host, name), VOLUME_BINARY,
+                               zone)
+    _get_or_create_service(ctxt, host, MANAGER_BINARY, zone)
+
+
 class ManagerService(service.Service):
     """The manager of one host: its backends and its hypervisor."""
 
-    def __init__(self, host=None, conf=None):
+    def __init__(self, host=None, conf=None, worker=False):
+        """:param worker: this manager is one of several processes serving
+            the host (the workers of cinder-ma-all, each with the API and
+            an in-process manager): it takes its connection locks between
+            processes, and does not record interrupted operations as
+            failed when it starts (the parent did, before forking: a
+            worker restarted later must not fail its siblings' work).
+        """
         super().__init__()
         self.conf = conf or CONF
+        self.worker = worker
         self.host = host or self.conf.host
         self.backends = {}
         self.hypervisor_name = None
@@ -212,8 +246,9 @@ class ManagerService(service.Service):
         rpc.init(self.conf)
         self.manager = manager.Manager(
             self.host, self.backends, self.hypervisor,
-            connectors=host_connector.Connectors(self.conf))
-        if self.conf.rpc_transport == 'local':
+            connectors=host_connector.Connectors(self.conf),
+            inter_process_locks=self.worker)
+        if self.conf.rpc_transport == 'local' and not self.worker:
             self.manager.recover_interrupted(cm_context.get_admin_context())
         target = messaging.Target(topic=rpcapi.ManagerAPI.TOPIC,
                                   server=self.host)
@@ -299,13 +334,7 @@ class ManagerService(service.Service):
                           host)
 
     def _register(self, ctxt, host, binary, values):
-        row = db_api.service_get_by_host_and_binary(ctxt, host, binary)
-        if row is None:
-            row = db_api.service_create(ctxt, {
-                'host': host, 'binary': binary,
-                'topic': rpcapi.ManagerAPI.TOPIC,
-                'availability_zone': values['availability_zone']})
-            LOG.info('Registered service %s %s (%s)', binary, host,
-                     row.uuid)
+        row = _get_or_create_service(ctxt, host, binary,
+                                     values['availability_zone'])
         db_api.service_update(ctxt, row.id, values)
         return row.id

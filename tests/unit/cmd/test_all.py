@@ -1,9 +1,11 @@
 """Tests of cinder-ma-all: in-process wiring and the real command."""
 
+import contextlib
 import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -144,13 +146,15 @@ class MainInProcessTestCase(base.DBTestCase):
 class CommandTestCase(base.TestCase):
     """The real command in a process of its own, stopped by signals."""
 
-    def _start(self):
+    def _start(self, workers=1):
         state = os.path.join(self.state_path, 'state')
         config = os.path.join(self.state_path, 'all.conf')
         with open(config, 'w') as f:
             f.write('[DEFAULT]\nstate_path = %s\nhost = allhost\n'
                     'log_file = %s\n[api]\nhost_ip = 127.0.0.1\nport = 0\n'
-                    % (state, os.path.join(self.state_path, 'all.log')))
+                    'workers = %d\n'
+                    % (state, os.path.join(self.state_path, 'all.log'),
+                       workers))
         proc = subprocess.Popen(
             [sys.executable, '-W', 'ignore', '-m', 'cinder_ma.cmd.all',
              '--config-file', config],
@@ -189,4 +193,72 @@ class CommandTestCase(base.TestCase):
         proc, url, _state = self._start()
         self.assertEqual(200, request(url + '/v3')[0])
         proc.send_signal(signal.SIGINT)
+        self.assertEqual(0, proc.wait(30))
+
+    def _children(self, pid):
+        children = []
+        for entry in os.listdir('/proc'):
+            if not entry.isdigit():
+                continue
+            try:
+                with open('/proc/%s/stat' % entry) as f:
+                    ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == pid:
+                children.append(int(entry))
+        return children
+
+    def _gone(self, pid, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with open('/proc/%d/stat' % pid) as f:
+                    if f.read().rsplit(')', 1)[1].split()[0] == 'Z':
+                        return True
+            except OSError:
+                return True
+            time.sleep(0.1)
+        return False
+
+    def _wait_children(self, pid, count, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            children = self._children(pid)
+            if len(children) == count:
+                return children
+            time.sleep(0.1)
+        self.fail('%d processes under %d, not %d' % (
+            len(self._children(pid)), pid, count))
+
+    def test_workers_serve_one_socket_and_stop_on_sigterm(self):
+        proc, url, state = self._start(workers=2)
+        workers = self._wait_children(proc.pid, 2)
+        exercise_api(url, os.path.join(state, 'volumes'), self)
+        # One row per host and binary, however many workers registered.
+        with contextlib.closing(sqlite3.connect(
+                os.path.join(state, 'cinder-ma.sqlite'))) as db:
+            hosts = sorted(row[0] for row in db.execute(
+                'SELECT host FROM services WHERE deleted = 0'))
+        self.assertEqual(['allhost', 'allhost@file'], hosts)
+        proc.send_signal(signal.SIGTERM)
+        self.assertEqual(0, proc.wait(30))
+        for pid in workers:
+            self.assertTrue(self._gone(pid), 'worker %d still runs' % pid)
+
+    def test_dead_worker_is_replaced(self):
+        proc, url, _state = self._start(workers=2)
+        first, _second = self._wait_children(proc.pid, 2)
+        os.kill(first, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            children = self._children(proc.pid)
+            if len(children) == 2 and first not in children:
+                break
+            time.sleep(0.1)
+        else:
+            self.fail('worker %d was not replaced' % first)
+        for _ in range(4):
+            self.assertEqual(200, request(url + '/v3')[0])
+        proc.send_signal(signal.SIGTERM)
         self.assertEqual(0, proc.wait(30))

@@ -19,6 +19,13 @@ class LockNameTestCase(base.TestCase):
         self.assertEqual(('cinder_ma-connect-volume-vol-1', False),
                          locks.connection_lock_name('vol-1', False, None))
 
+    def test_per_volume_between_processes(self):
+        self.assertEqual(('cinder_ma-connect-volume-vol-1', True),
+                         locks.connection_lock_name('vol-1', False, None,
+                                                    inter_process=True))
+        self.assertTrue(locks.ConnectionLock.for_volume(
+            'vol-1', False, None, inter_process=True).external)
+
     def test_shared_targets_need_a_service(self):
         self.assertRaises(ValueError, locks.connection_lock_name, 'vol-1',
                           True, None)
