@@ -208,6 +208,12 @@ class _Transaction:
             self.lock.release()
 
 
+def in_transaction():
+    """Whether this thread runs inside a reader or writer of this
+    module."""
+    return bool(getattr(_TXN, 'stack', None))
+
+
 def _starting_reader():
     stack = getattr(_TXN, 'stack', None)
     return bool(stack) and stack[-1]

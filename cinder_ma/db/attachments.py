@@ -9,6 +9,8 @@ attachment (itself compare-and-swap on its status) and writes the volume
 status that status.derive() gives for the attachments now present.
 """
 
+import functools
+import types
 import uuid
 
 from oslo_serialization import jsonutils
@@ -38,48 +40,141 @@ def _attachment_query(context, project_id=None):
 
 # The statements of the attach hot path are built once, with bound
 # parameters: SQLAlchemy then skips building them and their cache keys on
-# every call.
+# every call. They read and write the tables with Core: an attachment is
+# handed around as a plain record (see _record), not an ORM object.
 _VA = models.VolumeAttachment
-_GET_ATTACHMENT = sa.select(_VA).where(
-    _VA.id == sa.bindparam('attachment_id'),
-    _VA.deleted == sa.false()).execution_options(populate_existing=True)
-_GET_PROJECT_ATTACHMENT = _GET_ATTACHMENT.join(
-    models.Volume, models.Volume.id == _VA.volume_id).where(
-        models.Volume.project_id == sa.bindparam('project_id'))
-_ATTACH_STATUSES = sa.select(_VA.attach_status).distinct().where(
-    _VA.volume_id == sa.bindparam('volume_id'), _VA.deleted == sa.false())
-_SET_DERIVED_STATUS = sa.update(models.Volume).where(
-    models.Volume.id == sa.bindparam('volume_id'),
-    models.Volume.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
+_VA_TABLE = _VA.__table__
+_VOLUME_TABLE = models.Volume.__table__
+_VOLUME_PREFIX = 'volume__'
+
+_GET_ATTACHMENT = sa.select(_VA_TABLE).where(
+    _VA_TABLE.c.id == sa.bindparam('attachment_id'),
+    _VA_TABLE.c.deleted == sa.false())
+_GET_PROJECT_ATTACHMENT = _GET_ATTACHMENT.select_from(_VA_TABLE.join(
+    _VOLUME_TABLE, _VOLUME_TABLE.c.id == _VA_TABLE.c.volume_id)).where(
+        _VOLUME_TABLE.c.project_id == sa.bindparam('project_id'))
+_GET_ATTACHMENT_AND_VOLUME = sa.select(
+    _VA_TABLE, *[column.label(_VOLUME_PREFIX + column.name)
+                 for column in _VOLUME_TABLE.c]).select_from(
+    _VA_TABLE.join(_VOLUME_TABLE,
+                   _VOLUME_TABLE.c.id == _VA_TABLE.c.volume_id)).where(
+    _VA_TABLE.c.id == sa.bindparam('attachment_id'),
+    _VA_TABLE.c.deleted == sa.false(),
+    _VOLUME_TABLE.c.deleted == sa.false())
+_GET_PROJECT_ATTACHMENT_AND_VOLUME = _GET_ATTACHMENT_AND_VOLUME.where(
+    _VOLUME_TABLE.c.project_id == sa.bindparam('project_id'))
+_OTHER_ATTACHMENTS = sa.select(_VA_TABLE).where(
+    _VA_TABLE.c.volume_id == sa.bindparam('volume_id'),
+    _VA_TABLE.c.id != sa.bindparam('attachment_id'),
+    _VA_TABLE.c.deleted == sa.false()).order_by(
+        _VA_TABLE.c.created_at.desc(), _VA_TABLE.c.id.desc())
+_ATTACH_STATUSES = sa.select(_VA_TABLE.c.attach_status).distinct().where(
+    _VA_TABLE.c.volume_id == sa.bindparam('volume_id'),
+    _VA_TABLE.c.deleted == sa.false())
+_SET_DERIVED_STATUS = sa.update(_VOLUME_TABLE).where(
+    _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
+    _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
         status=sa.bindparam('new_status'))
+_INSERT_ATTACHMENT = sa.insert(_VA_TABLE)
+_ATTACHMENT_COLUMNS = tuple(column.name for column in _VA_TABLE.c)
 
 
-_LOCK_VOLUME = {
-    delta: sa.update(models.Volume).where(
-        models.Volume.id == sa.bindparam('volume_id'),
-        models.Volume.deleted == sa.false(),
-        models.Volume.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
-            updated_at=sa.bindparam('now_'),
-            **({'attach_count': models.Volume.attach_count + delta}
-               if delta else {})).execution_options(
-                   synchronize_session=False)
-    for delta in (-1, 0, 1)}
+def _lock_statement(delta):
+    volume = _VOLUME_TABLE.c
+    assignments = []
+    if delta < 0:
+        # The last live attachment gone frees the reservation. Assigned
+        # first: MySQL evaluates SET clauses left to right, seeing values
+        # assigned before (attach_count is still the old one here).
+        assignments.append((volume.reserved_instance_uuid, sa.case(
+            (volume.attach_count + delta <= 0, sa.null()),
+            else_=volume.reserved_instance_uuid)))
+    if delta:
+        assignments.append((volume.attach_count,
+                            volume.attach_count + delta))
+    assignments.append((volume.updated_at, sa.bindparam('now_')))
+    return sa.update(_VOLUME_TABLE).where(
+        volume.id == sa.bindparam('volume_id'),
+        volume.deleted == sa.false(),
+        volume.status.in_(vstatus.ATTACHABLE_STATUSES)).ordered_values(
+            *assignments)
+
+
+_LOCK_VOLUME = {delta: _lock_statement(delta) for delta in (-1, 0, 1)}
+
+
+def _reserve_statement(capped):
+    volume = _VOLUME_TABLE.c
+    instance = sa.bindparam('instance_uuid')
+    where = [sa.or_(volume.multiattach == sa.true(),
+                    volume.attach_count == 0,
+                    volume.reserved_instance_uuid == instance)]
+    if capped:
+        where.append(volume.attach_count < sa.bindparam('max_attachments'))
+    holder = sa.case((volume.attach_count == 0, instance),
+                     else_=volume.reserved_instance_uuid)
+    # reserved_instance_uuid is assigned first: MySQL evaluates SET
+    # clauses left to right, seeing values assigned before.
+    return sa.update(_VOLUME_TABLE).where(
+        volume.id == sa.bindparam('volume_id'),
+        volume.deleted == sa.false(),
+        volume.status.in_(vstatus.ATTACHABLE_STATUSES),
+        *where).ordered_values(
+            (volume.reserved_instance_uuid, holder),
+            (volume.attach_count, volume.attach_count + 1),
+            (volume.updated_at, sa.bindparam('now_')))
+
+
+_RESERVE = {capped: _reserve_statement(capped) for capped in (False, True)}
+
+
+def _no_other_connection():
+    """SQL condition: no other attachment of the same instance and volume
+    is connected (or connecting) on the host bound as ``other_host``."""
+    other = _VA_TABLE.alias('other')
+    return ~sa.exists().where(
+        other.c.volume_id == sa.bindparam('other_volume_id'),
+        other.c.instance_uuid == sa.bindparam('other_instance_uuid'),
+        other.c.attached_host == sa.bindparam('other_host'),
+        other.c.id != sa.bindparam('b_id'),
+        other.c.deleted == sa.false(),
+        other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
+                                   vstatus.ATTACH_ATTACHED)))
+
+
+@functools.lru_cache(maxsize=64)
+def _swap_statement(keys, single_connection):
+    """The compare-and-swap UPDATE of an attachment setting ``keys``."""
+    where = [_VA_TABLE.c.id == sa.bindparam('b_id'),
+             _VA_TABLE.c.deleted == sa.false(),
+             _VA_TABLE.c.attach_status == sa.bindparam('b_status')]
+    if single_connection:
+        where.append(_no_other_connection())
+    return sa.update(_VA_TABLE).where(*where).values(
+        {key: sa.bindparam('v_' + key) for key in keys})
+
+
+def _record(row, prefix=''):
+    """A plain record of a Core row's columns (of one table)."""
+    if not prefix:
+        return types.SimpleNamespace(**row._mapping)
+    return types.SimpleNamespace(**{
+        key[len(prefix):]: value for key, value in row._mapping.items()
+        if key.startswith(prefix)})
 
 
 def _attachment_get(context, attachment_id, project_id=None):
     if project_id is None:
-        attachment = context.session.execute(
-            _GET_ATTACHMENT, {'attachment_id': attachment_id}
-        ).scalars().first()
+        row = context.session.execute(
+            _GET_ATTACHMENT, {'attachment_id': attachment_id}).first()
     else:
-        attachment = context.session.execute(
+        row = context.session.execute(
             _GET_PROJECT_ATTACHMENT, {'attachment_id': attachment_id,
-                                      'project_id': project_id}
-        ).scalars().first()
-    if attachment is None:
+                                      'project_id': project_id}).first()
+    if row is None:
         raise exception.VolumeAttachmentNotFound(
             filter='attachment_id = %s' % attachment_id)
-    return attachment
+    return _record(row)
 
 
 def _recompute_volume_status(context, volume_id):
@@ -92,31 +187,15 @@ def _recompute_volume_status(context, volume_id):
     return new_status
 
 
-def _lock_volume(context, volume_id, live_delta=0, extra_where=(),
-                 ordered_values=()):
-    """The compare-and-swap UPDATE that starts an attachment transition.
+def _lock_volume(context, volume_id, live_delta=0):
+    """The compare-and-swap UPDATE that starts an attachment transition:
+    the volume must be in an attachable status; its live-attachment count
+    changes by ``live_delta``.
 
-    :returns: True when the volume is in an attachable status and every
-        condition of ``extra_where`` held.
+    :returns: True when the volume row was updated (and is now locked).
     """
-    volume = models.Volume
-    if not extra_where and not ordered_values:
-        result = context.session.execute(
-            _LOCK_VOLUME[live_delta],
-            {'volume_id': volume_id, 'now_': _now()})
-        return result.rowcount == 1
-    assignments = list(ordered_values)
-    if live_delta:
-        assignments.append((volume.attach_count,
-                            volume.attach_count + live_delta))
-    assignments.append((volume.updated_at, _now()))
-    query = sa.update(volume).where(
-        volume.id == volume_id,
-        volume.deleted == sa.false(),
-        volume.status.in_(vstatus.ATTACHABLE_STATUSES),
-        *extra_where).ordered_values(*assignments)
     result = context.session.execute(
-        query.execution_options(synchronize_session=False))
+        _LOCK_VOLUME[live_delta], {'volume_id': volume_id, 'now_': _now()})
     return result.rowcount == 1
 
 
@@ -159,45 +238,52 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     exactly the winners the rules allow, on every database.
 
     :raises InvalidVolume: with the reason the rules refuse.
+    :returns: the new attachment's record.
     """
-    volume = models.Volume
-    where = [sa.or_(volume.multiattach == sa.true(),
-                    volume.attach_count == 0,
-                    volume.reserved_instance_uuid == instance_uuid)]
-    if max_attachments is not None:
-        where.append(volume.attach_count < max_attachments)
-    holder = sa.case((volume.attach_count == 0, instance_uuid),
-                     else_=volume.reserved_instance_uuid)
-    # reserved_instance_uuid is assigned first: MySQL evaluates SET
-    # clauses left to right, seeing values assigned before.
-    if not _lock_volume(context, volume_id, live_delta=1,
-                        extra_where=where,
-                        ordered_values=[(volume.reserved_instance_uuid,
-                                         holder)]):
+    now = _now()
+    result = context.session.execute(
+        _RESERVE[max_attachments is not None],
+        {'volume_id': volume_id, 'instance_uuid': instance_uuid,
+         'max_attachments': max_attachments, 'now_': now})
+    if result.rowcount != 1:
         raise _reservation_refusal(context, volume_id, instance_uuid,
                                    max_attachments)
-    attachment = models.VolumeAttachment(
+    values = dict.fromkeys(_ATTACHMENT_COLUMNS)
+    values.update(
         id=str(uuid.uuid4()), volume_id=volume_id,
         instance_uuid=instance_uuid, attach_mode=attach_mode,
         attach_status=vstatus.ATTACH_RESERVED,
         attached_host=manager_host, manager_host=manager_host,
-        connector=jsonutils.dumps(connector) if connector else None)
-    context.session.add(attachment)
-    context.session.flush()
+        connector=jsonutils.dumps(connector) if connector else None,
+        created_at=now, deleted=False)
+    context.session.execute(_INSERT_ATTACHMENT, values)
     _recompute_volume_status(context, volume_id)
-    return attachment
+    return types.SimpleNamespace(**values)
 
 
 def _is_live(status):
     return status in vstatus.LIVE_ATTACH_STATUSES
 
 
+class _Stale(Exception):
+    """The attachment read before the transaction is not the one in the
+    database any more."""
+
+
 def _attachment_update(context, attachment_id, values,
-                       expected_status=None, not_connected_elsewhere=None):
-    current = _attachment_get(context, attachment_id)
+                       expected_status=None, not_connected_elsewhere=None,
+                       current=None):
+    """See :func:`attachment_update`; ``current``, when given, is the
+    attachment as read earlier in the request: it is not read again, and
+    :class:`_Stale` is raised when it turns out to have changed."""
+    stale_possible = current is not None
+    if current is None:
+        current = _attachment_get(context, attachment_id)
     if isinstance(expected_status, str):
         expected_status = (expected_status,)
     if expected_status and current.attach_status not in expected_status:
+        if stale_possible:
+            raise _Stale()
         raise exception.Conflict(
             reason='attachment %s is %s, expected %s' % (
                 attachment_id, current.attach_status,
@@ -215,16 +301,22 @@ def _attachment_update(context, attachment_id, values,
             reason='volume %s is %s' % (volume.id, volume.status))
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
-    expected = {'attach_status': current.attach_status}
+    params = {'v_' + key: value for key, value in values.items()}
+    params.update(b_id=attachment_id, b_status=current.attach_status)
     if not_connected_elsewhere is not None:
-        expected['single_connection'] = _no_other_connection(
-            current, not_connected_elsewhere)
-    if not conditional_update(context.session, models.VolumeAttachment,
-                              attachment_id, values, expected):
+        params.update(other_volume_id=current.volume_id,
+                      other_instance_uuid=current.instance_uuid,
+                      other_host=not_connected_elsewhere)
+    result = context.session.execute(
+        _swap_statement(tuple(sorted(values)),
+                        not_connected_elsewhere is not None), params)
+    if result.rowcount != 1:
+        if stale_possible:
+            raise _Stale()
         if not_connected_elsewhere is not None:
-            other = context.session.query(models.VolumeAttachment.id).filter(
-                ~_no_other_connection(current, not_connected_elsewhere)
-            ).first()
+            other = context.session.execute(
+                sa.select(_VA_TABLE.c.id).where(~_no_other_connection()),
+                params).first()
             if other is not None:
                 raise exception.Conflict(
                     reason='instance %s already has volume %s connected on '
@@ -236,74 +328,111 @@ def _attachment_update(context, attachment_id, values,
     if values.get('instance_uuid'):
         # os-attach names the instance of an os-reserve reservation.
         context.session.execute(
-            sa.update(models.Volume)
-            .where(models.Volume.id == current.volume_id,
-                   models.Volume.reserved_instance_uuid.is_(None))
+            sa.update(_VOLUME_TABLE)
+            .where(_VOLUME_TABLE.c.id == current.volume_id,
+                   _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
             .values(reserved_instance_uuid=values['instance_uuid']))
-    if delta < 0:
-        context.session.execute(
-            sa.update(models.Volume)
-            .where(models.Volume.id == current.volume_id,
-                   models.Volume.attach_count == 0)
-            .values(reserved_instance_uuid=None))
     _recompute_volume_status(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
-    # again (the object leaves the session so that nothing is flushed).
-    context.session.expunge(current)
+    # again.
+    updated = types.SimpleNamespace(**vars(current))
     for key, value in values.items():
-        setattr(current, key, value)
-    return current
+        setattr(updated, key, value)
+    return updated
 
 
-def _no_other_connection(attachment, host):
-    """SQL condition: no other attachment of the same instance and volume
-    is connected (or connecting) on ``host``."""
-    other = models.VolumeAttachment.__table__.alias('other')
-    return ~sa.exists().where(
-        other.c.volume_id == attachment.volume_id,
-        other.c.instance_uuid == attachment.instance_uuid,
-        other.c.attached_host == host,
-        other.c.id != attachment.id,
-        other.c.deleted == sa.false(),
-        other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
-                                   vstatus.ATTACH_ATTACHED)))
+_update_in_transaction = writer(_attachment_update)
 
 
-@writer
+def _fast_or_fresh(context, attachment_id, values, expected_status,
+                   not_connected_elsewhere, current):
+    # Skipping the read is only safe in a transaction of our own: a retry
+    # after _Stale must not run inside a transaction that already changed
+    # the volume row.
+    if current is not None and not db_api.in_transaction():
+        try:
+            return _update_in_transaction(
+                context, attachment_id, values, expected_status,
+                not_connected_elsewhere, current)
+        except _Stale:
+            pass
+    return _update_in_transaction(context, attachment_id, values,
+                                  expected_status, not_connected_elsewhere)
+
+
 def attachment_update(context, attachment_id, values, expected_status=None,
-                      not_connected_elsewhere=None):
+                      not_connected_elsewhere=None, current=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
         ``connection_info`` may be dicts.
     :param expected_status: a status or a tuple of the statuses the
         attachment must be in.
-    :raises VolumeAttachmentNotFound: no such attachment.
-    :raises Conflict: the attachment is not in an expected status.
-    :raises InvalidVolume: the volume is not in an attachable status.
     :param not_connected_elsewhere: a host: refuse (409) when another
         attachment of the same instance and volume is connected there,
         in the same compare-and-swap (the double-attach race of Cinder
         bug 1833736).
-    :returns: the updated attachment.
+    :param current: the attachment as the caller read it in this
+        request: the transaction then does not read it again (when it
+        changed meanwhile, the update runs again on a fresh read).
+    :raises VolumeAttachmentNotFound: no such attachment.
+    :raises Conflict: the attachment is not in an expected status.
+    :raises InvalidVolume: the volume is not in an attachable status.
+    :returns: the updated attachment's record.
     """
-    return _attachment_update(context, attachment_id, values,
-                              expected_status, not_connected_elsewhere)
+    return _fast_or_fresh(context, attachment_id, values, expected_status,
+                          not_connected_elsewhere, current)
 
 
-@writer
-def attachment_destroy(context, attachment_id, expected_status=None):
+def attachment_destroy(context, attachment_id, expected_status=None,
+                       current=None):
     """Soft-delete an attachment (recorded as detached) and free its
     reservation.
 
+    :param current: as for :func:`attachment_update`.
     :raises Conflict: when ``expected_status`` does not hold.
     """
     now = _now()
-    _attachment_update(
+    _fast_or_fresh(
         context, attachment_id,
         {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
          'deleted_at': now, 'detach_time': now},
-        expected_status=expected_status)
+        expected_status, None, current)
+
+
+@reader
+def attachment_and_volume_get(context, attachment_id, project_id=None):
+    """An attachment and the row of its volume (no children), in one
+    query.
+
+    :param project_id: only an attachment of a volume of this project.
+    :raises VolumeAttachmentNotFound: no such attachment (visible).
+    :returns: ``(attachment record, volume record)``.
+    """
+    if project_id is None:
+        row = context.session.execute(
+            _GET_ATTACHMENT_AND_VOLUME,
+            {'attachment_id': attachment_id}).first()
+    else:
+        row = context.session.execute(
+            _GET_PROJECT_ATTACHMENT_AND_VOLUME,
+            {'attachment_id': attachment_id,
+             'project_id': project_id}).first()
+    if row is None:
+        raise exception.VolumeAttachmentNotFound(
+            filter='attachment_id = %s' % attachment_id)
+    attachment = types.SimpleNamespace(**{
+        name: row._mapping[name] for name in _ATTACHMENT_COLUMNS})
+    return attachment, _record(row, _VOLUME_PREFIX)
+
+
+@reader
+def attachment_get_others(context, volume_id, attachment_id):
+    """The volume's attachments (not deleted) other than
+    ``attachment_id``, newest first."""
+    return [_record(row) for row in context.session.execute(
+        _OTHER_ATTACHMENTS, {'volume_id': volume_id,
+                             'attachment_id': attachment_id})]
 
 
 @reader

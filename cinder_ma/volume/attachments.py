@@ -123,11 +123,8 @@ def _attachment_and_volume(context, attachment_id, action):
     """An attachment the caller may act on, and its volume's row."""
     project_id = None if volume_api.is_admin(context) or _is_service(
         context) else context.project_id
-    with db_api.reading(context):
-        attachment = attachment_db.attachment_get(context, attachment_id,
-                                                  project_id)
-        volume = db_api.volume_get(context, attachment.volume_id,
-                                   children=False)
+    attachment, volume = attachment_db.attachment_and_volume_get(
+        context, attachment_id, project_id)
     policy.authorize(context, action, _target(volume))
     return attachment, volume
 
@@ -192,7 +189,9 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
                 expected_status=vstatus.ATTACH_RESERVED)
             raise exception.ManagerUnavailable(host=instance_host,
                                                reason=str(exc))
-    elif connector:
+        # The manager's flow may have moved it on already.
+        return attachment_db.attachment_get(context, attachment.id)
+    if connector:
         try:
             attachment = update_attachment(context, attachment.id,
                                            connector)
@@ -202,7 +201,7 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
                 LOG.warning('Connecting attachment %s failed; releasing '
                             'its reservation', attachment.id)
                 attachment_db.attachment_destroy(context, attachment.id)
-    return attachment_db.attachment_get(context, attachment.id)
+    return attachment
 
 
 def update_attachment(context, attachment_id, connector):
@@ -232,7 +231,7 @@ def update_attachment(context, attachment_id, connector):
              'connection_info': connection_info},
             expected_status=(vstatus.ATTACH_RESERVED,
                              vstatus.ATTACH_ATTACHING),
-            not_connected_elsewhere=connector['host'])
+            not_connected_elsewhere=connector['host'], current=attachment)
     except exception.CinderMAException:
         LOG.warning('Attachment %s changed while its connection was made; '
                     'terminating that connection', attachment.id)
@@ -247,7 +246,8 @@ def complete_attachment(context, attachment_id):
         context, attachment.id,
         {'attach_status': vstatus.ATTACH_ATTACHED,
          'attach_time': timeutils.utcnow()},
-        expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED))
+        expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED),
+        current=attachment)
     LOG.info('Attachment %s of volume %s is attached', attachment.id,
              attachment.volume_id)
     notifications.notify_attach(context, 'attach.end', volume, attachment)
@@ -299,10 +299,10 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
             vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ERROR_DETACHING):
         _detach_through_host(context, volume, attachment, wait)
         return _others(context, attachment)
-    attachment_db.attachment_update(
+    detaching = attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
-        (vstatus.ATTACH_ERROR_ATTACHING,))
+        (vstatus.ATTACH_ERROR_ATTACHING,), current=attachment)
     notifications.notify_attach(context, 'detach.start', volume, attachment)
     try:
         _terminate(context, volume, attachment.id, connector_of(attachment))
@@ -313,7 +313,9 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
             context, attachment.id,
             {'attach_status': vstatus.ATTACH_ERROR_DETACHING})
         raise
-    attachment_db.attachment_destroy(context, attachment.id)
+    attachment_db.attachment_destroy(
+        context, attachment.id, expected_status=vstatus.ATTACH_DETACHING,
+        current=detaching)
     LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)
     notifications.notify_attach(context, 'detach.end', volume, attachment)
     return _others(context, attachment)
@@ -321,9 +323,8 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
 
 def _others(context, attachment):
     """The other (not deleted) attachments of an attachment's volume."""
-    return [a for a in attachment_db.attachment_get_all(
-        context, filters={'volume_id': attachment.volume_id})
-        if a.id != attachment.id]
+    return attachment_db.attachment_get_others(context, attachment.volume_id,
+                                               attachment.id)
 
 
 def _detach_through_host(context, volume, attachment, wait=False):

@@ -1,5 +1,7 @@
 """Tests of attachment reservations and transitions (SQLite file DB)."""
 
+from unittest import mock
+
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
@@ -108,3 +110,98 @@ class AttachmentDBTestCase(base.DBTestCase):
         rest = attachment_db.attachment_get_all(self.context,
                                                 marker=page[-1].id)
         self.assertEqual(3, len(page) + len(rest))
+
+
+class AttachmentReadOnceTestCase(base.DBTestCase):
+    """Transitions given the attachment the request read earlier."""
+
+    def setUp(self):
+        super().setUp()
+        vtype = db_api.volume_type_create(self.context, {'name': 'default'})
+        self.volume = db_api.volume_create(self.context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'available',
+            'volume_type_id': vtype.id, 'multiattach': True})
+
+    def _status(self):
+        vol = db_api.volume_get(self.context, self.volume.id)
+        return vol.status, vol.attach_count
+
+    def test_current_is_not_read_again(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        with mock.patch.object(attachment_db, '_attachment_get') as read:
+            updated = attachment_db.attachment_update(
+                self.context, att.id, {'attach_status': 'attaching'},
+                expected_status='reserved', current=att)
+        read.assert_not_called()
+        self.assertEqual('attaching', updated.attach_status)
+        self.assertEqual('reserved', att.attach_status)
+        self.assertEqual('attaching', attachment_db.attachment_get(
+            self.context, att.id).attach_status)
+
+    def test_stale_current_runs_again_on_a_fresh_read(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attaching'})
+        # att still says reserved: the count must follow the real status
+        # (attaching -> detaching keeps it), not the stale one.
+        updated = attachment_db.attachment_update(
+            self.context, att.id, {'attach_status': 'detaching'},
+            current=att)
+        self.assertEqual('detaching', updated.attach_status)
+        self.assertEqual(('detaching', 1), self._status())
+        attachment_db.attachment_destroy(self.context, att.id,
+                                         expected_status='detaching',
+                                         current=att)
+        self.assertEqual(('available', 0), self._status())
+
+    def test_stale_current_still_refused_when_fresh_refuses(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        attachment_db.attachment_destroy(self.context, att.id)
+        self.assertRaises(exception.VolumeAttachmentNotFound,
+                          attachment_db.attachment_update, self.context,
+                          att.id, {'attach_status': 'attaching'},
+                          expected_status='reserved', current=att)
+        self.assertEqual(('available', 0), self._status())
+
+    def test_attachment_and_volume_in_one_query(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1', attach_mode='ro')
+        attachment, volume = attachment_db.attachment_and_volume_get(
+            self.context, att.id)
+        self.assertEqual((att.id, 'ro', 'i1'), (
+            attachment.id, attachment.attach_mode, attachment.instance_uuid))
+        self.assertEqual((self.volume.id, 'fake-project', 1), (
+            volume.id, volume.project_id, volume.attach_count))
+        self.assertEqual(attachment.volume_id, volume.id)
+        self.assertEqual(att.id, attachment_db.attachment_and_volume_get(
+            self.context, att.id, 'fake-project')[0].id)
+        self.assertRaises(exception.VolumeAttachmentNotFound,
+                          attachment_db.attachment_and_volume_get,
+                          self.context, att.id, 'other-project')
+        self.assertRaises(exception.VolumeAttachmentNotFound,
+                          attachment_db.attachment_and_volume_get,
+                          self.context, 'missing')
+
+    def test_others(self):
+        first, second, third = [
+            attachment_db.attachment_reserve(self.context, self.volume.id,
+                                             'i%d' % i) for i in range(3)]
+        attachment_db.attachment_destroy(self.context, third.id)
+        self.assertEqual([first.id], [
+            a.id for a in attachment_db.attachment_get_others(
+                self.context, self.volume.id, second.id)])
+
+    def test_last_live_attachment_frees_the_reservation(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        other = attachment_db.attachment_reserve(self.context,
+                                                 self.volume.id, 'i1')
+        attachment_db.attachment_destroy(self.context, att.id)
+        self.assertEqual('i1', db_api.volume_get(
+            self.context, self.volume.id).reserved_instance_uuid)
+        attachment_db.attachment_destroy(self.context, other.id)
+        self.assertIsNone(db_api.volume_get(
+            self.context, self.volume.id).reserved_instance_uuid)
