@@ -100,7 +100,9 @@ class Encryption(BASE, CinderMABase):
 class Volume(BASE, CinderMABase):
     __tablename__ = 'volumes'
     __table_args__ = (
-        sa.Index('volumes_project_id_idx', 'project_id', 'deleted'),
+        # Lists: a project's volumes, newest first.
+        sa.Index('volumes_project_created_idx', 'project_id', 'deleted',
+                 'created_at', 'id'),
         sa.Index('volumes_host_idx', 'host'),
     )
 

@@ -12,10 +12,17 @@ _IS_ADMIN = 'cinder_ma.is_admin'
 
 
 def isotime(value):
-    # Cinder's format, 2026-11-21T20:00:00.000000 (naive UTC); isoformat
-    # is several times faster than strftime.
+    """Cinder's format of a time, 2026-11-21T20:00:00.000000 (naive UTC),
+    or None.
+
+    isoformat is several times faster than strftime, and faster without a
+    timespec (whose keyword it parses); it shows the microseconds when they
+    are not 0, and only then needs to be told to.
+    """
     if value is None:
         return None
+    if value.microsecond:
+        return value.isoformat()
     return value.isoformat(timespec='microseconds')
 
 

@@ -56,18 +56,20 @@ def _attachments(opts, volume):
     """Cinder's entries, attached attachments only; from 3.55 (ours)
     with ``attach_mode``."""
     attachments = []
+    volume_id = volume.id
+    is_admin = opts.is_admin
+    isotime = views.isotime
     for attachment in volume.volume_attachment:
         if attachment.attach_status != ATTACHED:
             continue
         entry = {
-            'id': volume.id,
+            'id': volume_id,
             'attachment_id': attachment.id,
-            'volume_id': volume.id,
+            'volume_id': volume_id,
             'server_id': attachment.instance_uuid,
-            'host_name': attachment.attached_host if opts.is_admin
-            else None,
+            'host_name': attachment.attached_host if is_admin else None,
             'device': attachment.mountpoint,
-            'attached_at': views.isotime(attachment.attach_time),
+            'attached_at': isotime(attachment.attach_time),
         }
         if opts.with_mode:
             entry['attach_mode'] = attachment.attach_mode

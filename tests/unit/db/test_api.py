@@ -1,6 +1,9 @@
 """Tests of cinder_ma.db.api on the SQLite file database."""
 
+import datetime
+
 from cinder_ma.db import api as db_api
+from cinder_ma.db import models
 from cinder_ma import exception
 from tests import base
 
@@ -35,6 +38,54 @@ class VolumeDBTestCase(base.DBTestCase):
             exception.Conflict, db_api.volume_update, self.context, vol.id,
             {'status': 'available'}, expected={'status': 'creating'})
         self.assertIn('available', str(exc))
+
+    def _attachment(self, volume_id, minute, **values):
+        row = {'id': 'att-%s-%d' % (volume_id[:8], minute),
+               'volume_id': volume_id, 'instance_uuid': 'i%d' % minute,
+               'attach_status': 'attached', 'attach_mode': 'rw',
+               'attached_host': 'h', 'mountpoint': '/dev/vdb',
+               'manager_host': 'm',
+               'attach_time': datetime.datetime(2026, 1, 1, 0, minute),
+               'created_at': datetime.datetime(2026, 1, 1, 0, minute)}
+        row.update(values)
+        with db_api.main_context_manager.writer.using(self.context):
+            self.context.session.add(models.VolumeAttachment(**row))
+        return row['id']
+
+    def test_list_children(self):
+        first = self._volume(name='a', metadata={'k': 'v', 'x': 'y'})
+        second = self._volume(name='b')
+        late = self._attachment(first.id, 30)
+        early = self._attachment(first.id, 10, attach_status='reserved',
+                                 attached_host=None, mountpoint=None)
+        self._attachment(first.id, 20, deleted=True)
+        other = self._attachment(second.id, 5)
+        db_api.volume_update(self.context, second.id, {}, metadata={'n': '1'})
+        db_api.volume_update(self.context, second.id, {}, metadata={'m': '2'})
+        page = db_api.volume_get_all(self.context, 'fake-project',
+                                     sort_keys=['name'], sort_dirs=['asc'])
+        self.assertEqual([first.id, second.id], [v.id for v in page])
+        one, two = page
+        self.assertEqual('default', one.volume_type.name)
+        self.assertEqual('fake-project', one.project_id)
+        self.assertEqual({'k': 'v', 'x': 'y'},
+                         {m.key: m.value for m in one.volume_metadata})
+        self.assertEqual([('m', '2')],
+                         [(m.key, m.value) for m in two.volume_metadata])
+        # Live attachments only, oldest first, with what views read.
+        self.assertEqual([early, late],
+                         [a.id for a in one.volume_attachment])
+        attachment = one.volume_attachment[1]
+        self.assertIsInstance(attachment, db_api.AttachmentRecord)
+        self.assertEqual(
+            (late, first.id, 'i30', 'h', '/dev/vdb', 'rw', 'attached',
+             datetime.datetime(2026, 1, 1, 0, 30), 'm'),
+            (attachment.id, attachment.volume_id, attachment.instance_uuid,
+             attachment.attached_host, attachment.mountpoint,
+             attachment.attach_mode, attachment.attach_status,
+             attachment.attach_time, attachment.manager_host))
+        self.assertEqual([other], [a.id for a in two.volume_attachment])
+        self.assertEqual([], db_api.volume_get_all(self.context, 'nobody'))
 
     def test_list_paging_and_filters(self):
         ids = [self._volume(name='v%d' % i).id for i in range(5)]
