@@ -317,7 +317,10 @@ def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
         sort_dirs.append(sort_dirs[0])
     marker_row = None
     if marker is not None:
-        marker_row = base_query.filter(model.id == marker).first()
+        # Only the marker's sort keys: not the model with its children.
+        marker_row = base_query.with_entities(
+            *[getattr(model, key) for key in sort_keys]).filter(
+                model.id == marker).first()
         if marker_row is None:
             raise exception.InvalidMarker(marker=marker)
     return sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
