@@ -136,3 +136,19 @@ def server_url_or_skip(testcase, backend):
         skip_or_fail(testcase, '%s is not reachable at %s:%s' % (
             backend, host, port))
     return url
+
+
+def child_pids(pid):
+    """The processes whose parent is ``pid`` (the workers of a server)."""
+    children = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as stat:
+                fields = stat.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != 'Z':
+            children.append(int(entry))
+    return children

@@ -58,20 +58,20 @@ def bind_socket(conf=CONF):
                                 backlog=1024)
 
 
-def socket_url(sock):
-    """``http://host:port`` of a bound socket."""
-    host, port = sock.getsockname()[:2]
-    if ':' in host:
+def _url(host, port):
+    if ':' in str(host):
         host = '[%s]' % host
     return 'http://%s:%s' % (host, port)
 
 
+def socket_url(sock):
+    """``http://host:port`` of a bound socket."""
+    return _url(*sock.getsockname()[:2])
+
+
 def server_url(server):
     """``http://host:port`` of a bound server."""
-    host = server.effective_host
-    if ':' in str(host):
-        host = '[%s]' % host
-    return 'http://%s:%s' % (host, server.effective_port)
+    return _url(server.effective_host, server.effective_port)
 
 
 class _Stop(SystemExit):

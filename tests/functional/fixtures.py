@@ -252,22 +252,6 @@ class Process(fixtures.Fixture):
         return self.stop(signal.SIGKILL)
 
 
-def child_pids(pid):
-    """The processes whose parent is ``pid`` (the workers of a server)."""
-    children = []
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % entry) as stat:
-                fields = stat.read().rsplit(')', 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != 'Z':
-            children.append(int(entry))
-    return children
-
-
 def http_get(url, token=None, timeout=2):
     """The JSON body of a successful GET, or None (refused or failed)."""
     headers = {'X-Auth-Token': token} if token else {}

@@ -13,6 +13,7 @@ import uuid
 import requests
 import testtools
 
+from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 
 PROJECT = 'racers'
@@ -72,7 +73,7 @@ class WorkersTestCase(testtools.TestCase):
             return list(pool.map(attach, range(RACERS)))
 
     def test_three_workers(self):
-        self.assertEqual(3, len(func_fixtures.child_pids(
+        self.assertEqual(3, len(cm_fixtures.child_pids(
             self.server.process.proc.pid)))
 
     def test_one_winner_on_a_volume_that_is_not_shareable(self):

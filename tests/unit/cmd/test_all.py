@@ -18,6 +18,7 @@ from cinder_ma.cmd import all as all_cmd
 from cinder_ma.db import api as db_api
 from cinder_ma import rpc
 from tests import base
+from tests import fixtures as cm_fixtures
 from tests.unit.cmd import test_manage
 
 READY = re.compile(r'^cinder-ma-all: API listening on (http://\S+)/v3 '
@@ -195,20 +196,6 @@ class CommandTestCase(base.TestCase):
         proc.send_signal(signal.SIGINT)
         self.assertEqual(0, proc.wait(30))
 
-    def _children(self, pid):
-        children = []
-        for entry in os.listdir('/proc'):
-            if not entry.isdigit():
-                continue
-            try:
-                with open('/proc/%s/stat' % entry) as f:
-                    ppid = int(f.read().rsplit(')', 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if ppid == pid:
-                children.append(int(entry))
-        return children
-
     def _gone(self, pid, timeout=10):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -224,12 +211,12 @@ class CommandTestCase(base.TestCase):
     def _wait_children(self, pid, count, timeout=30):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            children = self._children(pid)
+            children = cm_fixtures.child_pids(pid)
             if len(children) == count:
                 return children
             time.sleep(0.1)
         self.fail('%d processes under %d, not %d' % (
-            len(self._children(pid)), pid, count))
+            len(cm_fixtures.child_pids(pid)), pid, count))
 
     def test_workers_serve_one_socket_and_stop_on_sigterm(self):
         proc, url, state = self._start(workers=2)
@@ -252,7 +239,7 @@ class CommandTestCase(base.TestCase):
         os.kill(first, signal.SIGKILL)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            children = self._children(proc.pid)
+            children = cm_fixtures.child_pids(proc.pid)
             if len(children) == 2 and first not in children:
                 break
             time.sleep(0.1)
