@@ -1,0 +1,12 @@
+"""cinder_ma: block storage built around volume multi-attach."""
+
+import warnings
+
+# oslo.service depends on eventlet, and futurist imports it whenever it
+# is installed, which makes eventlet print its deprecation warning in
+# every process. cinder_ma never uses eventlet (the threading backend is
+# selected in cinder_ma.cmd and cinder_ma.rpc; hacking check CM301 bans
+# its import), so that warning says nothing to its users. Importing
+# anything of cinder_ma imports this package first: it is filtered once,
+# here, for every command and WSGI server.
+warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')

@@ -3,7 +3,27 @@
 Every error a user can cause is a :class:`CinderMAException` subclass with
 the HTTP status it maps to; the API turns it into Cinder's fault body. The
 same classes travel over RPC as expected exceptions.
+
+Messages are short: a value a client sent is echoed cut to
+:data:`MAX_ECHO` characters (:func:`cut`), and so is every keyword
+argument of an exception (an id, a name, a key...) but the sentences
+(``reason``...), cut to :data:`MAX_SENTENCE` (one written here may carry a
+client's value): a 200 KB id in a URL is named, not sent back.
 """
+
+# The most characters of a client's value that a message repeats.
+MAX_ECHO = 100
+# The most characters of a sentence given as a keyword argument.
+MAX_SENTENCE = 500
+_SENTENCES = frozenset(('reason', 'detail', 'filter'))
+
+
+def cut(value, limit=MAX_ECHO):
+    """``value`` as text, cut to ``limit`` characters (and marked so)."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + '...'
 
 
 class CinderMAException(Exception):
@@ -15,8 +35,14 @@ class CinderMAException(Exception):
     def __init__(self, message=None, **kwargs):
         self.kwargs = kwargs
         if message is None:
+            # Long values (a client's) are cut in the message; kwargs
+            # keep them whole.
+            shown = {key: cut(value, MAX_SENTENCE if key in _SENTENCES
+                              else MAX_ECHO)
+                     if isinstance(value, str) else value
+                     for key, value in kwargs.items()}
             try:
-                message = self.message % kwargs
+                message = self.message % shown
             except (KeyError, TypeError):
                 message = self.message
         self.msg = str(message)
@@ -69,6 +95,10 @@ class VolumeNotFound(NotFound):
     message = 'Volume %(volume_id)s could not be found.'
 
 
+class SnapshotNotFound(NotFound):
+    message = 'Snapshot %(snapshot_id)s could not be found.'
+
+
 class VolumeTypeNotFound(NotFound):
     message = 'Volume type %(volume_type_id)s could not be found.'
 
@@ -119,9 +149,22 @@ class DriverNotFound(CinderMAException):
                '%(namespace)s; is the package providing it installed?')
 
 
+class ServiceTooOld(CinderMAException):
+    message = ('Cannot %(what)s on %(host)s: it needs manager RPC API '
+               '%(version)s and [upgrade_levels] manager pins %(cap)s; '
+               'upgrade every manager, then remove the pin (or set it to '
+               'auto and restart).')
+    code = 409
+
+
 class ManagerUnavailable(CinderMAException):
     message = 'The manager for %(host)s did not answer: %(reason)s'
     code = 503
+
+
+class ManagerTimeout(ManagerUnavailable):
+    """An RPC call got no answer in time: what it asked may have been
+    done."""
 
 
 class VolumeAttachmentNotFound(NotFound):
@@ -149,3 +192,78 @@ class VolumeTypeEncryptionNotFound(NotFound):
 class VolumeTypeEncryptionInUse(Invalid):
     message = ('Cannot %(action)s the encryption of volume type %(type_id)s: '
                'volumes of the type exist.')
+
+
+class InvalidConfiguration(CinderMAException):
+    message = 'Invalid configuration: %(reason)s'
+
+
+class QoSSpecsNotFound(NotFound):
+    message = 'No such QoS spec %(specs_id)s.'
+
+
+class QoSSpecsKeyNotFound(NotFound):
+    message = ('QoS spec %(specs_id)s has no spec with key '
+               '%(specs_key)s.')
+
+
+class QoSSpecsExists(Conflict):
+    message = 'QoS Specs %(specs_id)s already exists.'
+
+
+class InvalidQoSSpecs(Invalid):
+    message = 'Invalid qos specs: %(reason)s'
+
+
+class QoSSpecsInUse(Invalid):
+    message = ('QoS Specs %(specs_id)s is still associated with entities.')
+
+
+class BackendFrozen(Invalid):
+    message = ('Modification operations are not allowed on frozen storage '
+               'backends.')
+
+
+class HostNotFound(NotFound):
+    message = 'Host %(host)s could not be found.'
+
+
+class QuotaError(CinderMAException):
+    """Over a quota: Cinder's 413 (an ``overLimit`` fault)."""
+
+    message = 'Quota exceeded: code=%(code)s'
+    code = 413
+
+
+class VolumeSizeExceedsAvailableQuota(QuotaError):
+    message = ('Requested volume or snapshot exceeds allowed %(name)s quota. '
+               'Requested %(requested)sG, quota is %(quota)sG and '
+               '%(consumed)sG has been consumed.')
+
+
+class VolumeSizeExceedsLimit(QuotaError):
+    message = ('Requested volume size %(size)d is larger than maximum '
+               'allowed limit %(limit)d.')
+
+
+class VolumeLimitExceeded(QuotaError):
+    message = ("Maximum number of volumes allowed (%(allowed)d) exceeded for "
+               "quota '%(name)s'.")
+
+
+class OverQuota(QuotaError):
+    """A charge did not fit a limit (raised by the database layer, turned
+    into one of Cinder's messages above by the quota service)."""
+
+    message = 'Quota exceeded for resource %(resource)s.'
+
+    def __init__(self, resource, limit, in_use, requested):
+        self.resource = resource
+        self.limit = limit
+        self.in_use = in_use
+        self.requested = requested
+        super().__init__(resource=resource)
+
+
+class NotEnoughSpace(Invalid):
+    message = 'Invalid volume: %(reason)s'

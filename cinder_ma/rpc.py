@@ -52,6 +52,12 @@ LOG = logging.getLogger(__name__)
 ALLOWED_EXMODS = [exception.__name__]
 EXTRA_EXMODS = []
 
+#: Reconnections a message send tries when the broker is unreachable
+#: before it fails (MessageDeliveryFailure): a request never hangs on a
+#: broker that is down (oslo.messaging retries forever by default). A
+#: cast that fails is not lost: its intent is in the database.
+SEND_RETRIES = 2
+
 #: Threads running local casts; a cast is one manager flow.
 LOCAL_CAST_WORKERS = 32
 
@@ -227,7 +233,7 @@ def get_client(target, version_cap=None):
         return LocalClient(target, version_cap=version_cap, state=state)
     return OsloClient(messaging.get_rpc_client(
         _transport(state), target, version_cap=version_cap,
-        serializer=_serializer(), timeout=timeout))
+        serializer=_serializer(), timeout=timeout, retry=SEND_RETRIES))
 
 
 _REMOTE_SUFFIX = '_Remote'

@@ -112,6 +112,9 @@ class Database(fixtures.Fixture):
         return url.render_as_string(hide_password=False)
 
     def _drop_server_db(self, admin, name):
+        # Fresh connections: the server may have restarted since (the
+        # fault tests restart their own).
+        admin.dispose()
         with admin.connect() as conn:
             if admin.dialect.name == 'postgresql':
                 conn.execute(sa.text(

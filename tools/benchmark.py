@@ -6,8 +6,14 @@ Measures, against the service's real REST API (noauth):
 * attach cycles: attachment create + update (connector) + os-complete, and
   attachment delete, at concurrency 1, 8 and 32: throughput, p50/p95/p99
   latency, errors, and, with --server-pid, the server CPU time per cycle;
+* volume create: from the create request until the volume is no longer
+  ``creating`` (one watcher lists the creating volumes every 20 ms), at
+  concurrency 1, 8 and 32: throughput, latency percentiles, errors and
+  server CPU per volume; the volumes are deleted afterwards;
 * listing: the time of GET /volumes/detail with N volumes of 4
   attachments each (N from --list-sizes, default 1000 and 10000).
+
+The benchmark lifts the quotas of its project (``os-quota-sets``) first.
 
 Usage::
 
@@ -159,6 +165,103 @@ def create_volumes(client, count, concurrency, wait=True):
     return ids
 
 
+def unlimited_quotas(client):
+    client.request('PUT', '/os-quota-sets/%s' % PROJECT, {'quota_set': {
+        'volumes': -1, 'gigabytes': -1, 'per_volume_gigabytes': -1}},
+        expect=(200, 404))  # 404: a server without quotas
+
+
+class CreationWatcher:
+    """One thread lists the project's volumes still ``creating`` every
+    ``interval`` seconds; a submitted volume missing from that list is
+    done. One cheap request per interval, whatever the concurrency,
+    instead of every client polling its own volume (which costs the
+    server more than the creates do at high concurrency)."""
+
+    def __init__(self, client, interval=0.02):
+        self.client = client
+        self.interval = interval
+        self.lock = threading.Lock()
+        self.pending = {}
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def wait(self, volume_id):
+        done = threading.Event()
+        with self.lock:
+            self.pending[volume_id] = done
+        done.wait(600)
+        return time.perf_counter()
+
+    def _run(self):
+        while not self.stopped.is_set():
+            with self.lock:
+                watched = dict(self.pending)
+            if watched:
+                creating = {v['id'] for v in self.client.request(
+                    'GET', '/volumes/detail?status=creating&limit=1000'
+                )['volumes']}
+                for volume_id, done in watched.items():
+                    if volume_id not in creating:
+                        with self.lock:
+                            self.pending.pop(volume_id, None)
+                        done.set()
+            time.sleep(self.interval)
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join()
+
+
+def run_creates(client, concurrency, count, pid):
+    latencies, errors, ids = [], [], []
+    lock = threading.Lock()
+    watcher = CreationWatcher(client)
+
+    def one(_):
+        try:
+            start = time.perf_counter()
+            volume_id = client.request('POST', '/volumes', {'volume': {
+                'size': 1, 'volume_type': 'bench-multiattach'}}
+            )['volume']['id']
+            elapsed = watcher.wait(volume_id) - start
+            with lock:
+                latencies.append(elapsed)
+                ids.append(volume_id)
+        except Exception as exc:
+            with lock:
+                errors.append(str(exc))
+
+    cpu0, wall0 = server_cpu(pid), time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, range(count)))
+    wall = time.perf_counter() - wall0
+    cpu = None if pid is None else server_cpu(pid) - cpu0
+    watcher.stop()
+    for volume_id in ids:
+        status = client.request(
+            'GET', '/volumes/%s' % volume_id)['volume']['status']
+        if status != 'available':
+            errors.append('volume %s is %s' % (volume_id, status))
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda v: client.request('DELETE', '/volumes/%s' % v),
+                      ids))
+    result = {
+        'concurrency': concurrency,
+        'errors': len(errors),
+        'error_samples': errors[:3],
+        'count': len(latencies),
+        'per_second': round(len(latencies) / wall, 1) if wall else None,
+        'p50_ms': _ms(percentile(latencies, 50)),
+        'p95_ms': _ms(percentile(latencies, 95)),
+        'p99_ms': _ms(percentile(latencies, 99)),
+    }
+    if cpu is not None and latencies:
+        result['server_cpu_ms_per_op'] = _ms(cpu / len(latencies))
+    return result
+
+
 def attach_cycle(client, volume_id):
     instance = str(uuid.uuid4())
     start = time.perf_counter()
@@ -287,17 +390,27 @@ def main(argv=None):
                              'report server CPU time per operation')
     parser.add_argument('--concurrency', type=int, nargs='+',
                         default=[1, 8, 32])
+    parser.add_argument('--creates', type=int, default=200,
+                        help='volume creates per concurrency level '
+                             '(0: skip the create phase)')
     parser.add_argument('--cycles', type=int, default=200,
-                        help='attach cycles per concurrency level')
+                        help='attach cycles per concurrency level '
+                             '(0: skip the attach phase)')
     parser.add_argument('--list-sizes', type=int, nargs='*',
                         default=[1000, 10000])
     args = parser.parse_args(argv)
 
     client = Client(args.endpoint)
+    unlimited_quotas(client)
     ensure_type(client)
+    report = {'endpoint': args.endpoint, 'create': [], 'attach': [],
+              'listing': []}
+    if args.creates:
+        for concurrency in args.concurrency:
+            report['create'].append(run_creates(
+                client, concurrency, args.creates, args.server_pid))
     volumes = create_volumes(client, 32, 8)
-    report = {'endpoint': args.endpoint, 'attach': [], 'listing': []}
-    for concurrency in args.concurrency:
+    for concurrency in args.concurrency if args.cycles else ():
         report['attach'].append(run_cycles(client, volumes, concurrency,
                                            args.cycles, args.server_pid))
     have = len(volumes)

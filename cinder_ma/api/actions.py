@@ -21,6 +21,7 @@ action functions so that the app checks their schema ranges too.
 import webob.exc
 
 from cinder_ma.api import validation
+from cinder_ma import exception
 
 
 def dispatcher(actions, name):
@@ -39,7 +40,8 @@ def dispatcher(actions, name):
         func = actions.get(key)
         if func is None:
             raise webob.exc.HTTPBadRequest(
-                explanation='There is no such action: %s' % key)
+                explanation='There is no such action: %s'
+                % exception.cut(key))
         return func(req, **kwargs)
 
     dispatch.__name__ = dispatch.__qualname__ = name

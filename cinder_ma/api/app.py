@@ -3,7 +3,12 @@
 From the outside in::
 
     RequestId       X-OpenStack-Request-Id on every response (oslo.middleware)
-    FaultWrapper    whatever escapes below becomes a 500 fault, no traceback
+    /healthcheck    oslo.middleware Healthcheck, without authentication
+    LogContext      an anonymous thread-local context with the request id
+    FaultWrapper    whatever escapes below becomes a 500 fault, no traceback;
+                    errors answered below leave in Cinder's fault shape
+    sizelimit       bodies over [oslo_middleware] max_request_body_size are
+                    a 413, chunked ones too (oslo.middleware)
     authentication  keystone (auth_token) or noauth; version documents pass
     pecan           RootController.serve -> dispatch(): microversion, route,
                     context, controller (see cinder_ma.api.routes)
@@ -19,7 +24,9 @@ import gc
 import os
 
 from oslo_config import cfg
+from oslo_middleware import healthcheck
 from oslo_middleware import request_id
+from oslo_middleware import sizelimit
 import pecan
 import pecan.core
 import webob
@@ -29,8 +36,10 @@ from cinder_ma.api import actions
 from cinder_ma.api import auth
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
+from cinder_ma.api import params
 from cinder_ma.api import routes
 from cinder_ma.api import validation
+from cinder_ma.conf import healthcheck as healthcheck_conf
 
 CONF = cfg.CONF
 
@@ -57,6 +66,7 @@ def dispatch(req):
         else:
             req.api_version = mv.APIVersionRequest(mv.MIN_VERSION)
         handler, path_params = routes.match(req.method, path)
+        params.check_url_text(req, path_params)
         if routes.is_public(path):
             req.context = None
         else:
@@ -132,6 +142,23 @@ def freeze_heap():
         gc.freeze()
 
 
+def with_healthcheck(app, conf):
+    """Serve oslo.middleware's Healthcheck at ``/healthcheck`` (no
+    authentication: load balancers call it), ``app`` everywhere else.
+
+    Its ``[healthcheck]`` options apply; by default it answers 503 while
+    ``$state_path/healthcheck_disable`` exists.
+    """
+    check = healthcheck.Healthcheck(webob.exc.HTTPNotFound(), conf)
+
+    def serve(environ, start_response):
+        if environ.get('PATH_INFO') == healthcheck_conf.PATH:
+            return check(environ, start_response)
+        return app(environ, start_response)
+
+    return serve
+
+
 def setup_app(conf=None):
     """The WSGI application, middleware included; the first in a process
     also freezes its heap (:func:`freeze_heap`).
@@ -145,7 +172,10 @@ def setup_app(conf=None):
                  guess_content_type_from_ext=False,
                  request_cls=webob.Request, response_cls=webob.Response)
     app = auth.wrap(app, conf)
+    app = sizelimit.RequestBodySizeLimiter(app, conf)
     app = expose.FaultWrapper(app)
+    app = auth.LogContext(app)
+    app = with_healthcheck(app, conf)
     app = request_id.RequestId(app)
     freeze_heap()
     return app

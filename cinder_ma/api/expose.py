@@ -13,15 +13,29 @@ subclasses carry their status in ``.code``; a webob HTTP error carries its
 own. Anything else is a bug: it is logged with its traceback and the client
 gets a 500 ``computeFault`` with a generic message, never the traceback.
 
+While the database or the message broker cannot be reached, requests get
+a 503 ``serviceUnavailable`` (oslo.db's ``DBConnectionError``,
+SQLAlchemy's ``OperationalError``,
+oslo.messaging's ``MessagingTimeout`` and ``MessageDeliveryFailure``), as
+does a request needing a manager that is down (``ManagerUnavailable``,
+whose message names the host). Such outages are logged once per kind per
+:data:`OUTAGE_LOG_INTERVAL` seconds with the count of the others, not once
+per request.
+
 ``expose(min_version=...)`` also gates a function by microversion: outside
 its range the request is a 404 (Cinder's "API version 3.N is not supported
 on this method.") before the body is read.
 """
 
 import functools
+import threading
+import time
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
+import oslo_messaging as messaging
 from oslo_serialization import jsonutils
+from sqlalchemy import exc as sa_exc
 import webob
 import webob.exc
 
@@ -46,6 +60,51 @@ DEFAULT_FAULT_NAME = 'computeFault'
 
 JSON = 'application/json'
 
+#: Seconds between two log lines of one kind of outage.
+OUTAGE_LOG_INTERVAL = 10
+
+#: Exceptions meaning a service the API needs is unreachable, and what
+#: the client is told.
+OUTAGES = (
+    (db_exc.DBConnectionError,
+     'The database is unreachable; try again later.'),
+    # libpq's "connection to server ... failed" is not one oslo.db
+    # recognizes as a connection error.
+    (sa_exc.OperationalError,
+     'The database is unavailable; try again later.'),
+    (messaging.MessagingTimeout,
+     'A manager did not answer in time; try again later.'),
+    (messaging.MessageDeliveryFailure,
+     'The message broker is unreachable; try again later.'),
+)
+
+
+class _OutageLog:
+    """Log one line per kind of outage per interval."""
+
+    def __init__(self, interval=OUTAGE_LOG_INTERVAL):
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last = {}
+        self._suppressed = {}
+
+    def log(self, kind, message):
+        now = time.monotonic()
+        with self._lock:
+            last = self._last.get(kind)
+            if last is not None and now - last < self.interval:
+                self._suppressed[kind] = self._suppressed.get(kind, 0) + 1
+                return False
+            self._last[kind] = now
+            others = self._suppressed.pop(kind, 0)
+        LOG.error('Service unavailable (%s): %s%s', kind, message,
+                  ' (and %d more in the last %d s)' % (
+                      others, self.interval) if others else '')
+        return True
+
+
+_OUTAGE_LOG = _OutageLog()
+
 
 def _generic_message(code):
     """webob's explanation of a status: says nothing about the cause."""
@@ -55,9 +114,15 @@ def _generic_message(code):
         return webob.exc.HTTPInternalServerError.explanation
 
 
+# The longest message a fault carries (a last guard: messages cut the
+# values they echo, see cinder_ma.exception).
+MAX_MESSAGE = 1000
+
+
 def fault_body(code, message):
     name = FAULT_NAMES.get(code, DEFAULT_FAULT_NAME)
-    return {name: {'code': code, 'message': message}}
+    return {name: {'code': code,
+                   'message': exception.cut(message, MAX_MESSAGE)}}
 
 
 def fault_response(code, message, headers=None):
@@ -92,6 +157,16 @@ def exception_response(exc):
     show their message; server-side errors are logged with the traceback
     and show only a generic message.
     """
+    for kind, message in OUTAGES:
+        if isinstance(exc, kind):
+            _OUTAGE_LOG.log(kind.__name__, exc)
+            return fault_response(503, message)
+    if isinstance(exc, exception.ManagerUnavailable):
+        # The host, not the reason (it may carry transport details).
+        _OUTAGE_LOG.log('ManagerUnavailable', exc)
+        return fault_response(
+            503, 'The manager of %s is unavailable; try again later.' %
+            exc.kwargs.get('host'))
     if isinstance(exc, exception.CinderMAException):
         code = exc.code if exc.code in webob.exc.status_map else 500
         if code < 500:
@@ -157,11 +232,53 @@ def expose(status=200, min_version=None, max_version=None):
     return decorate
 
 
+def _fault_message(response):
+    """The message of an error response a middleware answered: its own
+    when the body is JSON with one (keystonemiddleware's
+    ``{"error": {"message": ...}}``), else the status' explanation."""
+    try:
+        body = jsonutils.loads(response.body)
+    except (TypeError, ValueError, RecursionError):
+        body = None
+    if isinstance(body, dict) and len(body) == 1:
+        (inner,) = body.values()
+        if isinstance(inner, dict) and isinstance(inner.get('message'),
+                                                  str):
+            return inner['message']
+    return _generic_message(response.status_int)
+
+
+def _is_fault(response):
+    """Whether an error response already has Cinder's fault body."""
+    if response.content_type != JSON:
+        return False
+    try:
+        body = jsonutils.loads(response.body)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    if not isinstance(body, dict) or len(body) != 1:
+        return False
+    (name, inner), = body.items()
+    return (isinstance(inner, dict) and
+            name == FAULT_NAMES.get(response.status_int,
+                                    DEFAULT_FAULT_NAME) and
+            inner.get('code') == response.status_int and
+            isinstance(inner.get('message'), str))
+
+
+# Headers of a middleware's error response that its fault does not keep.
+_BODY_HEADERS = frozenset(('content-type', 'content-length'))
+
+
 class FaultWrapper:
-    """Last-resort WSGI middleware: nothing escapes as a traceback.
+    """Last-resort WSGI middleware: every error leaves as a Cinder fault.
 
     Controllers already answer with faults; this catches what fails
-    around them (middleware, the framework) and answers a 500 fault.
+    around them (middleware, the framework) and answers a 500 fault, and
+    gives Cinder's fault body to the errors that middleware below answers
+    in its own shape (oslo.middleware's body size limit answers webob's
+    error page, keystonemiddleware its own JSON), keeping their status
+    and headers (``WWW-Authenticate``...).
     """
 
     def __init__(self, application):
@@ -169,6 +286,12 @@ class FaultWrapper:
 
     def __call__(self, environ, start_response):
         try:
-            return self.application(environ, start_response)
+            response = webob.Request(environ).get_response(self.application)
         except Exception as exc:
             return exception_response(exc)(environ, start_response)
+        if response.status_int >= 400 and not _is_fault(response):
+            headers = {key: value for key, value in response.headerlist
+                       if key.lower() not in _BODY_HEADERS}
+            response = fault_response(response.status_int,
+                                      _fault_message(response), headers)
+        return response(environ, start_response)

@@ -21,6 +21,8 @@ covers resources we do not serve):
   mean non-bootable, any other value bootable).
 * 3.7  (CLUSTER_SUPPORT) -- services show ``cluster`` (always null: no
   clustering here).
+* 3.12 (VOLUME_SUMMARY) -- ``GET /volumes/summary``: how many volumes
+  and their total size.
 * 3.13 (GROUP_VOLUME) -- volumes show ``group_id`` (always null: no
   groups); create accepts ``group_id`` (null only).
 * 3.15 (ETAGS) -- ``GET /volumes/{id}/metadata`` answers an ``Etag``;
@@ -35,6 +37,10 @@ covers resources we do not serve):
 * 3.31 (RESOURCE_FILTER) -- unknown filters of volume lists are a 400
   instead of being ignored.
 * 3.34 (LIKE_FILTER) -- volume lists accept ``name~`` (substring match).
+* 3.36 (VOLUME_SUMMARY_METADATA) -- the volume summary shows the
+  metadata of the volumes (each key with its distinct values).
+* 3.39 (LIMITS_ADMIN_FILTER) -- admins get the absolute limits of
+  another project with ``GET /limits?project_id=``.
 * 3.42 (VOLUME_EXTEND_INUSE) -- ``os-extend`` grows in-use volumes too
   (where the backend declares online extend); below, only available
   ones.
@@ -57,28 +63,65 @@ covers resources we do not serve):
   keys; volume update needs at least one field.
 * 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
   (``rw`` or ``ro``).
-* 3.55 (ATTACH_THROUGH_MANAGER) -- **cinder_ma's own**, "attach through a
-  cinder_ma manager": attachment create takes ``instance_host``, a host
-  run by a cinder_ma manager (not with ``connector``); that manager's
-  attach flow connects the volume and attaches it to the instance,
-  asynchronously (the attachment goes from ``reserved`` to ``attached``;
-  clients poll it). The ``attachments`` entries of volumes show
-  ``attach_mode``; attachment lists show ``attachments_links`` when a
-  page is full; ``os-begin_detaching`` and ``os-roll_detaching`` take an
-  optional ``attachment_id`` (a shareable volume has several).
-  Cinder's own 3.55 (volume transfers with snapshots) is not served:
-  cinder_ma has no transfers. A Cinder client negotiates the lower of its
-  maximum and ours (python-cinderclient's is 3.71), so it speaks 3.55 to
-  us and gets Cinder's shapes plus the fields above.
+* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- Cinder's volume transfers with
+  snapshots: no transfers here, nothing changes. (Before 3.71 was served,
+  cinder_ma used 3.55 for its own "attach through a manager"; that is
+  now the extension ``cinder-ma-manager-attach``, see
+  :mod:`cinder_ma.api.extensions`, and a request in the old form is a
+  400 naming the new one.)
+* 3.56 (BACKUP_PROJECT_USER_ID), 3.57 (TRANSFER_WITH_HISTORY), 3.58
+  (GROUP_GROUPSNAPSHOT_PROJECT_ID), 3.59 (SUPPORT_TRANSFER_PAGINATION) --
+  backups, transfers and groups: not served here, nothing changes.
+* 3.60 (VOLUME_TIME_COMPARISON_FILTER) -- volume lists accept
+  ``created_at`` and ``updated_at`` filters, ``<op>:<ISO 8601 time>``
+  with ``op`` one of ``gt``, ``gte``, ``lt``, ``lte``, ``eq``, ``neq``
+  (several comma separated, all must hold).
+* 3.61 (VOLUME_CLUSTER_NAME) -- volumes show ``cluster_name`` to admins
+  (always null: no clustering here).
+* 3.62 (DEFAULT_TYPE_OVERRIDES) -- per-project default types: not served,
+  nothing changes.
+* 3.63 (VOLUME_TYPE_ID_IN_VOLUME_DETAIL) -- volumes show
+  ``volume_type_id``; ``volume_type`` is the type's name or null.
+* 3.64 (ENCRYPTION_KEY_ID_IN_DETAILS) -- volumes show
+  ``encryption_key_id`` when they have a key; no key manager here, so
+  the field never appears.
+* 3.65 (USE_QUOTA) -- volumes show ``consumes_quota`` (always true: no
+  temporary volumes here); volume lists accept a ``consumes_quota``
+  filter (a boolean).
+* 3.66 (SNAPSHOT_IN_USE) -- snapshots: not served, nothing changes.
+* 3.67 (SUPPORT_PROJECT_ID_OPTIONAL) -- every
+  ``/v3/{project_id}/...`` URL is also served as ``/v3/...`` (the
+  project is the caller's). Both forms are routed at every version, as
+  in Cinder; the short one is documented from 3.67.
+* 3.68 (SUPPORT_REIMAGE_VOLUME) -- ``os-reimage`` needs an image service:
+  not served, nothing changes (the action is a 400, unknown).
+* 3.69 (SHARED_TARGETS_TRISTATE) -- ``shared_targets`` may be null
+  (forced locking); below, a null shows as true. Backends here always
+  say true or false.
+* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- transfers: not served, nothing
+  changes.
+* 3.71 (EXTEND_VOLUME_COMPLETION) -- the ``os-extend_volume_completion``
+  volume action (admins and services), with which a compute service
+  finishes an online extend that Cinder left waiting for it. cinder_ma's
+  backends extend attached volumes themselves and never wait, so the
+  action always answers 400 ("not being extended"), as Cinder does for a
+  volume that is not waiting.
+
+cinder_ma's own additions are not on this line: they are extensions
+(:mod:`cinder_ma.api.extensions`), listed by
+``GET /v3/{project_id}/extensions``.
 """
 
 import re
+
+import microversion_parse
 
 from cinder_ma import exception
 
 BASE_VERSION = '3.0'
 VOLUME_LIST_BOOTABLE = '3.2'
 CLUSTER_SUPPORT = '3.7'
+VOLUME_SUMMARY = '3.12'
 GROUP_VOLUME = '3.13'
 ETAGS = '3.15'
 VOLUME_DETAIL_PROVIDER_ID = '3.21'
@@ -86,6 +129,8 @@ VOLUME_DELETE_FORCE = '3.23'
 NEW_ATTACH = '3.27'
 RESOURCE_FILTER = '3.31'
 LIKE_FILTER = '3.34'
+VOLUME_SUMMARY_METADATA = '3.36'
+LIMITS_ADMIN_FILTER = '3.39'
 VOLUME_EXTEND_INUSE = '3.42'
 NEW_ATTACH_COMPLETION = '3.44'
 SUPPORT_COUNT_INFO = '3.45'
@@ -96,20 +141,38 @@ MULTIATTACH_VOLUMES = '3.50'
 SUPPORT_VOLUME_TYPE_FILTER = '3.52'
 SUPPORT_VOLUME_SCHEMA_CHANGES = '3.53'
 ATTACHMENT_CREATE_MODE_ARG = '3.54'
-# cinder_ma's own (Cinder's 3.55 is TRANSFER_WITH_SNAPSHOTS).
-ATTACH_THROUGH_MANAGER = '3.55'
+TRANSFER_WITH_SNAPSHOTS = '3.55'
+BACKUP_PROJECT_USER_ID = '3.56'
+TRANSFER_WITH_HISTORY = '3.57'
+GROUP_GROUPSNAPSHOT_PROJECT_ID = '3.58'
+SUPPORT_TRANSFER_PAGINATION = '3.59'
+VOLUME_TIME_COMPARISON_FILTER = '3.60'
+VOLUME_CLUSTER_NAME = '3.61'
+DEFAULT_TYPE_OVERRIDES = '3.62'
+VOLUME_TYPE_ID_IN_VOLUME_DETAIL = '3.63'
+ENCRYPTION_KEY_ID_IN_DETAILS = '3.64'
+USE_QUOTA = '3.65'
+SNAPSHOT_IN_USE = '3.66'
+SUPPORT_PROJECT_ID_OPTIONAL = '3.67'
+SUPPORT_REIMAGE_VOLUME = '3.68'
+SHARED_TARGETS_TRISTATE = '3.69'
+TRANSFER_ENCRYPTED_VOLUME = '3.70'
+EXTEND_VOLUME_COMPLETION = '3.71'
 
 MIN_VERSION = BASE_VERSION
-MAX_VERSION = ATTACH_THROUGH_MANAGER
+# Cinder 29's maximum.
+MAX_VERSION = EXTEND_VOLUME_COMPLETION
 
 # When MAX_VERSION last changed; the version documents show it.
-UPDATED = '2026-11-21T00:00:00Z'
+UPDATED = '2026-11-22T00:00:00Z'
 
 HEADER = 'OpenStack-API-Version'
 SERVICE_TYPE = 'volume'
 LATEST = 'latest'
 
-_VERSION_RE = re.compile(r'^([1-9]\d*)\.(0|[1-9]\d*)$')
+# ASCII digits, a few of them: int() of thousands of digits is slow (and
+# refused past 4300), and \d would take any script's digits.
+_VERSION_RE = re.compile(r'^([1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$')
 
 
 class InvalidAPIVersionString(exception.Invalid):
@@ -135,7 +198,7 @@ class APIVersionRequest:
     def __init__(self, version):
         match = _VERSION_RE.match(str(version).strip())
         if not match:
-            raise InvalidAPIVersionString(version=version)
+            raise InvalidAPIVersionString(version=exception.cut(version))
         self.major = int(match.group(1))
         self.minor = int(match.group(2))
 
@@ -186,21 +249,6 @@ class APIVersionRequest:
         return True
 
 
-def _requested(header_value):
-    """The version named for ``volume`` in a header value, or None.
-
-    The header may name several services, comma separated:
-    ``compute 2.60, volume 3.50``.
-    """
-    for item in header_value.split(','):
-        parts = item.strip().split(None, 1)
-        if len(parts) == 2 and parts[0].lower() == SERVICE_TYPE:
-            return parts[1].strip()
-        if len(parts) == 1 and parts[0].lower() == SERVICE_TYPE:
-            return ''
-    return None
-
-
 def from_headers(headers):
     """The APIVersionRequest of a request's headers.
 
@@ -208,8 +256,10 @@ def from_headers(headers):
     :raises InvalidGlobalAPIVersion: outside [MIN_VERSION, MAX_VERSION]
         (406).
     """
-    value = headers.get(HEADER)
-    requested = _requested(value) if value else None
+    # microversion_parse reads the header, which may name several
+    # services (``compute 2.60, volume 3.50``); the version is ours to
+    # check.
+    requested = microversion_parse.get_version(headers, SERVICE_TYPE)
     if requested is None:
         return APIVersionRequest(MIN_VERSION)
     if requested.lower() == LATEST:

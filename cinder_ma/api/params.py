@@ -1,10 +1,17 @@
 """Query string parameters shared by list requests: paging, sorting,
-booleans and JSON-valued filters, with Cinder's messages."""
+booleans and JSON-valued filters, with Cinder's messages; and the check
+that no text of a URL carries a NUL character (which PostgreSQL refuses
+in any string)."""
+
+import ast
 
 from oslo_config import cfg
 from oslo_serialization import jsonutils
 from oslo_utils import strutils
 import webob.exc
+
+from cinder_ma.api import validation
+from cinder_ma import exception
 
 CONF = cfg.CONF
 
@@ -61,11 +68,15 @@ def sort(params, default_key=None, default_dir='desc'):
     for key in keys:
         if not key:
             raise _bad_request('Sort key must not be empty.')
+    if len(set(keys)) != len(keys):
+        # The database refuses unknown keys; without repeats, a request
+        # sorts by a handful of columns, not by thousands.
+        raise _bad_request('A sort key is given more than once.')
     for direction in dirs:
         if direction not in SORT_DIRS:
             raise _bad_request(
                 "Unknown sort direction %s, must be 'desc' or 'asc'."
-                % direction)
+                % exception.cut(direction))
     return keys, dirs
 
 
@@ -78,19 +89,41 @@ def boolean(params, name, default=False):
         return strutils.bool_from_string(value, strict=True)
     except ValueError:
         raise _bad_request("Value '%s' for '%s' is not a boolean" % (
-            value, name))
+            exception.cut(value), exception.cut(name)))
 
 
 def json_object(params, name):
-    """A filter given as a JSON object (``metadata={"k": "v"}``)."""
+    """A filter given as an object: JSON (``metadata={"k": "v"}``) or, as
+    Cinder reads it (``ast.literal_eval``), a Python literal dict
+    (``metadata={'k': 'v'}``, what clients that put ``str(dict)`` in the
+    query send)."""
     value = params[name]
     try:
-        parsed = jsonutils.loads(value)
+        parsed = validation.parse_json(value)
     except ValueError:
-        parsed = None
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError, TypeError, MemoryError,
+                RecursionError):
+            parsed = None
     if not isinstance(parsed, dict):
         raise _bad_request(
-            'Invalid input received: %s filter must be a JSON object, '
-            'not %s' % (name, value))
+            'Invalid input received: %s filter must be an object, '
+            'not %s' % (name, exception.cut(value)))
     return {str(k): v if isinstance(v, str) else jsonutils.dumps(v)
             for k, v in parsed.items()}
+
+
+def check_url_text(req, path_params):
+    """Refuse a URL whose path parameters or query string hold a NUL.
+
+    :raises HTTPBadRequest: with a NUL anywhere in them.
+    """
+    # A URL without the project (3.67) has project_id None.
+    texts = [value for value in path_params.values() if value is not None]
+    for key, value in req.GET.items():
+        texts.append(key)
+        texts.append(value)
+    for text in texts:
+        if '\x00' in text:
+            raise _bad_request('The request URL holds a NUL character.')

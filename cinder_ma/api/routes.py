@@ -10,12 +10,20 @@ and response objects, the WSGI plumbing); its root controller hands every
 request to :func:`cinder_ma.api.app.dispatch`, which matches it here.
 
 Matching: templates are tried in order; ``{name}`` matches one path
-segment and is passed to the handler as a keyword argument; a trailing
-slash is ignored. The first template that matches the path and has a
+segment and is passed to the handler as a keyword argument. As in
+Cinder, a trailing slash is ignored only after a version root (``/v3/``):
+elsewhere it leaves an empty last segment, which names nothing (a 404:
+``GET /volumes/`` is not the list, ``DELETE /volumes/`` no volume). The
+first template that matches the path and has a
 handler for the method wins, so ``/volumes/detail`` precedes
 ``/volumes/{volume_id}`` (and ``PUT /volumes/detail`` reaches the update
 of a volume named "detail": a 404, as in Cinder). A path that matches
 only with other methods is a 405 with ``Allow``; no match is a 404.
+
+Every ``/v3/{project_id}/...`` route is also served without the project
+(``/v3/volumes``...), as Cinder serves both since microversion 3.67 (at
+every version: the project is the caller's). The short forms are tried
+after all the long ones, and their handlers get ``project_id=None``.
 
 ``HEAD`` is served wherever ``GET`` is, by the GET handler: the response
 has GET's status and headers, and webob leaves out the body (RFC 9110).
@@ -26,11 +34,21 @@ import re
 import webob.exc
 
 from cinder_ma.api.v3 import attachments
+from cinder_ma.api.v3 import availability_zones
+from cinder_ma.api.v3 import capabilities
+from cinder_ma.api.v3 import extensions
+from cinder_ma.api.v3 import hosts
+from cinder_ma.api.v3 import limits
+from cinder_ma.api.v3 import qos_specs
+from cinder_ma.api.v3 import quota_class_sets
+from cinder_ma.api.v3 import quota_sets
+from cinder_ma.api.v3 import scheduler_stats
 from cinder_ma.api.v3 import services
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import versions
 from cinder_ma.api.v3 import volume_actions
 from cinder_ma.api.v3 import volume_metadata
+from cinder_ma.api.v3 import volume_summary
 from cinder_ma.api.v3 import volume_type_access
 from cinder_ma.api.v3 import volume_type_encryption
 from cinder_ma.api.v3 import volumes
@@ -43,6 +61,7 @@ ROUTES = {
 
     _P + '/volumes': {'GET': volumes.index, 'POST': volumes.create},
     _P + '/volumes/detail': {'GET': volumes.detail},
+    _P + '/volumes/summary': {'GET': volume_summary.summary},
     _P + '/volumes/{volume_id}': {'GET': volumes.show,
                                   'PUT': volumes.update,
                                   'DELETE': volumes.delete},
@@ -91,6 +110,40 @@ ROUTES = {
         'DELETE': volume_type_encryption.delete},
 
     _P + '/os-services': {'GET': services.index},
+    _P + '/os-services/{action}': {'PUT': services.update},
+    _P + '/os-hosts': {'GET': hosts.index},
+    _P + '/os-hosts/{host_name}': {'GET': hosts.show},
+
+    _P + '/qos-specs': {'GET': qos_specs.index, 'POST': qos_specs.create},
+    _P + '/qos-specs/{qos_id}': {'GET': qos_specs.show,
+                                 'PUT': qos_specs.update,
+                                 'DELETE': qos_specs.delete},
+    _P + '/qos-specs/{qos_id}/delete_keys': {'PUT': qos_specs.delete_keys},
+    _P + '/qos-specs/{qos_id}/associations': {
+        'GET': qos_specs.associations},
+    _P + '/qos-specs/{qos_id}/associate': {'GET': qos_specs.associate},
+    _P + '/qos-specs/{qos_id}/disassociate': {
+        'GET': qos_specs.disassociate},
+    _P + '/qos-specs/{qos_id}/disassociate_all': {
+        'GET': qos_specs.disassociate_all},
+
+    _P + '/extensions': {'GET': extensions.index},
+    _P + '/extensions/{alias}': {'GET': extensions.show},
+
+    # The calls clients make at start: limits, quotas, zones, pools.
+    _P + '/limits': {'GET': limits.index},
+    _P + '/os-quota-sets/{target_project_id}': {
+        'GET': quota_sets.show,
+        'PUT': quota_sets.update,
+        'DELETE': quota_sets.delete},
+    _P + '/os-quota-sets/{target_project_id}/defaults': {
+        'GET': quota_sets.defaults},
+    _P + '/os-quota-class-sets/{class_name}': {
+        'GET': quota_class_sets.show,
+        'PUT': quota_class_sets.update},
+    _P + '/os-availability-zone': {'GET': availability_zones.index},
+    _P + '/scheduler-stats/get_pools': {'GET': scheduler_stats.get_pools},
+    _P + '/capabilities/{hostname}': {'GET': capabilities.show},
 }
 
 # Served without authentication (version discovery).
@@ -104,8 +157,21 @@ def _compile(template):
     return re.compile('^%s$' % pattern)
 
 
-_COMPILED = [(_compile(template), handlers)
+def _short(template):
+    """The form of a project's route without the project (3.67)."""
+    return '/v3' + template[len(_P):]
+
+
+# (regex, handlers, extra path parameters)
+_COMPILED = [(_compile(template), handlers, {})
              for template, handlers in ROUTES.items()]
+_COMPILED += [(_compile(_short(template)), handlers, {'project_id': None})
+              for template, handlers in ROUTES.items()
+              if template.startswith(_P + '/')]
+
+
+# Where a trailing slash is ignored: the version documents.
+_ROOTS = frozenset(('/', '/v3'))
 
 
 def normalize(path):
@@ -142,15 +208,18 @@ def match(method, path):
     :raises webob.exc.HTTPMethodNotAllowed: routes have this path, none
         this method.
     """
+    if path.endswith('/') and normalize(path) not in _ROOTS:
+        raise webob.exc.HTTPNotFound(
+            explanation='The resource could not be found.')
     path = normalize(path)
     allowed = set()
-    for regex, methods in _COMPILED:
+    for regex, methods, extra in _COMPILED:
         found = regex.match(path)
         if found is None:
             continue
         handler = _handler(methods, method)
         if handler is not None:
-            return handler, found.groupdict()
+            return handler, dict(found.groupdict(), **extra)
         allowed.update(methods)
         if 'GET' in methods:
             allowed.add('HEAD')

@@ -26,9 +26,20 @@ Keywords beyond JSON schema:
   or a flag a newer microversion removed).
 * formats ``uuid``, ``name`` (not blank) and ``printable`` (no control
   characters).
+
+Bodies are parsed strictly (:func:`parse_json`), so that nothing a client
+sends reaches the database or a driver as something they cannot take: no
+``NaN`` or ``Infinity``, no duplicate keys (which of two values would
+count is the parser's whim), no nesting deeper than :data:`MAX_DEPTH`, no
+integer beyond 64 bits, no lone surrogate or NUL in a string. The size of
+a body is bounded before it is read, by oslo.middleware's sizelimit in the
+WSGI pipeline (``[oslo_middleware] max_request_body_size``).
 """
 
 import functools
+import json
+import math
+import re
 import unicodedata
 
 import jsonschema
@@ -43,8 +54,11 @@ from cinder_ma import exception
 JSON_CONTENT_TYPES = ('application/json',
                       'application/vnd.openstack.volume+json')
 
-# Cinder's default osapi_max_request_body_size: bodies here are small.
-MAX_BODY_SIZE = 114688
+# The deepest nesting of arrays and objects a JSON body may have (the
+# deepest schema here needs 4).
+MAX_DEPTH = 32
+_MIN_INT = -2 ** 63
+_MAX_INT = 2 ** 63 - 1
 
 
 class ValidationError(exception.Invalid):
@@ -60,9 +74,18 @@ def is_set(value):
     return True
 
 
+# An integer given as a string: ASCII digits, at most 19 of them (a
+# longer one is beyond 64 bits; ``int()`` refuses more than 4300 digits).
+_DIGITS = re.compile(r'[0-9]{1,19}', re.ASCII)
+
+
 def _as_number(instance):
-    if isinstance(instance, str) and instance.isdigit():
-        return int(instance)
+    if isinstance(instance, str):
+        if _DIGITS.fullmatch(instance):
+            return int(instance)
+        if instance.isdigit():
+            # Too long, or not ASCII digits: past every maximum.
+            return math.inf
     return instance
 
 
@@ -120,14 +143,40 @@ def _check_printable(value):
     return not isinstance(value, str) or all(map(_printable, value))
 
 
+def _shown(value):
+    try:
+        return jsonutils.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _field(path):
+    """The field of an error as Cinder names it (its last key), with the
+    indexes of the arrays in it: ``wwpns[1]``."""
+    field = ''
+    for part in path:
+        if isinstance(part, int):
+            field += '[%d]' % part
+        else:
+            field = exception.cut(part)
+    return field
+
+
 def _detail(error):
+    # jsonschema's message repeats the value too ("'xx...' is too
+    # long"): there it is cut as well, and the message is bounded.
+    message = error.message
+    shown = repr(error.instance)
+    if len(shown) > exception.MAX_ECHO:
+        message = message.replace(shown, exception.cut(shown))
+    message = exception.cut(message, 3 * exception.MAX_ECHO)
     if error.absolute_path:
         return ('Invalid input for field/attribute %(path)s. Value: '
                 '%(value)s. %(message)s' % {
-                    'path': error.absolute_path[-1],
-                    'value': jsonutils.dumps(error.instance),
-                    'message': error.message})
-    return error.message
+                    'path': _field(error.absolute_path),
+                    'value': exception.cut(_shown(error.instance)),
+                    'message': message})
+    return message
 
 
 def validate(request_schema, body):
@@ -138,23 +187,102 @@ def validate(request_schema, body):
         raise ValidationError(detail=_detail(error))
 
 
+class _Malformed(ValueError):
+    """JSON that parses but that the API does not take."""
+
+
+def _refuse_constant(name):
+    raise _Malformed('%s is not a number JSON allows' % name)
+
+
+def _object(pairs):
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise _Malformed('duplicate key "%s"' % exception.cut(key))
+            seen.add(key)
+    return result
+
+
+def _check_string(text):
+    if '\x00' in text:
+        raise _Malformed('a string holds a NUL character')
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        raise _Malformed('a string holds a lone surrogate')
+
+
+def _check_parsed(value):
+    """Walk a parsed document (without recursion) for what JSON allows
+    but the API does not take."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            _check_string(item)
+        elif isinstance(item, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise _Malformed('nested deeper than %d levels' % MAX_DEPTH)
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    _check_string(key)
+                    pending.append((child, depth + 1))
+            else:
+                pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, bool) or item is None:
+            pass
+        elif isinstance(item, int):
+            if not _MIN_INT <= item <= _MAX_INT:
+                raise _Malformed('an integer is beyond 64 bits')
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise _Malformed('a number is out of range')
+
+
+def parse_json(text):
+    """A JSON document, parsed strictly (see the module's docstring).
+
+    :param text: bytes (UTF-8) or str.
+    :raises ValueError: not JSON, or JSON the API does not take; the
+        message says why, cut.
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode('utf-8')
+        except UnicodeDecodeError:
+            raise ValueError('not valid UTF-8')
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant,
+                           object_pairs_hook=_object)
+    except _Malformed:
+        raise
+    except RecursionError:
+        raise _Malformed('nested deeper than %d levels' % MAX_DEPTH)
+    except ValueError as exc:
+        raise ValueError(exception.cut(str(exc)))
+    _check_parsed(value)
+    return value
+
+
 def parse_body(req):
     """The JSON body of a request.
 
     :raises HTTPUnsupportedMediaType: a body that is not JSON.
-    :raises HTTPRequestEntityTooLarge: a body over MAX_BODY_SIZE bytes.
+    :raises HTTPRequestEntityTooLarge: a body over the size limit (from
+        the sizelimit middleware's reader).
     :raises ValidationError: missing or malformed body.
     """
-    if (req.content_length or 0) > MAX_BODY_SIZE:
-        raise webob.exc.HTTPRequestEntityTooLarge(
-            explanation='Request is too large.')
     if not req.body:
         raise ValidationError(detail='The request body is missing.')
     if req.content_type and req.content_type not in JSON_CONTENT_TYPES:
         raise webob.exc.HTTPUnsupportedMediaType(
             explanation='Unsupported Content-Type')
     try:
-        return jsonutils.loads(req.body)
+        return parse_json(req.body)
+    except _Malformed as exc:
+        raise ValidationError(detail='Malformed request body: %s' % exc)
     except ValueError:
         raise ValidationError(detail='Malformed request body')
 

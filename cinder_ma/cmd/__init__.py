@@ -11,16 +11,23 @@ from oslo_service import backend
 backend.init_backend(backend.BackendType.THREADING)
 
 # The imports below must come after the backend is chosen.
+import os  # noqa: E402
+import signal  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
 
 from oslo_config import cfg  # noqa: E402
 from oslo_log import log as logging  # noqa: E402
+from oslo_reports import guru_meditation_report as gmr  # noqa: E402
+from oslo_reports import opts as gmr_opts  # noqa: E402
 
 from cinder_ma import conf as cinder_ma_conf  # noqa: E402,F401
 from cinder_ma.conf import opts as conf_opts  # noqa: E402
+from cinder_ma import log_lines  # noqa: E402
 from cinder_ma import version  # noqa: E402
 
 CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
 
 
 def prepare_service(argv=None, conf=CONF, cli_opts=()):
@@ -42,7 +49,50 @@ def prepare_service(argv=None, conf=CONF, cli_opts=()):
     for opt in cli_opts:
         conf.register_cli_opt(opt)
     logging.register_options(conf)
+    gmr_opts.set_defaults(conf)
     conf_opts.set_defaults(conf)
     conf(argv[1:], project='cinder_ma',
          version=version.version_info.version_string())
     logging.setup(conf, 'cinder_ma')
+    log_lines.install()
+
+
+def setup_guru_meditation(conf=CONF):
+    """Print a Guru Meditation report (oslo.reports: threads, config,
+    package) on SIGUSR2, or when ``[oslo_reports] file_event_handler``
+    changes; to ``[oslo_reports] log_dir`` when set, else standard error.
+
+    Called by the long-running commands (cinder-ma-api, -manager, -all)
+    in their main thread, after :func:`prepare_service`; their forked
+    workers inherit it.
+    """
+    gmr.TextGuruMeditation.setup_autorun(version.version_info,
+                                         service_name=conf.prog,
+                                         conf=conf)
+
+
+def sigint_as_sigterm():
+    """Have SIGINT (Ctrl-C) stop the process and its workers as gracefully
+    as SIGTERM.
+
+    oslo.service's launchers (cotyledon) exit at once on SIGINT, in the
+    parent and in every worker, losing the work in flight (a create
+    accepted with 202 whose in-process cast is running). Call this in
+    the main thread before the launcher forks: SIGINT is blocked in this
+    process and, inherited, in every worker it forks (so a Ctrl-C sent to
+    the whole process group reaches no worker), and a thread of this
+    process waits for it and sends the process SIGTERM, which stops the
+    workers gracefully (requests and casts in flight finish). A second
+    Ctrl-C changes nothing; ``[DEFAULT] graceful_shutdown_timeout`` still
+    bounds the stop.
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    def relay():
+        while True:
+            signal.sigwait({signal.SIGINT})
+            LOG.info('Caught SIGINT: stopping gracefully, as on SIGTERM')
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=relay, name='cinder-ma-sigint',
+                     daemon=True).start()

@@ -1,18 +1,23 @@
 """cinder-ma-all: the API and a manager in one service.
 
 Made to try cinder_ma with nothing else installed: RPC in-process
-(``rpc_transport = local``), SQLite in the state directory, one backend
-named 'file' using the file driver when ``enabled_backends`` is empty. The
-database is migrated and the default volume type created at every start.
-Any of these defaults can be changed in a config file.
+(``rpc_transport = local``), no authentication (``auth_strategy =
+noauth``: it warns when it listens on an address that is not a loopback
+one), SQLite in ``./cinder-ma-state``, one backend named 'file' using the
+file driver when ``enabled_backends`` is empty. The database is migrated
+and the default volume type created at every start. Any of these defaults
+can be changed in a config file.
 
 ``[api] workers`` processes (by default one per CPU) serve the API on one
 socket, each with its own in-process manager of the host, so that
-requests use every CPU. The main process prepares the state, records as
-failed what a previous run left half-done, binds the socket and then only
-watches the workers. With ``workers = 1`` the main process serves itself.
+requests use every CPU. The main process prepares the state, binds the
+socket and then only watches the workers; what a killed worker (or a
+previous run) left half-done is finished or rolled back by the reconcile
+loop of the workers (see docs/admin/operations.rst). With
+``workers = 1`` the main process serves itself.
 """
 
+import ipaddress
 import os
 import sys
 
@@ -24,7 +29,6 @@ from cinder_ma.cmd import api as api_cmd
 from cinder_ma import context
 from cinder_ma.db import migration
 from cinder_ma import exception
-from cinder_ma.manager import manager as manager_lib
 from cinder_ma.manager import service as manager_service
 from cinder_ma import rpc
 
@@ -32,11 +36,35 @@ CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 DEFAULT_BACKEND = 'file'
+DEFAULT_STATE_PATH = './cinder-ma-state'
 
 
 def set_defaults(conf=CONF):
     """Defaults of the all-in-one service; config files still win."""
     conf.set_default('rpc_transport', 'local')
+    conf.set_default('auth_strategy', 'noauth')
+    conf.set_default('state_path', DEFAULT_STATE_PATH)
+
+
+def is_loopback(host):
+    """Whether ``host`` (an address or a host name) is a loopback one."""
+    if host.lower() in ('localhost', 'localhost.localdomain'):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def warn_if_open(conf=CONF):
+    """Warn when the API answers anyone on the network without
+    authentication (noauth on an address that is not a loopback one)."""
+    if conf.auth_strategy == 'noauth' and not is_loopback(conf.api.host_ip):
+        LOG.warning('auth_strategy = noauth and the API listens on %s: '
+                    'anyone who reaches it is trusted as whoever they '
+                    'claim to be, administrator included. Listen on a '
+                    'loopback address, or use auth_strategy = keystone.',
+                    conf.api.host_ip)
 
 
 def prepare_state(conf=CONF):
@@ -61,13 +89,11 @@ def _worker_manager():
 
 
 def _run_workers(count):
-    """Prepare, recover, bind, then fork ``count`` API+manager workers."""
+    """Prepare, bind, then fork ``count`` API+manager workers."""
     try:
         state_path = prepare_state()
         manager_service.check_drivers(CONF)
         manager_service.register_services(CONF, CONF.host)
-        manager_lib.recover_interrupted(context.get_admin_context(),
-                                        CONF.host, CONF.enabled_backends)
         sock = api_cmd.bind_socket()
     except (exception.CinderMAException, OSError) as exc:
         print('cinder-ma-all: error: %s' % exc, file=sys.stderr)
@@ -84,6 +110,14 @@ def _run_workers(count):
 def main(argv=None):
     set_defaults()
     cmd.prepare_service(argv)
+    from cinder_ma.api import auth
+    try:
+        auth.check_config(CONF)
+    except exception.InvalidConfiguration as exc:
+        print('cinder-ma-all: error: %s' % exc, file=sys.stderr)
+        return 1
+    warn_if_open()
+    cmd.setup_guru_meditation()
     workers = api_cmd.worker_count()
     if workers > 1:
         return _run_workers(workers)

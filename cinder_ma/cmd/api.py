@@ -15,11 +15,18 @@ import threading
 from oslo_concurrency import processutils
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
 from oslo_service import service
 import waitress
+from waitress import channel
+from waitress import server as waitress_server
+from waitress import task
+
+from cinder_ma.api import expose
 
 from cinder_ma import cmd
 from cinder_ma.db import api as db_api
+from cinder_ma import exception
 from cinder_ma import rpc
 
 CONF = cfg.CONF
@@ -37,17 +44,73 @@ def worker_count(conf=CONF):
     return conf.api.workers or processutils.get_worker_count()
 
 
+class FaultErrorTask(task.ErrorTask):
+    """waitress' answer to a request it refuses before the application
+    sees it (malformed request line or headers, bad chunked encoding, a
+    body over the size limit...): its status, with Cinder's fault body
+    instead of waitress' text page, and the connection closed."""
+
+    def execute(self):
+        error = self.request.error
+        code, reason = error.code, error.reason
+        if code >= 500:
+            # waitress answers a Transfer-Encoding it does not know with
+            # 501 (RFC 9112); it is still the client's request that is
+            # wrong, and no input of a client gets a 5xx here.
+            code, reason = 400, 'Bad Request'
+        message = '%s: %s' % (error.reason, str(error.body).strip())
+        body = jsonutils.dumps(
+            expose.fault_body(code, message)).encode('utf-8')
+        self.status = '%d %s' % (code, reason)
+        self.response_headers.append(
+            ('Content-Type', '%s; charset=UTF-8' % expose.JSON))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class FaultChannel(channel.HTTPChannel):
+    """waitress' HTTP channel, answering refusals with a fault."""
+
+    error_task_class = FaultErrorTask
+
+
+def _use_fault_channel(server):
+    """Make every listening server of ``server`` answer refusals with
+    faults (a MultiSocketServer holds one per address in its map)."""
+    if isinstance(server, waitress_server.BaseWSGIServer):
+        server.channel_class = FaultChannel
+        return server
+    for dispatcher in list(server.map.values()):
+        if isinstance(dispatcher, waitress_server.BaseWSGIServer):
+            dispatcher.channel_class = FaultChannel
+    return server
+
+
 def create_server(application, conf=CONF, sock=None):
     """A waitress server bound to ``[api] host_ip``/``port`` (or serving
     the already bound ``sock``), not yet running.
+
+    waitress refuses a body over ``[oslo_middleware]
+    max_request_body_size`` as it arrives (a chunked one too), before
+    buffering it for the application, whose sizelimit middleware applies
+    the same limit behind any other server; its refusals are faults
+    (:class:`FaultErrorTask`).
     """
+    adjustments = {
+        'threads': conf.api.threads, 'ident': 'cinder-ma',
+        # waitress refuses a body of exactly its limit; the middleware
+        # takes it.
+        'max_request_body_size':
+            conf.oslo_middleware.max_request_body_size + 1}
     if sock is not None:
-        return waitress.create_server(
-            application, sockets=[sock], threads=conf.api.threads,
-            ident='cinder-ma')
-    return waitress.create_server(
-        application, host=conf.api.host_ip, port=conf.api.port,
-        threads=conf.api.threads, ident='cinder-ma')
+        server = waitress.create_server(application, sockets=[sock],
+                                        **adjustments)
+    else:
+        server = waitress.create_server(
+            application, host=conf.api.host_ip, port=conf.api.port,
+            **adjustments)
+    return _use_fault_channel(server)
 
 
 def bind_socket(conf=CONF):
@@ -151,13 +214,14 @@ class APIWorker(service.ServiceBase):
 
 def launch_workers(worker, count):
     """Fork ``count`` processes running ``worker`` and watch them until
-    SIGTERM or SIGINT (a worker that dies is replaced); SIGHUP reloads the
-    mutable options.
+    SIGTERM or SIGINT, both graceful (a worker that dies is replaced);
+    SIGHUP reloads the mutable options.
 
     :returns: the launcher's exit status.
     """
     # No pooled connection may be used on both sides of fork().
     db_api.dispose_engine()
+    cmd.sigint_as_sigterm()
     launcher = service.ProcessLauncher(CONF, restart_method='mutate')
     launcher.launch_service(worker, workers=count)
     return launcher.wait() or 0
@@ -165,10 +229,18 @@ def launch_workers(worker, count):
 
 def main(argv=None):
     cmd.prepare_service(argv)
+    cmd.setup_guru_meditation()
     if CONF.rpc_transport == 'local':
         print('cinder-ma-api: rpc_transport = local only works inside '
               'cinder-ma-all; set rpc_transport = oslo and transport_url',
               file=sys.stderr)
+        return 1
+    from cinder_ma.api import auth
+    try:
+        # Here, not in a worker that the launcher would restart.
+        auth.check_config(CONF)
+    except exception.InvalidConfiguration as exc:
+        print('cinder-ma-api: error: %s' % exc, file=sys.stderr)
         return 1
     rpc.init(CONF)
     workers = worker_count()

@@ -4,28 +4,62 @@
 
     cinder-ma-manage [--config-file FILE] db sync
     cinder-ma-manage db version
+    cinder-ma-manage db purge --before YYYY-MM-DD[THH:MM:SS]
     cinder-ma-manage service list
+    cinder-ma-manage volume check [--older-than SECONDS]
+    cinder-ma-manage attachment audit
+    cinder-ma-manage attachment detach ATTACHMENT_ID
 
 Exit status 0 on success, 1 when the command failed (with a message on
-standard error), 2 for a command line that cannot be parsed.
+standard error), 2 for a command line that cannot be parsed; ``volume
+check`` and ``attachment audit`` exit 3 when they found something.
 """
 
+import contextlib
+import datetime
 import os
 import sys
 
 from oslo_config import cfg
 from oslo_db import exception as db_exception
 from oslo_log import log as logging
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
 
 from cinder_ma import cmd
 from cinder_ma import context
 from cinder_ma.db import api as db_api
+from cinder_ma.db import maintenance
 from cinder_ma.db import migration
+from cinder_ma import exception
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 PROG = 'cinder-ma-manage'
+
+#: Exit status of a check that found something to look at.
+FOUND = 3
+
+
+def args(*arg_args, **arg_kwargs):
+    """Declare a command line argument of an action (argparse's
+    add_argument); its value is passed as the keyword ``dest``."""
+    def decorate(func):
+        func.__dict__.setdefault('args', []).insert(0, (arg_args,
+                                                        arg_kwargs))
+        return func
+    return decorate
+
+
+def _datetime(text):
+    try:
+        value = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError('%r is not a date (YYYY-MM-DD[THH:MM:SS])' % text)
+    if value.tzinfo is not None:
+        value = timeutils.normalize_time(value)
+    return value
 
 
 def _print_table(headers, rows, out=None):
@@ -67,6 +101,17 @@ class DbCommands:
         """Print the database's schema revision."""
         print(migration.version() or 'None (run "%s db sync")' % PROG)
 
+    @args('--before', required=True, metavar='DATE', type=_datetime,
+          help='purge rows deleted before this UTC date and time '
+               '(YYYY-MM-DD[THH:MM:SS])')
+    def purge(self, before):
+        """Delete the rows soft-deleted before a date."""
+        if before > timeutils.utcnow():
+            raise ValueError('--before %s is in the future' % before)
+        counts = maintenance.purge_deleted_rows(
+            context.get_admin_context(), before)
+        _print_table(['Table', 'Purged'], sorted(counts.items()))
+
 
 class ServiceCommands:
     """Services registered by the managers."""
@@ -87,9 +132,206 @@ class ServiceCommands:
                       'Updated'], rows)
 
 
+def _age(when):
+    if when is None:
+        return None
+    return '%ds' % (timeutils.utcnow() - when).total_seconds()
+
+
+class VolumeCommands:
+    """Volumes: find what is stuck or inconsistent."""
+
+    @args('--older-than', dest='older_than', type=int, default=300,
+          metavar='SECONDS',
+          help='a transitional status older than this is stuck '
+               '(default: %(default)s)')
+    def check(self, older_than):
+        """List stuck volumes and attachments (transitional statuses
+        older than --older-than) and volumes whose status or attachment
+        count disagrees with their attachments."""
+        ctxt = context.get_admin_context()
+        volumes, attachments = maintenance.stuck(ctxt, older_than)
+        wrong = maintenance.inconsistent(ctxt)
+        rows = [['volume', v.id, v.status, v.host, _age(v.updated_at),
+                 'stuck'] for v in volumes]
+        rows += [['attachment', a.id, a.status, a.host, _age(a.updated_at),
+                  'stuck (volume %s)' % a.volume_id] for a in attachments]
+        for v in wrong:
+            problems = []
+            if v.status != v.expected and (
+                    v.status in maintenance.vstatus.ATTACHABLE_STATUSES):
+                problems.append('its attachments give %s' % v.expected)
+            if v.attach_count != v.live:
+                problems.append('attach_count %d, %d live attachments' % (
+                    v.attach_count, v.live))
+            rows.append(['volume', v.id, v.status, None, None,
+                         '; '.join(problems)])
+        if not rows:
+            print('Nothing stuck or inconsistent.')
+            return 0
+        _print_table(['Kind', 'Id', 'Status', 'Host', 'Age', 'Problem'],
+                     rows)
+        return FOUND
+
+
+@contextlib.contextmanager
+def _managers():
+    """RPC to the managers; with ``rpc_transport = local`` (cinder-ma-all)
+    the manager of this host runs in this process for the command's
+    duration, taking its locks between processes as the service's
+    workers do."""
+    from cinder_ma.manager import service as manager_service
+    from cinder_ma import rpc
+
+    rpc.init(CONF)
+    local = None
+    try:
+        if rpc.is_local():
+            local = manager_service.ManagerService(worker=True)
+            local.start()
+        yield
+    finally:
+        if local is not None:
+            local.stop()
+        rpc.cleanup()
+
+
+def _connector_host(attachment):
+    try:
+        connector = jsonutils.loads(attachment.connector or 'null')
+    except ValueError:
+        return None
+    if isinstance(connector, dict):
+        return connector.get('host')
+    return None
+
+
+#: Attachment statuses that should hold a backend connection and a disk.
+_CONNECTED = ('attached',)
+
+
+def audit(ctxt, reports):
+    """Problems found by comparing the live attachments with what the
+    managers report (``reports``: {host: list_connections() or an error
+    string}).
+
+    :returns: rows (kind, id, host, problem).
+    """
+    from cinder_ma.manager import rpcapi
+
+    rows = []
+    attachments = maintenance.live_attachments(ctxt)
+    expected_connections = {}
+    expected_disks = {}
+    for att in attachments:
+        node = rpcapi.server_for(att.volume_host) if att.volume_host else None
+        conn_host = _connector_host(att)
+        if conn_host and node:
+            expected_connections.setdefault(
+                (node, att.volume_id, conn_host), []).append(att)
+        if att.manager_host:
+            expected_disks.setdefault(att.manager_host, {})[att.id] = att
+    for host, report in sorted(reports.items()):
+        if isinstance(report, str):
+            rows.append(['host', host, host, 'not audited: %s' % report])
+            continue
+        for backend, conns in sorted(report['backends'].items()):
+            if conns is None or isinstance(conns, str):
+                rows.append(['backend', '%s@%s' % (host, backend), host,
+                             'not audited: %s' % (
+                                 conns or 'the driver cannot list its '
+                                 'connections')])
+                continue
+            held = {(host, c['volume_id'], c['host']) for c in conns}
+            for key, atts in sorted(expected_connections.items()):
+                if key[0] != host:
+                    continue
+                for att in atts:
+                    if (att.attach_status in _CONNECTED and
+                            key not in held):
+                        rows.append(['attachment', att.id, key[2],
+                                     'no connection on backend %s@%s' % (
+                                         host, backend)])
+            for key in sorted(held - set(expected_connections)):
+                rows.append(['connection', key[1], key[2],
+                             'connected on %s@%s but no live attachment '
+                             'uses it' % (host, backend)])
+        disks = report['hypervisor']
+        if disks is None:
+            if expected_disks.get(host):
+                rows.append(['host', host, host, 'not audited: no '
+                             'hypervisor driver or it cannot list disks'])
+            continue
+        if isinstance(disks, str):
+            rows.append(['host', host, host, 'not audited: %s' % disks])
+            continue
+        plugged = {d['attachment_id']: d for d in disks}
+        for att_id, att in sorted(expected_disks.get(host, {}).items()):
+            if att.attach_status in _CONNECTED and att_id not in plugged:
+                rows.append(['attachment', att_id, host,
+                             'not attached to instance %s on the '
+                             'hypervisor' % att.instance_uuid])
+        for att_id, disk in sorted(plugged.items()):
+            if att_id not in expected_disks.get(host, {}):
+                rows.append(['disk', att_id, host,
+                             'attached to instance %s but no live '
+                             'attachment has this id' %
+                             disk.get('instance_uuid')])
+    return rows
+
+
+class AttachmentCommands:
+    """Attachments: audit them against the hosts, detach one."""
+
+    def audit(self):
+        """Compare every live attachment with its backend's connections
+        and its host's hypervisor: attachments without a connection or
+        disk, connections and disks that no attachment accounts for."""
+        from cinder_ma.manager import rpcapi
+
+        ctxt = context.get_admin_context()
+        api = rpcapi.ManagerAPI()
+        reports = {}
+        with _managers():
+            for svc in db_api.service_get_all(
+                    ctxt, filters={'binary': 'cinder-ma-manager'}):
+                if not db_api.service_is_up(svc):
+                    reports[svc.host] = 'the manager is down'
+                    continue
+                try:
+                    reports[svc.host] = api.list_connections(ctxt, svc.host)
+                except exception.CinderMAException as exc:
+                    reports[svc.host] = str(exc)
+                except Exception as exc:
+                    reports[svc.host] = 'no answer: %s' % exc
+        rows = audit(ctxt, reports)
+        if not rows:
+            print('Every attachment of %d hosts checked out.' %
+                  len(reports))
+            return 0
+        _print_table(['Kind', 'Id', 'Host', 'Problem'], rows)
+        return FOUND
+
+    @args('attachment_id', metavar='ATTACHMENT_ID',
+          help='the attachment to detach')
+    def detach(self, attachment_id):
+        """Detach one attachment through its host (hypervisor detach,
+        disconnect, terminate the connection) and delete it; the other
+        attachments of a shared volume are left alone."""
+        from cinder_ma.volume import attachments as volume_attachments
+
+        ctxt = context.get_admin_context()
+        with _managers():
+            volume_attachments.delete_attachment(ctxt, attachment_id,
+                                                 force=True, wait=True)
+        print('Detached and deleted attachment %s' % attachment_id)
+
+
 CATEGORIES = {
-    'db': (DbCommands, ('sync', 'version')),
+    'db': (DbCommands, ('sync', 'version', 'purge')),
     'service': (ServiceCommands, ('list',)),
+    'volume': (VolumeCommands, ('check',)),
+    'attachment': (AttachmentCommands, ('audit', 'detach')),
 }
 
 
@@ -109,7 +351,12 @@ def add_command_parsers(subparsers):
             func = getattr(commands, action)
             sub = action_parsers.add_parser(action,
                                             help=_first_line(func.__doc__))
-            sub.set_defaults(action_fn=func)
+            for arg_args, arg_kwargs in getattr(func, 'args', ()):
+                sub.add_argument(*arg_args, **arg_kwargs)
+            sub.set_defaults(action_fn=func, action_args=[
+                arg_kwargs.get('dest') or arg_args[0].lstrip('-')
+                .replace('-', '_')
+                for arg_args, arg_kwargs in getattr(func, 'args', ())])
 
 
 category_opt = cfg.SubCommandOpt('category',
@@ -140,8 +387,10 @@ def _run(argv):
         print('%s: error: %s' % (PROG, exc), file=sys.stderr)
         return 2
     action = CONF.category.action_fn
+    kwargs = {name: getattr(CONF.category, name)
+              for name in CONF.category.action_args}
     try:
-        action()
+        status = action(**kwargs)
     except Exception as exc:
         LOG.debug('%s %s failed', CONF.category.name, CONF.category.action,
                   exc_info=True)
@@ -149,7 +398,7 @@ def _run(argv):
             PROG, CONF.category.name, CONF.category.action,
             _describe(exc)), file=sys.stderr)
         return 1
-    return 0
+    return status or 0
 
 
 def _describe(exc):

@@ -23,6 +23,7 @@ LOG = logging.getLogger(__name__)
 
 def main(argv=None):
     cmd.prepare_service(argv)
+    cmd.setup_guru_meditation()
     if CONF.rpc_transport == 'local':
         print('cinder-ma-manager: rpc_transport = local only works inside '
               'cinder-ma-all; set rpc_transport = oslo and transport_url',
@@ -36,6 +37,7 @@ def main(argv=None):
     except (exception.CinderMAException, messaging.InvalidTransportURL) as exc:
         print('cinder-ma-manager: error: %s' % exc, file=sys.stderr)
         return 1
+    cmd.sigint_as_sigterm()
     launcher = service.launch(CONF, manager_service.ManagerService(),
                               restart_method='mutate')
     return launcher.wait() or 0

@@ -6,24 +6,35 @@ so that importing :mod:`cinder_ma.conf` is all a command needs.
 
 from oslo_concurrency import lockutils
 from oslo_config import cfg
+from oslo_middleware import sizelimit
 
 from cinder_ma.conf import api
 from cinder_ma.conf import backend
 from cinder_ma.conf import database
 from cinder_ma.conf import default
+from cinder_ma.conf import healthcheck
 from cinder_ma.conf import hypervisor
 from cinder_ma.conf import manager
+from cinder_ma.conf import quota
+from cinder_ma.conf import upgrade_levels
 
 CONF = cfg.CONF
 
 default.register_opts(CONF)
+healthcheck.register_opts(CONF)
 api.register_opts(CONF)
 backend.register_opts(CONF)
 database.register_opts(CONF)
 hypervisor.register_opts(CONF)
 manager.register_opts(CONF)
+quota.register_opts(CONF)
+upgrade_levels.register_opts(CONF)
 
 # External locks (shared-target serialization) live in the state directory
 # unless [oslo_concurrency] lock_path says otherwise.
 lockutils.set_defaults('$state_path/locks')
 CONF.register_opts(lockutils._opts, group='oslo_concurrency')
+
+# The body size limit of the API's sizelimit middleware, registered here
+# so that the embedded server reads the same limit (cinder_ma.cmd.api).
+CONF.register_opts(sizelimit.OPTS, group='oslo_middleware')

@@ -13,14 +13,15 @@ opts = [
                     'volume host (host@backend#pool), so it must be unique '
                     'in a deployment and stable across restarts.'),
     cfg.StrOpt('state_path',
-               default='cinder-ma-state',
+               default='/var/lib/cinder-ma',
                help='Directory where cinder_ma keeps its state: the '
                     'embedded SQLite database, the file backend\'s volumes '
                     'and lock files, unless those are configured elsewhere. '
                     'A relative path is taken from the working directory '
-                    'of the command.'),
+                    'of the command. cinder-ma-all defaults to '
+                    './cinder-ma-state instead.'),
     cfg.StrOpt('auth_strategy',
-               default='noauth',
+               default='keystone',
                choices=[('noauth', 'No authentication. X-Auth-Token '
                                    '"user:project" (or X-User-Id and '
                                    'X-Project-Id) names the caller; for '
@@ -28,7 +29,12 @@ opts = [
                         ('keystone', 'Validate tokens with Keystone through '
                                      'keystonemiddleware (configure '
                                      '[keystone_authtoken]).')],
-               help='How API requests are authenticated.'),
+               help='How API requests are authenticated. With '
+                    'keystone, the API refuses to start unless '
+                    '[keystone_authtoken] sets www_authenticate_uri, '
+                    'auth_type and the options of that auth plugin. '
+                    'cinder-ma-all defaults to noauth (and warns when it '
+                    'listens on an address that is not a loopback one).'),
     cfg.StrOpt('rpc_transport',
                default='oslo',
                choices=[('oslo', 'oslo.messaging, configured by '

@@ -17,6 +17,26 @@ opts = [
                default=60, min=1,
                help='Seconds the API waits for a manager to answer an RPC '
                     'call.'),
+    cfg.IntOpt('work_lease_time',
+               default=90, min=2,
+               help='Seconds a claim on in-flight work (a volume being '
+                    'created, deleted or extended, an attachment being '
+                    'attached or detached) holds unless its process '
+                    'renews it; its process renews it every '
+                    'report_interval. Work whose claim expired, or that '
+                    'nobody claimed and that did not change for this long '
+                    '(a lost request), is finished or rolled back by a '
+                    'manager that can do it. Keep it above '
+                    'rpc_response_timeout and several report_interval. '
+                    'See docs/admin/operations.rst.'),
+    cfg.IntOpt('reconcile_interval',
+               default=30, min=1,
+               help='Seconds between two runs of a manager\'s reconcile '
+                    'loop, which looks for in-flight work nobody holds '
+                    '(see work_lease_time). Interrupted work is finished '
+                    'or rolled back within work_lease_time + '
+                    'reconcile_interval seconds, once a manager that can '
+                    'do it runs.'),
 ]
 
 

@@ -2,6 +2,7 @@
 
 import collections
 
+from oslo_config import cfg
 from oslo_log import log
 import stevedore
 
@@ -9,10 +10,14 @@ from cinder_ma.conf import api
 from cinder_ma.conf import backend
 from cinder_ma.conf import database
 from cinder_ma.conf import default
+from cinder_ma.conf import healthcheck
 from cinder_ma.conf import hypervisor
 from cinder_ma.conf import manager
+from cinder_ma.conf import quota
+from cinder_ma.conf import upgrade_levels
 
-_MODULES = (default, api, backend, database, hypervisor, manager)
+_MODULES = (default, api, backend, database, healthcheck, hypervisor,
+            manager, quota, upgrade_levels)
 
 
 def _driver_opts(namespace):
@@ -37,7 +42,56 @@ def list_opts():
     return sorted(grouped.items())
 
 
+#: [keystone_authtoken] defaults: seconds of each request to Keystone
+#: (connect and read) and retries of a failed connection, so that an
+#: unreachable or slow Keystone turns into a 503 instead of holding API
+#: threads (keystonemiddleware has no timeout by default).
+KEYSTONE_TIMEOUT = 5
+KEYSTONE_RETRIES = 1
+RABBIT_GROUP = 'oslo_messaging_rabbit'
+
+
+def set_messaging_defaults(conf):
+    """Durable RabbitMQ queues and persistent messages by default
+    (``[oslo_messaging_rabbit] amqp_durable_queues = True``).
+
+    A cast answered 202 waits in the broker for its manager; with
+    oslo.messaging's default (transient queues) a broker restart loses
+    it. Durable classic queues survive the restart of the node holding
+    them on any RabbitMQ, a single node included. Quorum queues
+    (``rabbit_quorum_queue = True``, which a deployment may set instead)
+    add replication across a cluster of at least three nodes, at a
+    higher cost per message; they are the choice for a clustered broker,
+    not a default that must also work on one node.
+
+    oslo.messaging registers its options when a transport is made; they
+    are registered here first (the same definitions) so that the default
+    can be set before the configuration files are read.
+    """
+    # Imported here: importing oslo_messaging pins oslo.service's backend,
+    # which the commands choose first (cinder_ma.cmd).
+    from oslo_messaging import opts as messaging_opts
+
+    for group, group_opts in messaging_opts.list_opts():
+        if group == RABBIT_GROUP:
+            conf.register_opts(group_opts, group=group)
+    conf.set_default('amqp_durable_queues', True, group=RABBIT_GROUP)
+
+
 def set_defaults(conf=None):
-    """Defaults of library options as cinder_ma wants them."""
+    """Defaults of library options as cinder_ma wants them.
+
+    :param conf: the ConfigOpts about to be parsed (None from
+        oslo-config-generator, which only needs the logging defaults).
+    """
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [
         'stevedore=INFO', 'taskflow=WARNING', 'alembic=WARNING'])
+    from keystonemiddleware import auth_token
+    for _group, group_opts in auth_token.AUTH_TOKEN_OPTS:
+        # The options themselves (registered on CONF and listed by the
+        # config generator), as cfg.set_defaults is meant to be used.
+        cfg.set_defaults(group_opts,
+                         http_connect_timeout=KEYSTONE_TIMEOUT,
+                         http_request_max_retries=KEYSTONE_RETRIES)
+    if conf is not None:
+        set_messaging_defaults(conf)

@@ -11,6 +11,7 @@ import contextlib
 import datetime
 import fcntl
 import functools
+import operator
 import os
 import threading
 import types as types_module
@@ -18,6 +19,7 @@ import uuid
 
 from oslo_config import cfg
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as sqlalchemyutils
 from oslo_log import log as logging
@@ -286,20 +288,107 @@ def conditional_update(session, model, row_id, values, expected=None):
     return result.rowcount == 1
 
 
+def deleted_values(model, now=None):
+    """The values that soft-delete a row of ``model``: ``deleted``, its
+    time and, for tables with soft-delete-aware unique constraints
+    (:class:`~cinder_ma.db.models.SoftDeleteKeyMixin`), ``deleted_key``
+    set to the row's id.
+    """
+    now = now or _now()
+    values = {'deleted': True, 'deleted_at': now, 'updated_at': now}
+    if hasattr(model, 'deleted_key'):
+        values['deleted_key'] = sa.cast(model.id, sa.String(36))
+    return values
+
+
+@contextlib.contextmanager
+def _unique(error):
+    """Turn a unique constraint's refusal into ``error`` (a Conflict):
+    the loser of a race between two writers of the same unique key."""
+    try:
+        yield
+    except db_exc.DBDuplicateEntry:
+        raise error from None
+
+
 def _soft_delete(context, model, *conditions):
     """Soft-delete the live rows of ``model`` matching ``conditions``.
 
     :returns: how many rows were deleted.
     """
-    now = _now()
     return context.session.execute(
         sa.update(model).where(model.deleted == sa.false(), *conditions)
-        .values(deleted=True, deleted_at=now, updated_at=now)).rowcount
+        .values(**deleted_values(model))).rowcount
+
+
+# Columns that are nullable in the schema but set on every insert (the
+# models' default): sorted as they are, so that the default order of
+# volume lists keeps to its index.
+_SET_ON_INSERT = frozenset(('created_at',))
+
+
+def _nullable(model, key):
+    return key not in _SET_ON_INSERT and model.__table__.c[key].nullable
+
+
+def _comparable(column, value):
+    # Booleans cannot be compared with < and > everywhere (oslo.db does
+    # the same cast in paginate_query).
+    if isinstance(column.type, sa.Boolean):
+        return sa.cast(column, sa.Integer), int(value)
+    return column, value
+
+
+def _beyond(model, key, direction, value):
+    """Rows whose ``key`` comes after ``value`` in the order (NULL the
+    smallest value), or None when none can."""
+    column = getattr(model, key)
+    if direction == 'asc':
+        if value is None:
+            return column.is_not(None)
+        column, value = _comparable(column, value)
+        return column > value
+    if value is None:
+        return None
+    compared, value = _comparable(column, value)
+    if _nullable(model, key):
+        return sa.or_(compared < value, column.is_(None))
+    return compared < value
+
+
+def _same(model, key, value):
+    column = getattr(model, key)
+    return column.is_(None) if value is None else column == value
+
+
+def _after(model, sort_keys, sort_dirs, marker_row):
+    """The condition of the rows after the marker's: for some key, the
+    keys before it equal to the marker's and it beyond (see
+    paginate_query's docstring), with NULLs compared as values."""
+    criteria = []
+    for index, key in enumerate(sort_keys):
+        beyond = _beyond(model, key, sort_dirs[index], marker_row[index])
+        if beyond is None:
+            continue
+        same = [_same(model, before, marker_row[position])
+                for position, before in enumerate(sort_keys[:index])]
+        criteria.append(sa.and_(*same, beyond))
+    return sa.or_(*criteria) if criteria else sa.false()
 
 
 def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
              allowed_keys, default_key, default_dir):
     """A page of ``query`` after ``marker``, sorted, as Cinder pages.
+
+    NULL sorts as the smallest value on every database (first when
+    ascending, last when descending), and a marker whose sort keys are
+    NULL pages on exactly after it: every row is on one page and one
+    only, whatever the keys. oslo.db's ``paginate_query`` orders the rows
+    (with its ``-nullsfirst``/``-nullslast`` directions on nullable
+    keys); the rows after the marker are selected here, because
+    ``paginate_query`` skips the keys whose marker value is NULL, which
+    repeats or loses rows (and includes NULLs on the wrong side of a
+    descending key).
 
     :param base_query: the query the marker must be found in (the
         caller's visible rows, before filters).
@@ -315,7 +404,6 @@ def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
         # A unique last key keeps pages stable.
         sort_keys.append('id')
         sort_dirs.append(sort_dirs[0])
-    marker_row = None
     if marker is not None:
         # Only the marker's sort keys: not the model with its children.
         marker_row = base_query.with_entities(
@@ -323,16 +411,22 @@ def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
                 model.id == marker).first()
         if marker_row is None:
             raise exception.InvalidMarker(marker=marker)
+        query = query.filter(_after(model, sort_keys, sort_dirs,
+                                    marker_row))
+    directions = [
+        direction + ('-nullsfirst' if direction == 'asc' else '-nullslast')
+        if _nullable(model, key) else direction
+        for key, direction in zip(sort_keys, sort_dirs)]
     return sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
-                                          marker=marker_row,
-                                          sort_dirs=sort_dirs)
+                                          sort_dirs=directions)
 
 
 # Volumes
 
-_VOLUME_SORT_KEYS = {'id', 'name', 'status', 'size', 'created_at',
-                     'updated_at', 'availability_zone', 'volume_type_id',
-                     'host', 'bootable', 'multiattach', 'project_id'}
+_VOLUME_SORT_KEYS = {'id', 'name', 'description', 'status', 'size',
+                     'created_at', 'updated_at', 'availability_zone',
+                     'volume_type_id', 'host', 'bootable', 'multiattach',
+                     'project_id'}
 
 
 def _volume_query(context, project_id=None):
@@ -343,9 +437,27 @@ def _volume_query(context, project_id=None):
     return query
 
 
+def volume_create(context, values, quota=None):
+    """Record a volume; returns it as a plain record with its children
+    (as :func:`volume_get_all` gives them).
+
+    :param quota: called as ``quota(context, None)`` in the transaction
+        before the row is added (to charge the project's quota); what it
+        raises rolls the transaction back.
+    """
+    # The volume is read back after the writer transaction: with SQLite
+    # every writer of the deployment queues on one lock, and loading the
+    # volume with its children (three queries) inside it was most of the
+    # time the lock was held by volume creates. Read as a plain record,
+    # it costs a third of the ORM's load.
+    return _volume_record(context, _volume_insert(context, values, quota))
+
+
 @writer
-def volume_create(context, values):
+def _volume_insert(context, values, quota):
     values = dict(values)
+    if quota is not None:
+        quota(context, None)
     metadata = values.pop('metadata', None) or {}
     volume = models.Volume(id=values.pop('id', None) or str(uuid.uuid4()),
                            **values)
@@ -355,7 +467,7 @@ def volume_create(context, values):
         context.session.add(models.VolumeMetadata(
             volume_id=volume.id, key=key, value=value))
     context.session.flush()
-    return _volume_get(context, volume.id)
+    return volume.id
 
 
 _VOLUME_TABLE = models.Volume.__table__
@@ -398,8 +510,19 @@ def volume_get(context, volume_id, project_id=None, children=True):
     return _volume_get(context, volume_id, project_id, children)
 
 
+# Time comparison filters of volume lists (microversion 3.60).
+TIME_OPERATORS = {'gt': operator.gt, 'gte': operator.ge, 'lt': operator.lt,
+                  'lte': operator.le, 'eq': operator.eq, 'neq': operator.ne}
+
+
 def _apply_volume_filters(query, filters):
     for key, value in (filters or {}).items():
+        if key in ('created_at', 'updated_at') and isinstance(value, dict):
+            # {operator name: naive UTC datetime}: all must hold.
+            column = getattr(models.Volume, key)
+            for name, when in value.items():
+                query = query.filter(TIME_OPERATORS[name](column, when))
+            continue
         if key == 'metadata':
             for mkey, mvalue in value.items():
                 query = query.filter(models.Volume.volume_metadata.any(
@@ -441,8 +564,14 @@ def volume_get_all(context, project_id=None, filters=None, marker=None,
 # expanding IN), built once. Of attachments, what a volume view shows (not
 # the connector and connection_info, which can be long) and manager_host.
 _TYPE_TABLE = models.VolumeType.__table__
-_PAGE_TYPES = sa.select(_TYPE_TABLE.c.id, _TYPE_TABLE.c.name).where(
-    _TYPE_TABLE.c.id.in_(sa.bindparam('ids', expanding=True)))
+_SPEC_TABLE = models.VolumeTypeExtraSpecs.__table__
+_PAGE_TYPES = sa.select(
+    _TYPE_TABLE.c.id, _TYPE_TABLE.c.name,
+    sa.select(_SPEC_TABLE.c.value).where(
+        _SPEC_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
+        _SPEC_TABLE.c.key == models.WRITERS_SPEC,
+        _SPEC_TABLE.c.deleted == sa.false()).limit(1).scalar_subquery()
+).where(_TYPE_TABLE.c.id.in_(sa.bindparam('ids', expanding=True)))
 _META_TABLE = models.VolumeMetadata.__table__
 _PAGE_METADATA = sa.select(
     _META_TABLE.c.volume_id, _META_TABLE.c.key, _META_TABLE.c.value).where(
@@ -476,6 +605,15 @@ def _by_volume(result, record_type):
     return grouped
 
 
+@reader
+def _volume_record(context, volume_id):
+    row = context.session.execute(_VOLUME_ROW,
+                                  {'volume_id': volume_id}).first()
+    if row is None:
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    return _volume_records(context, [row])[0]
+
+
 def _volume_records(context, rows):
     """Plain records of a page of volume rows, with their type, metadata
     and live attachments read in three more queries (whatever the page
@@ -483,7 +621,7 @@ def _volume_records(context, rows):
     object.
 
     A volume is a SimpleNamespace of its columns plus ``volume_type``
-    (with its ``name``, or None), ``volume_metadata``
+    (with its ``name`` and ``writers_spec``, or None), ``volume_metadata``
     (:class:`MetadataRecord` list) and ``volume_attachment``
     (:class:`AttachmentRecord` list, oldest first).
     """
@@ -498,9 +636,10 @@ def _volume_records(context, rows):
     session = context.session
     ids = [record.id for record in records]
     type_ids = list({record.volume_type_id for record in records})
-    types = {type_id: types_module.SimpleNamespace(name=name)
-             for type_id, name in session.execute(_PAGE_TYPES,
-                                                  {'ids': type_ids})}
+    types = {type_id: types_module.SimpleNamespace(name=name,
+                                                   writers_spec=writers)
+             for type_id, name, writers in session.execute(
+                 _PAGE_TYPES, {'ids': type_ids})}
     metadata = _by_volume(session.execute(_PAGE_METADATA, {'ids': ids}),
                           MetadataRecord)
     attachments = _by_volume(
@@ -519,28 +658,88 @@ def volume_count(context, project_id=None, filters=None):
     return query.count()
 
 
+def _usage(query):
+    count, gigabytes = query.with_entities(
+        sa.func.count(models.Volume.id),
+        sa.func.coalesce(sa.func.sum(models.Volume.size), 0)).one()
+    return int(count), int(gigabytes)
+
+
+@reader
+def volume_usage_on_host(context, host):
+    """((count, GiB), project ids) of the live volumes of a host (matched
+    as :func:`host_filter` does)."""
+    query = _volume_query(context).filter(
+        host_filter(models.Volume.host, host))
+    projects = sorted(p for (p,) in query.with_entities(
+        models.Volume.project_id).distinct())
+    return _usage(query), projects
+
+
+@reader
+def volume_usage_of_project(context, project_id):
+    """(count, GiB) of the live volumes of a project."""
+    return _usage(_volume_query(context, project_id))
+
+
+@reader
+def volume_summary(context, project_id=None, filters=None):
+    """(count, total size, {metadata key: sorted distinct values}) of the
+    volumes matching ``filters``."""
+    query = _apply_volume_filters(_volume_query(context, project_id),
+                                  filters)
+    ids = query.with_entities(models.Volume.id).subquery()
+    count, size = query.with_entities(
+        sa.func.count(models.Volume.id),
+        sa.func.coalesce(sa.func.sum(models.Volume.size), 0)).one()
+    metadata = collections.defaultdict(set)
+    for key, value in context.session.execute(
+            sa.select(models.VolumeMetadata.key,
+                      models.VolumeMetadata.value).distinct().where(
+                models.VolumeMetadata.volume_id.in_(sa.select(ids)),
+                models.VolumeMetadata.deleted == sa.false())):
+        metadata[key].add(value)
+    return int(count), int(size), {key: sorted(values)
+                                   for key, values in metadata.items()}
+
+
 @writer
 def volume_update(context, volume_id, values, expected=None,
-                  metadata=None):
+                  metadata=None, quota=None, children=True):
     """Update a volume, optionally only from an expected state.
 
     :param metadata: when not None, replaces the volume's metadata.
+    :param quota: called as ``quota(context, volume)`` in the transaction
+        once the update is made (``volume`` is the row before it); what
+        it raises rolls the update back.
     :raises VolumeNotFound: no such volume.
     :raises Conflict: ``expected`` did not hold.
-    :returns: the updated volume.
+    :param children: False to get back the row alone (see volume_get).
+    :returns: the updated volume, read after the update's transaction
+        (outside SQLite's writer lock, as in volume_create).
     """
+    _volume_change(context, volume_id, values, expected, metadata, quota)
+    return volume_get(context, volume_id, children=children)
+
+
+@writer
+def _volume_change(context, volume_id, values, expected, metadata, quota):
+    before = None
+    if quota is not None:
+        before = _volume_get(context, volume_id, children=False)
     if values or expected:
         if not conditional_update(context.session, models.Volume,
                                   volume_id, values or {}, expected):
-            current = _volume_get(context, volume_id)
+            current = _volume_get(context, volume_id, children=False)
             raise exception.Conflict(
                 reason='volume %s is in status %s, expected %s' % (
                     volume_id, current.status, _describe(expected)))
     else:
-        _volume_get(context, volume_id)
+        _volume_get(context, volume_id, children=False)
+    if quota is not None:
+        quota(context, before)
     if metadata is not None:
         _metadata_replace(context, volume_id, metadata)
-    return _volume_get(context, volume_id)
 
 
 def _describe(expected):
@@ -565,14 +764,23 @@ def _metadata_replace(context, volume_id, metadata):
 
 
 @writer
-def volume_destroy(context, volume_id):
-    """Soft-delete a volume and its metadata."""
+def volume_destroy(context, volume_id, quota=None):
+    """Soft-delete a volume and its metadata.
+
+    :param quota: called as ``quota(context, volume)`` in the transaction
+        with the row deleted (to release what it held of the quota).
+    """
+    volume = None
+    if quota is not None:
+        volume = _volume_get(context, volume_id, children=False)
     now = _now()
     values = {'deleted': True, 'deleted_at': now, 'status': 'deleted',
               'updated_at': now}
     if not conditional_update(context.session, models.Volume, volume_id,
                               values):
         raise exception.VolumeNotFound(volume_id=volume_id)
+    if quota is not None:
+        quota(context, volume)
     _soft_delete(context, models.VolumeMetadata,
                  models.VolumeMetadata.volume_id == volume_id)
 
@@ -608,8 +816,9 @@ def volume_type_create(context, values, extra_specs=None):
         raise exception.VolumeTypeExists(name=name)
     vtype = models.VolumeType(id=values.pop('id', None) or str(uuid.uuid4()),
                               **values)
-    context.session.add(vtype)
-    context.session.flush()
+    with _unique(exception.VolumeTypeExists(name=name)):
+        context.session.add(vtype)
+        context.session.flush()
     for key, value in (extra_specs or {}).items():
         context.session.add(models.VolumeTypeExtraSpecs(
             volume_type_id=vtype.id, key=key, value=value))
@@ -664,7 +873,9 @@ def volume_type_update(context, type_id, values):
         if _type_query(context).filter(
                 models.VolumeType.name == name).first():
             raise exception.VolumeTypeExists(name=name)
-    conditional_update(context.session, models.VolumeType, type_id, values)
+    with _unique(exception.VolumeTypeExists(name=name)):
+        conditional_update(context.session, models.VolumeType, type_id,
+                           values)
     return _type_get(context, type_id)
 
 
@@ -680,7 +891,7 @@ def volume_type_destroy(context, type_id):
     if _type_in_use(context, type_id):
         raise exception.VolumeTypeInUse(volume_type_id=type_id)
     conditional_update(context.session, models.VolumeType, type_id,
-                       {'deleted': True, 'deleted_at': _now()})
+                       deleted_values(models.VolumeType))
     _soft_delete(context, models.VolumeTypeExtraSpecs,
                  models.VolumeTypeExtraSpecs.volume_type_id == type_id)
 
@@ -725,7 +936,11 @@ def volume_type_extra_specs_update_or_create(context, type_id, specs,
         else:
             row.value = value
             row.updated_at = now
-    context.session.flush()
+    with _unique(exception.Conflict(
+            reason='extra specs %s of volume type %s were set by a '
+                   'concurrent request' % (', '.join(sorted(specs)),
+                                           type_id))):
+        context.session.flush()
     return {s.key: s.value for s in _type_get(context, type_id).extra_specs}
 
 
@@ -750,9 +965,11 @@ def volume_type_access_add(context, type_id, project_id):
     if project_id in {p.project_id for p in vtype.projects}:
         raise exception.VolumeTypeAccessExists(volume_type_id=type_id,
                                                project_id=project_id)
-    context.session.add(models.VolumeTypeProjects(
-        volume_type_id=type_id, project_id=project_id))
-    context.session.flush()
+    with _unique(exception.VolumeTypeAccessExists(volume_type_id=type_id,
+                                                  project_id=project_id)):
+        context.session.add(models.VolumeTypeProjects(
+            volume_type_id=type_id, project_id=project_id))
+        context.session.flush()
 
 
 @writer
@@ -857,12 +1074,40 @@ def service_get_by_host_and_binary(context, host, binary):
         host=host, binary=binary, deleted=False).first()
 
 
+def host_filter(column, host):
+    """Cinder's match of a host name: ``node`` matches ``node`` and what
+    runs on it (``node@backend``, ``node@backend#pool``), ``node@backend``
+    matches itself and its pools, a name with ``#`` only itself."""
+    if '#' in host:
+        return column == host
+    conditions = [column == host, column.startswith(host + '#',
+                                                    autoescape=True)]
+    if '@' not in host:
+        conditions.append(column.startswith(host + '@', autoescape=True))
+    return sa.or_(*conditions)
+
+
 @reader
 def service_get_all(context, filters=None):
+    """Live services; the ``host`` filter matches as
+    :func:`host_filter` does, the others exactly."""
     query = context.session.query(models.Service).filter_by(deleted=False)
     for key, value in (filters or {}).items():
-        query = query.filter(getattr(models.Service, key) == value)
+        if key == 'host':
+            query = query.filter(host_filter(models.Service.host, value))
+        else:
+            query = query.filter(getattr(models.Service, key) == value)
     return query.order_by(models.Service.id).all()
+
+
+@reader
+def backend_is_frozen(context, host):
+    """Whether the backend of a volume host (``node@backend#pool``) is
+    frozen."""
+    backend = host.split('#', 1)[0]
+    return context.session.query(sa.exists().where(
+        models.Service.host == backend, models.Service.frozen == sa.true(),
+        models.Service.deleted == sa.false())).scalar()
 
 
 @writer

@@ -24,6 +24,7 @@ from cinder_ma.db.api import reader
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
 from cinder_ma import exception
+from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma.volume import status as vstatus
 
 
@@ -76,6 +77,8 @@ _SET_DERIVED_STATUS = sa.update(_VOLUME_TABLE).where(
     _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
         status=sa.bindparam('new_status'))
 _INSERT_ATTACHMENT = sa.insert(_VA_TABLE)
+_READONLY = sa.select(_VOLUME_TABLE.c.readonly).where(
+    _VOLUME_TABLE.c.id == sa.bindparam('volume_id'))
 _ATTACHMENT_COLUMNS = tuple(column.name for column in _VA_TABLE.c)
 
 
@@ -103,7 +106,7 @@ def _lock_statement(delta):
 _LOCK_VOLUME = {delta: _lock_statement(delta) for delta in (-1, 0, 1)}
 
 
-def _reserve_statement(capped):
+def _reserve_statement(capped, exclusive_bootable):
     volume = _VOLUME_TABLE.c
     instance = sa.bindparam('instance_uuid')
     where = [sa.or_(volume.multiattach == sa.true(),
@@ -111,6 +114,12 @@ def _reserve_statement(capped):
                     volume.reserved_instance_uuid == instance)]
     if capped:
         where.append(volume.attach_count < sa.bindparam('max_attachments'))
+    if exclusive_bootable:
+        # A bootable volume stays with one instance: the volume is then
+        # only ever held by that instance, recorded as its holder.
+        where.append(sa.or_(volume.bootable == sa.false(),
+                            volume.attach_count == 0,
+                            volume.reserved_instance_uuid == instance))
     holder = sa.case((volume.attach_count == 0, instance),
                      else_=volume.reserved_instance_uuid)
     # reserved_instance_uuid is assigned first: MySQL evaluates SET
@@ -125,7 +134,8 @@ def _reserve_statement(capped):
             (volume.updated_at, sa.bindparam('now_')))
 
 
-_RESERVE = {capped: _reserve_statement(capped) for capped in (False, True)}
+_RESERVE = {(capped, exclusive): _reserve_statement(capped, exclusive)
+            for capped in (False, True) for exclusive in (False, True)}
 
 
 def _no_other_connection():
@@ -200,7 +210,7 @@ def _lock_volume(context, volume_id, live_delta=0):
 
 
 def _reservation_refusal(context, volume_id, instance_uuid,
-                         max_attachments):
+                         max_attachments, exclusive_bootable):
     volume = _volume_get(context, volume_id)
     if volume.status not in vstatus.ATTACHABLE_STATUSES:
         return exception.InvalidVolume(
@@ -208,6 +218,12 @@ def _reservation_refusal(context, volume_id, instance_uuid,
                    'volume that is one of %s' % (
                        volume_id, volume.status,
                        ', '.join(vstatus.ATTACHABLE_STATUSES)))
+    if (exclusive_bootable and volume.bootable and volume.multiattach and
+            volume.attach_count > 0 and (
+                instance_uuid is None or
+                volume.reserved_instance_uuid != instance_uuid)):
+        return exception.PolicyNotAuthorized(
+            action=attachment_policies.MULTIATTACH_BOOTABLE)
     if (max_attachments is not None and
             volume.attach_count >= max_attachments):
         return exception.InvalidVolume(
@@ -224,30 +240,73 @@ def _reservation_refusal(context, volume_id, instance_uuid,
                               volume_id)
 
 
+def _live_writer(volume_id):
+    """A live rw attachment of ``volume_id`` (its id and instance)."""
+    va = _VA_TABLE.c
+    return sa.select(va.id, va.instance_uuid).where(
+        va.volume_id == volume_id, va.deleted == sa.false(),
+        va.attach_mode == 'rw',
+        va.attach_status.in_(vstatus.LIVE_ATTACH_STATUSES)).limit(
+            1).with_for_update(read=True)
+
+
 @writer
 def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
                        connector=None, manager_host=None,
-                       max_attachments=None):
+                       max_attachments=None, exclusive_bootable=False,
+                       one_writer=False):
     """Reserve an attachment of a volume for an instance.
 
     A volume that is not multiattach takes attachments for one instance at
     a time (a second one for the same instance is allowed: live migration
     reserves one for the destination host). ``max_attachments`` caps the
-    live attachments of a shareable volume. All of it is decided by the
-    WHERE clause of one UPDATE, so that concurrent reservations give
-    exactly the winners the rules allow, on every database.
+    live attachments of a shareable volume; a read-only volume's are
+    ``ro`` whatever ``attach_mode`` asks. With ``exclusive_bootable``
+    (the caller may not attach a bootable shareable volume to several
+    instances: ``volume:multiattach_bootable_volume``), a bootable volume
+    takes attachments for one instance at a time too. All of it is
+    decided by the WHERE clause of one UPDATE, so that concurrent
+    reservations give exactly the winners the rules allow, on every
+    database.
+
+    ``one_writer`` (a volume type with ``multiattach:writers=one``): an
+    ``rw`` reservation is refused while another live ``rw`` attachment
+    exists. That check runs in the same transaction, after the UPDATE
+    above locked the volume row, so reservations of one volume are
+    serialized and each sees the writers the others committed. (A
+    NOT EXISTS in the UPDATE's WHERE would not do: on PostgreSQL the
+    re-check of a row updated concurrently does not see rows other
+    transactions inserted.)
 
     :raises InvalidVolume: with the reason the rules refuse.
+    :raises PolicyNotAuthorized: a bootable shareable volume held by
+        another instance, and ``exclusive_bootable``.
+    :raises Conflict: the volume already has its one writer (named).
     :returns: the new attachment's record.
     """
     now = _now()
     result = context.session.execute(
-        _RESERVE[max_attachments is not None],
+        _RESERVE[max_attachments is not None, bool(exclusive_bootable)],
         {'volume_id': volume_id, 'instance_uuid': instance_uuid,
          'max_attachments': max_attachments, 'now_': now})
     if result.rowcount != 1:
         raise _reservation_refusal(context, volume_id, instance_uuid,
-                                   max_attachments)
+                                   max_attachments, exclusive_bootable)
+    if attach_mode != 'ro' and context.session.execute(
+            _READONLY, {'volume_id': volume_id}).scalar():
+        # Read under the row lock the swap took: a read-only volume's
+        # attachments are 'ro' whatever mode is asked.
+        attach_mode = 'ro'
+    if one_writer and attach_mode == 'rw':
+        writer_row = context.session.execute(_live_writer(volume_id)).first()
+        if writer_row is not None:
+            raise exception.Conflict(
+                reason='volume %s has a writer already: attachment %s of '
+                       'instance %s; its volume type allows one read-write '
+                       'attachment at a time (multiattach:writers=one): '
+                       'attach read-only' % (
+                           volume_id, writer_row.id,
+                           writer_row.instance_uuid))
     values = dict.fromkeys(_ATTACHMENT_COLUMNS)
     values.update(
         id=str(uuid.uuid4()), volume_id=volume_id,
@@ -318,11 +377,9 @@ def _attachment_update(context, attachment_id, values,
                 sa.select(_VA_TABLE.c.id).where(~_no_other_connection()),
                 params).first()
             if other is not None:
-                raise exception.Conflict(
-                    reason='instance %s already has volume %s connected on '
-                           'host %s (attachment %s)' % (
-                               current.instance_uuid, current.volume_id,
-                               not_connected_elsewhere, other.id))
+                raise _connected_elsewhere_conflict(
+                    current.instance_uuid, current.volume_id,
+                    not_connected_elsewhere, other.id)
         raise exception.Conflict(
             reason='attachment %s changed concurrently' % attachment_id)
     if values.get('instance_uuid'):
@@ -426,6 +483,42 @@ def attachment_and_volume_get(context, attachment_id, project_id=None):
     return attachment, _record(row, _VOLUME_PREFIX)
 
 
+def _connected_elsewhere_conflict(instance_uuid, volume_id, host,
+                                  other_id):
+    return exception.Conflict(
+        reason='instance %s already has volume %s connected on host %s '
+               '(attachment %s)' % (instance_uuid, volume_id, host,
+                                    other_id))
+
+
+@reader
+def check_connectable(context, attachment_id, host, current=None):
+    """Refuse (409) to connect an attachment to ``host`` when it is not
+    'reserved', or when another attachment of its instance and volume is
+    connected (or connecting) there: what the compare-and-swap of
+    :func:`attachment_update` with ``not_connected_elsewhere`` refuses,
+    checked before anything is asked of a backend.
+
+    :param current: the attachment as read in this request, if it was.
+    :raises Conflict: with the reason.
+    """
+    attachment = current or _attachment_get(context, attachment_id)
+    if attachment.attach_status != vstatus.ATTACH_RESERVED:
+        raise exception.Conflict(
+            reason='attachment %s is %s; only a reserved attachment can be '
+                   'connected (create another attachment to connect '
+                   'another host)' % (attachment_id,
+                                      attachment.attach_status))
+    other = context.session.execute(
+        sa.select(_VA_TABLE.c.id).where(~_no_other_connection()),
+        {'other_volume_id': attachment.volume_id,
+         'other_instance_uuid': attachment.instance_uuid,
+         'other_host': host, 'b_id': attachment.id}).first()
+    if other is not None:
+        raise _connected_elsewhere_conflict(
+            attachment.instance_uuid, attachment.volume_id, host, other.id)
+
+
 @reader
 def attachment_get_others(context, volume_id, attachment_id):
     """The volume's attachments (not deleted) other than
@@ -482,11 +575,18 @@ def attachment_count_sharing_connection(context, volume_id, host,
     export to that host). With it (a backend with shared targets): those
     of any volume of that backend on the host, since they share the
     host's connection to the target. A connection is torn down only when
-    this is 0.
+    this is 0. An attachment that recorded no connector (a manager's
+    reservation, or one whose connection ``os-terminate_connection``
+    ended) holds no connection.
+
+    Count and teardown must run under the connection lock
+    (:mod:`cinder_ma.manager.locks`), with every transition that makes
+    an attachment hold a connection.
     """
     query = context.session.query(models.VolumeAttachment.id).filter(
         models.VolumeAttachment.attached_host == host,
         models.VolumeAttachment.id != exclude_id,
+        models.VolumeAttachment.connector.isnot(None),
         models.VolumeAttachment.deleted == sa.false(),
         models.VolumeAttachment.attach_status.in_(
             (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED,

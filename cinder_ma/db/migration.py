@@ -29,3 +29,11 @@ def version(engine=None):
     with engine.connect() as conn:
         return alembic_migration.MigrationContext.configure(
             conn).get_current_revision()
+
+
+def head():
+    """The newest revision the migrations know."""
+    from alembic import script as alembic_script
+
+    return alembic_script.ScriptDirectory.from_config(
+        _config(engine=object())).get_current_head()

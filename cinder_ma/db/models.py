@@ -19,10 +19,27 @@ class CinderMABase(models.TimestampMixin, models.ModelBase):
                         server_default=sa.false())
 
 
-class VolumeType(BASE, CinderMABase):
+class SoftDeleteKeyMixin:
+    """A ``deleted_key`` for soft-delete-aware unique constraints: ``'0'``
+    while the row is live, its id once deleted (see
+    :func:`cinder_ma.db.api.deleted_values`), so that live rows are unique
+    and deleted ones never collide (as oslo.db's ``deleted = id``)."""
+
+    deleted_key = sa.Column(sa.String(36), nullable=False, default='0',
+                            server_default='0')
+
+
+
+#: The extra spec of a shareable type's writer policy ('one' or 'many').
+WRITERS_SPEC = 'multiattach:writers'
+
+
+class VolumeType(BASE, CinderMABase, SoftDeleteKeyMixin):
     __tablename__ = 'volume_types'
     __table_args__ = (
         sa.Index('volume_types_name_idx', 'name'),
+        sa.Index('volume_types_name_uniq', 'name', 'deleted_key',
+                 unique=True),
     )
 
     id = sa.Column(sa.String(36), primary_key=True)
@@ -30,6 +47,8 @@ class VolumeType(BASE, CinderMABase):
     description = sa.Column(sa.String(255))
     is_public = sa.Column(sa.Boolean, nullable=False, default=True,
                           server_default=sa.true())
+    # QoS specs of the type (no foreign key: see migration 0005).
+    qos_specs_id = sa.Column(sa.String(36))
 
     extra_specs = orm.relationship(
         'VolumeTypeExtraSpecs', lazy='selectin',
@@ -47,12 +66,46 @@ class VolumeType(BASE, CinderMABase):
                     'Encryption.deleted == False)',
         viewonly=True)
 
+    @property
+    def writers_spec(self):
+        """The type's ``multiattach:writers`` extra spec, or None (the
+        page records of volume lists carry the same attribute)."""
+        for spec in self.extra_specs:
+            if spec.key == WRITERS_SPEC:
+                return spec.value
+        return None
 
-class VolumeTypeExtraSpecs(BASE, CinderMABase):
+
+class QualityOfServiceSpecs(BASE, CinderMABase):
+    """QoS specs, as Cinder keeps them: one root row per specs (``key``
+    :data:`QOS_NAME_KEY`, ``value`` the name, ``specs_id`` null) and one
+    row per key of the specs (``specs_id`` the root's id), ``consumer``
+    among them.
+    """
+
+    __tablename__ = 'quality_of_service_specs'
+    __table_args__ = (
+        sa.Index('quality_of_service_specs_specs_id_idx', 'specs_id'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    specs_id = sa.Column(sa.String(36),
+                         sa.ForeignKey('quality_of_service_specs.id'))
+    key = sa.Column(sa.String(255))
+    value = sa.Column(sa.String(255))
+
+
+#: The key of a QoS specs' root row, whose value is the specs' name.
+QOS_NAME_KEY = 'QoS_Specs_Name'
+
+
+class VolumeTypeExtraSpecs(BASE, CinderMABase, SoftDeleteKeyMixin):
     __tablename__ = 'volume_type_extra_specs'
     __table_args__ = (
         sa.Index('volume_type_extra_specs_type_key_idx',
                  'volume_type_id', 'key'),
+        sa.Index('volume_type_extra_specs_key_uniq', 'volume_type_id',
+                 'key', 'deleted_key', unique=True),
     )
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
@@ -63,13 +116,15 @@ class VolumeTypeExtraSpecs(BASE, CinderMABase):
     value = sa.Column(sa.String(255))
 
 
-class VolumeTypeProjects(BASE, CinderMABase):
+class VolumeTypeProjects(BASE, CinderMABase, SoftDeleteKeyMixin):
     """Projects that may use a private volume type."""
 
     __tablename__ = 'volume_type_projects'
     __table_args__ = (
         sa.Index('volume_type_projects_type_project_idx',
                  'volume_type_id', 'project_id'),
+        sa.Index('volume_type_projects_project_uniq', 'volume_type_id',
+                 'project_id', 'deleted_key', unique=True),
     )
 
     id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
@@ -104,6 +159,8 @@ class Volume(BASE, CinderMABase):
         sa.Index('volumes_project_created_idx', 'project_id', 'deleted',
                  'created_at', 'id'),
         sa.Index('volumes_host_idx', 'host'),
+        # The reconcile loop looks for volumes in transient statuses.
+        sa.Index('volumes_status_idx', 'status'),
     )
 
     id = sa.Column(sa.String(36), primary_key=True)
@@ -128,12 +185,21 @@ class Volume(BASE, CinderMABase):
     shared_targets = sa.Column(sa.Boolean, nullable=False, default=False,
                                server_default=sa.false())
     service_uuid = sa.Column(sa.String(36))
+    # os-update_readonly_flag: every attachment is 'ro'.
+    readonly = sa.Column(sa.Boolean, nullable=False, default=False,
+                         server_default=sa.false())
     # Live attachments (reserved up to error_detaching) and, for a volume
     # that is not shareable, the one instance holding them: the columns the
     # reservation compare-and-swap tests (see db.api.attachment_reserve).
     attach_count = sa.Column(sa.Integer, nullable=False, default=0,
                              server_default='0')
     reserved_instance_uuid = sa.Column(sa.String(36))
+    # The process running the volume's transient status (creating,
+    # deleting, extending) and until when its claim holds unless renewed
+    # (see cinder_ma.db.work); the size an extend grows it to.
+    claimed_by = sa.Column(sa.String(80))
+    claimed_until = sa.Column(sa.DateTime)
+    target_size = sa.Column(sa.Integer)
 
     volume_type = orm.relationship(VolumeType, lazy='joined',
                                    viewonly=True)
@@ -168,6 +234,7 @@ class VolumeAttachment(BASE, CinderMABase):
     __table_args__ = (
         sa.Index('volume_attachment_volume_id_idx', 'volume_id', 'deleted'),
         sa.Index('volume_attachment_instance_idx', 'instance_uuid'),
+        sa.Index('volume_attachment_status_idx', 'attach_status'),
     )
 
     id = sa.Column(sa.String(36), primary_key=True)
@@ -186,6 +253,11 @@ class VolumeAttachment(BASE, CinderMABase):
     attach_status = sa.Column(sa.String(255), nullable=False)
     attach_time = sa.Column(sa.DateTime)
     detach_time = sa.Column(sa.DateTime)
+    # As on volumes: the claim on in-flight work, and why the last step
+    # failed (shown to administrators).
+    claimed_by = sa.Column(sa.String(80))
+    claimed_until = sa.Column(sa.DateTime)
+    error_reason = sa.Column(sa.Text)
 
 
 class Service(BASE, CinderMABase):
@@ -203,5 +275,63 @@ class Service(BASE, CinderMABase):
     disabled = sa.Column(sa.Boolean, nullable=False, default=False,
                          server_default=sa.false())
     disabled_reason = sa.Column(sa.String(255))
+    # Frozen (os-services/freeze): the backend refuses changes to its
+    # volumes until it is thawed.
+    frozen = sa.Column(sa.Boolean, nullable=False, default=False,
+                       server_default=sa.false())
     heartbeat_at = sa.Column(sa.DateTime)
     capabilities = sa.Column(sa.Text)
+
+
+class _QuotaBase(models.TimestampMixin, models.ModelBase):
+    """Quota rows are replaced or deleted, never soft-deleted."""
+
+
+class Quota(BASE, _QuotaBase):
+    """A project's own limit of a resource (overrides its class)."""
+
+    __tablename__ = 'quotas'
+    __table_args__ = (
+        sa.UniqueConstraint('project_id', 'resource',
+                            name='uniq_quotas0project_id0resource'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    # 'volumes', 'gigabytes', ... or 'volumes:<type id>' for a type's.
+    resource = sa.Column(sa.String(300), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
+class QuotaClass(BASE, _QuotaBase):
+    """The limit of a resource in a quota class ('default': every
+    project's)."""
+
+    __tablename__ = 'quota_classes'
+    __table_args__ = (
+        sa.UniqueConstraint('class_name', 'resource',
+                            name='uniq_quota_classes0class_name0resource'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    class_name = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(300), nullable=False)
+    hard_limit = sa.Column(sa.Integer, nullable=False)
+
+
+class QuotaUsage(BASE, _QuotaBase):
+    """What a project uses of a resource: a counter changed by a
+    compare-and-swap in the transaction of every change of its volumes
+    (see db.quotas)."""
+
+    __tablename__ = 'quota_usages'
+    __table_args__ = (
+        sa.UniqueConstraint('project_id', 'resource',
+                            name='uniq_quota_usages0project_id0resource'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    resource = sa.Column(sa.String(300), nullable=False)
+    in_use = sa.Column(sa.Integer, nullable=False, default=0,
+                       server_default='0')

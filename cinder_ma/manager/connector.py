@@ -154,9 +154,35 @@ class FileConnector(Connector):
         """Nothing to undo: the host never attached anything itself."""
 
 
+class NBDConnector(Connector):
+    """Network block device exports (``driver_volume_type`` 'nbd'): the
+    hypervisor's NBD client connects to the export itself, so the host
+    needs nothing (no kernel NBD device, no session); the device info is
+    the export's ``nbd://`` URI, for the record.
+    """
+
+    def connect_volume(self, connection_info):
+        data = connection_info.get('data') or {}
+        missing = [k for k in ('host', 'port', 'export') if not data.get(k)]
+        if missing:
+            raise exception.DriverError(
+                reason='connection info of type nbd has no %s' % (
+                    ', '.join(missing)))
+        host = str(data['host'])
+        if ':' in host:
+            host = '[%s]' % host
+        return {'path': 'nbd://%s:%s/%s' % (host, data['port'],
+                                            data['export'])}
+
+    def disconnect_volume(self, connection_info, device_info=None,
+                          shared_target_in_use=False):
+        """Nothing to undo: the host itself holds no connection."""
+
+
 #: The in-tree connectors by ``driver_volume_type``.
 CONNECTORS = {
     'file': FileConnector,
+    'nbd': NBDConnector,
 }
 
 

@@ -79,3 +79,18 @@ class ConnectionLock:
         return '<ConnectionLock %s%s%s>' % (
             self.name, ' external' if self.external else '',
             ' held' if self.held else '')
+
+
+def inter_process_lock_of(volume):
+    """The connection lock of ``volume``'s connections, held across the
+    processes of this host (the API's workers, cinder-ma-all's workers,
+    a manager's reconcile loop): whoever counts the users of a host's
+    connection and tears it down holds it."""
+    try:
+        return ConnectionLock.for_volume(
+            volume.id, volume.shared_targets, volume.service_uuid,
+            inter_process=True)
+    except ValueError:
+        # Shared targets without a service uuid: the volume's own lock.
+        return ConnectionLock.for_volume(volume.id, False, None,
+                                         inter_process=True)

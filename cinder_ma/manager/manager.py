@@ -17,28 +17,36 @@ propagates so that the RPC server logs it (at debug level for the expected
 ones below).
 """
 
+import contextlib
 import dataclasses
+import threading
 
-from oslo_log import log as logging
 import oslo_messaging as messaging
+from oslo_config import cfg
+from oslo_log import log as logging
 from oslo_serialization import jsonutils
 
+from cinder_ma import exception
+from cinder_ma import notifications
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
-from cinder_ma import exception
+from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import work as work_db
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
+from cinder_ma.manager import locks
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager.flows import attach_volume as attach_flow
 from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
-from cinder_ma.manager import locks
-from cinder_ma.manager import rpcapi
-from cinder_ma import notifications
-from cinder_ma.volume.drivers import base as driver_base
+from cinder_ma.manager.flows import rollback_attach as rollback_flow
+from cinder_ma.volume import qos_specs
 from cinder_ma.volume import status as vstatus
+from cinder_ma.volume.drivers import base as driver_base
 
+CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 #: Outcomes a caller can expect, not failures of the manager.
@@ -65,69 +73,14 @@ class Backend:
     host: str
 
 
-def volume_ref(volume):
-    """The VolumeRef drivers get for a volume row."""
+def volume_ref(volume, qos=None):
+    """The VolumeRef drivers get for a volume row.
+
+    :param qos: the back-end QoS specs of the volume's type, or None.
+    """
     return driver_base.VolumeRef.for_volume(
         volume.id, volume.size, multiattach=volume.multiattach,
-        host=volume.host)
-
-
-def recover_interrupted(context, host, backend_names):
-    """Record as failed what a previous run of this manager left
-    half-done.
-
-    Only for the in-process transport: its casts live in memory and
-    are gone after a restart, while oslo.messaging's wait in the
-    broker and are handled when the manager is back.
-
-    :param host: the manager's host.
-    :param backend_names: the names of its backends.
-    """
-    interrupted = {vstatus.CREATING: vstatus.ERROR,
-                   vstatus.DELETING: vstatus.ERROR_DELETING}
-    reason = ('the manager of %s restarted while the volume was %s; '
-              'its request was lost')
-    volumes = db_api.volume_get_all(
-        context, filters={'status': list(interrupted) +
-                          [vstatus.EXTENDING]})
-    for volume in volumes:
-        if (rpcapi.server_for(volume.host) != host or
-                rpcapi.backend_of(volume.host) not in backend_names):
-            continue
-        try:
-            if volume.status == vstatus.EXTENDING:
-                attachment_db.volume_leave_status(
-                    context, volume.id, vstatus.EXTENDING,
-                    {'error_reason': reason % (host, volume.status)})
-            else:
-                db_api.volume_update(
-                    context, volume.id,
-                    {'status': interrupted[volume.status],
-                     'error_reason': reason % (host, volume.status)},
-                    expected={'status': volume.status})
-        except exception.CinderMAException:
-            continue
-        LOG.warning('Volume %s was %s when the manager of %s stopped; '
-                    'recorded as failed', volume.id, volume.status, host)
-    to_error = {vstatus.ATTACH_RESERVED: vstatus.ATTACH_ERROR_ATTACHING,
-                vstatus.ATTACH_ATTACHING:
-                    vstatus.ATTACH_ERROR_ATTACHING,
-                vstatus.ATTACH_DETACHING: vstatus.ATTACH_ERROR_DETACHING}
-    for attachment in attachment_db.attachment_get_all(
-            context, filters={'attach_status': list(to_error)}):
-        if attachment.manager_host != host:
-            continue
-        try:
-            attachment_db.attachment_update(
-                context, attachment.id,
-                {'attach_status': to_error[attachment.attach_status]},
-                expected_status=attachment.attach_status)
-        except exception.CinderMAException:
-            continue
-        LOG.warning('Attachment %s was %s when the manager of %s '
-                    'stopped; recorded as %s', attachment.id,
-                    attachment.attach_status, host,
-                    to_error[attachment.attach_status])
+        host=volume.host, qos_specs=qos)
 
 
 class Manager:
@@ -136,7 +89,7 @@ class Manager:
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
     def __init__(self, host, backends, hypervisor=None, connectors=None,
-                 inter_process_locks=False):
+                 inter_process_locks=False, worker_id=None):
         """:param backends: {section name: :class:`Backend`}.
         :param hypervisor: the host's hypervisor driver, or None.
         :param connectors: the host's
@@ -145,8 +98,13 @@ class Manager:
         :param inter_process_locks: other processes run managers of this
             host too (the workers of cinder-ma-all): connection locks are
             taken between processes.
+        :param worker_id: the id this process claims work under (see
+            :mod:`cinder_ma.db.work`); a fresh one by default.
         """
         self.host = host
+        self.worker_id = worker_id or work_db.new_worker_id()
+        self._active_claims = set()
+        self._claims_lock = threading.Lock()
         self.inter_process_locks = inter_process_locks
         self.backends = dict(backends)
         self.hypervisor = hypervisor
@@ -164,7 +122,8 @@ class Manager:
 
     def _load(self, context, volume_id, expected_status, error_status):
         """The volume and its backend, or a reason it cannot proceed."""
-        volume = db_api.volume_get(context, volume_id)
+        # The row alone: the flows need its columns, not its children.
+        volume = db_api.volume_get(context, volume_id, children=False)
         if volume.status != expected_status:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (
@@ -182,24 +141,76 @@ class Manager:
                 pass
             raise
 
-    def recover_interrupted(self, context):
-        """Record as failed what a previous run of this manager left
-        half-done (see :func:`recover_interrupted`)."""
-        recover_interrupted(context, self.host, self.backends)
+    # Claims on work
+
+    @property
+    def _lease(self):
+        return CONF.manager.work_lease_time
+
+    @contextlib.contextmanager
+    def _claimed(self, context, kind, row_id, statuses, stale_before=None):
+        """Hold the claim on a volume's or attachment's work while the
+        block runs, then give it up.
+
+        :raises Conflict: the row is not in ``statuses`` any more, or
+            another flow holds it (a repeated or stale message).
+        """
+        owner = work_db.owner_token(self.worker_id)
+        if not work_db.claim(context, kind, row_id, owner, statuses,
+                             self._lease, stale_before=stale_before):
+            _refuse_claim(context, kind, row_id, statuses)
+        with self._claims_lock:
+            self._active_claims.add(owner)
+        try:
+            yield owner
+        finally:
+            with self._claims_lock:
+                self._active_claims.discard(owner)
+            try:
+                work_db.release(context, kind, row_id, owner)
+            except Exception:
+                # It expires by itself.
+                LOG.exception('Could not release the claim on %s %s',
+                              kind, row_id)
+
+    def _running_claims(self):
+        """The claims of the flows running in this process."""
+        with self._claims_lock:
+            return set(self._active_claims)
+
+    def _can_serve_volume(self, host):
+        """Whether ``host`` (``node@backend#pool``) is a backend of this
+        manager."""
+        return bool(host) and rpcapi.server_for(host) == self.host and \
+            rpcapi.backend_of(host) in self.backends
 
     @messaging.expected_exceptions(*EXPECTED)
     def create_volume(self, context, volume_id):
         """Create a volume recorded as 'creating' on this node."""
+        with self._claimed(context, 'volume', volume_id, (vstatus.CREATING,)):
+            self._create_volume(context, volume_id)
+
+    def _create_volume(self, context, volume_id, clean_first=False):
+        """:param clean_first: delete what an interrupted run may have
+            left of the storage first (idempotent)."""
         volume, backend = self._load(context, volume_id, vstatus.CREATING,
                                      vstatus.ERROR)
+        _front_end, back_end = qos_specs.for_volume(
+            context, volume.volume_type_id, volume.size)
+        if clean_first:
+            backend.driver.delete_volume(volume_ref(volume))
         flows.run_flow(create_flow.get_flow(backend.driver),
                        {'context': context, 'volume_id': volume_id,
-                        'volume': volume_ref(volume)})
+                        'volume': volume_ref(volume, back_end)})
         LOG.info('Created volume %s on %s', volume_id, volume.host)
 
     @messaging.expected_exceptions(*EXPECTED)
     def delete_volume(self, context, volume_id):
         """Delete a volume recorded as 'deleting' on this node."""
+        with self._claimed(context, 'volume', volume_id, (vstatus.DELETING,)):
+            self._delete_volume(context, volume_id)
+
+    def _delete_volume(self, context, volume_id):
         volume, backend = self._load(context, volume_id, vstatus.DELETING,
                                      vstatus.ERROR_DELETING)
         flows.run_flow(delete_flow.get_flow(backend.driver),
@@ -210,6 +221,11 @@ class Manager:
     @messaging.expected_exceptions(*EXPECTED)
     def extend_volume(self, context, volume_id, new_size):
         """Grow a volume recorded as 'extending' on this node (1.2)."""
+        with self._claimed(context, 'volume', volume_id,
+                          (vstatus.EXTENDING,)):
+            self._extend_volume(context, volume_id, new_size)
+
+    def _extend_volume(self, context, volume_id, new_size):
         volume = db_api.volume_get(context, volume_id)
         if volume.status != vstatus.EXTENDING:
             raise exception.InvalidVolume(
@@ -224,6 +240,9 @@ class Manager:
             attachment_db.volume_leave_status(
                 context, volume_id, vstatus.EXTENDING,
                 {'error_reason': 'extend failed: %s' % exc})
+            # The API charged the project's quota for the new size.
+            quota_db.release_extend(context, volume_id,
+                                    new_size - volume.size)
             raise
         flows.run_flow(extend_flow.get_flow(backend.driver),
                        {'context': context, 'volume_id': volume_id,
@@ -259,7 +278,9 @@ class Manager:
         """Connect a volume of this node to the host of ``connector``.
 
         :returns: the driver's connection info, whose
-            ``data['access_mode']`` is ``attach_mode``.
+            ``data['access_mode']`` is ``attach_mode`` and
+            ``data['qos_specs']`` the front-end QoS specs of the volume's
+            type (None when it has none).
         """
         if attach_mode not in driver_base.ACCESS_MODES:
             raise exception.InvalidInput(
@@ -273,7 +294,9 @@ class Manager:
             raise exception.InvalidVolume(
                 reason='volume %s is %s; it cannot be connected' % (
                     volume_id, volume.status))
-        ref = volume_ref(volume)
+        front_end, back_end = qos_specs.for_volume(
+            context, volume.volume_type_id, volume.size)
+        ref = volume_ref(volume, back_end)
         info = self._driver_call(
             'Initializing the connection', volume,
             backend.driver.initialize_connection, ref, connector,
@@ -287,7 +310,10 @@ class Manager:
                 reason='the driver of %s returned connection info without '
                        'driver_volume_type' % backend.host)
         info = dict(info)
-        info['data'] = dict(info.get('data') or {}, access_mode=attach_mode)
+        # As Cinder's volume manager: the front-end QoS specs of the
+        # volume's type (null when none) for the hypervisor to apply.
+        info['data'] = dict(info.get('data') or {}, access_mode=attach_mode,
+                            qos_specs=front_end)
         LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
                  'host %(host)s (%(mode)s)',
                  {'type': info['driver_volume_type'], 'vol': volume_id,
@@ -308,6 +334,15 @@ class Manager:
                  volume_id, connector.get('host'))
 
     # Attachments (instance host role)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def get_instance_owner(self, context, instance_uuid):
+        """The project owning an instance of this host, as the hypervisor
+        driver reads it, or None (1.3)."""
+        driver = self.hypervisor
+        if driver is None or not driver.capabilities.reports_instance_owner:
+            return None
+        return driver.get_instance_owner(instance_uuid)
 
     def _load_attachment(self, context, attachment_id, expected_status,
                          error_status):
@@ -376,6 +411,11 @@ class Manager:
     @messaging.expected_exceptions(*EXPECTED)
     def attach_volume(self, context, attachment_id):
         """Attach a reserved attachment to its instance on this host."""
+        with self._claimed(context, 'attachment', attachment_id,
+                          (vstatus.ATTACH_RESERVED,)):
+            self._attach_volume(context, attachment_id)
+
+    def _attach_volume(self, context, attachment_id):
         attachment, volume, lock = self._load_attachment(
             context, attachment_id, vstatus.ATTACH_RESERVED,
             vstatus.ATTACH_ERROR_ATTACHING)
@@ -394,6 +434,11 @@ class Manager:
         """Detach an attachment in 'detaching' from its instance on this
         host and delete it.
         """
+        with self._claimed(context, 'attachment', attachment_id,
+                          (vstatus.ATTACH_DETACHING,)):
+            self._detach_volume(context, attachment_id)
+
+    def _detach_volume(self, context, attachment_id):
         attachment, volume, lock = self._load_attachment(
             context, attachment_id, vstatus.ATTACH_DETACHING,
             vstatus.ATTACH_ERROR_DETACHING)
@@ -406,6 +451,97 @@ class Manager:
                                  self.hypervisor, lock), store, lock)
         LOG.info('Detached volume %s from instance %s (attachment %s)',
                  volume.id, attachment.instance_uuid, attachment_id)
+
+    def _rollback_attach(self, context, attachment_id):
+        """Undo what an interrupted attach flow did to an attachment left
+        'attaching' (the disk, the host's and the backend's connection),
+        back to 'reserved'."""
+        attachment, volume, lock = self._load_attachment(
+            context, attachment_id, vstatus.ATTACH_ATTACHING,
+            vstatus.ATTACH_ERROR_ATTACHING)
+        store = self._store(context, attachment, volume)
+        store.update(
+            connector=_loads(attachment.connector),
+            connection_info=_loads(attachment.connection_info))
+        self._run_attachment_flow(
+            rollback_flow.get_flow(self.manager_api, self.connectors,
+                                   self.hypervisor, lock), store, lock)
+        LOG.info('Rolled back the interrupted attach of attachment %s',
+                 attachment_id)
+
+    def _finish_external_detach(self, context, attachment_id):
+        """Finish the delete of an external consumer's attachment that the
+        API left 'detaching': terminate its backend connection (unless
+        another attachment on its host uses it) and delete it."""
+        attachment, volume = attachment_db.attachment_and_volume_get(
+            context, attachment_id)
+        if attachment.attach_status != vstatus.ATTACH_DETACHING:
+            return
+        connector = _loads(attachment.connector)
+        # Counting the connection's users, tearing it down and deleting
+        # the record happen under the connection lock, as on the API's
+        # path (never a connection cut while another attachment uses it).
+        lock = locks.inter_process_lock_of(volume)
+        lock.acquire()
+        try:
+            if connector and volume.host:
+                backend = self._backend(volume)
+                users = attachment_db.attachment_count_sharing_connection(
+                    context, volume.id, connector.get('host'),
+                    attachment.id)
+                if not users:
+                    self._driver_call('Terminating the connection', volume,
+                                      backend.driver.terminate_connection,
+                                      volume_ref(volume), connector)
+            attachment_db.attachment_destroy(
+                context, attachment.id,
+                expected_status=vstatus.ATTACH_DETACHING)
+        finally:
+            lock.release()
+        LOG.info('Finished the delete of attachment %s of volume %s',
+                 attachment.id, volume.id)
+
+    # Audits (1.4)
+
+    def list_connections(self, context):
+        """What this node's backends and hypervisor hold (see
+        :meth:`cinder_ma.manager.rpcapi.ManagerAPI.list_connections`)."""
+        def listed(what, func):
+            try:
+                return func()
+            except Exception as exc:
+                LOG.warning('Listing %s failed: %s', what, exc)
+                return 'listing failed: %s' % exc
+
+        return {
+            'host': self.host,
+            'backends': {name: listed('the connections of ' + backend.host,
+                                      backend.driver.list_connections)
+                         for name, backend in sorted(self.backends.items())},
+            'hypervisor': (None if self.hypervisor is None else listed(
+                'the disks of the instances',
+                self.hypervisor.list_attached_disks)),
+        }
+
+
+def _refuse_claim(context, kind, row_id, statuses):
+    """Why a claim failed, raised: the row is gone, not in one of
+    ``statuses`` (a repeated or stale message), or another flow holds
+    it."""
+    if kind == 'volume':
+        status = db_api.volume_get(context, row_id, children=False).status
+        if status not in statuses:
+            raise exception.InvalidVolume(
+                reason='volume %s is %s, not %s' % (
+                    row_id, status, ' or '.join(statuses)))
+    else:
+        status = attachment_db.attachment_get(context, row_id).attach_status
+        if status not in statuses:
+            raise exception.Conflict(
+                reason='attachment %s is %s, not %s' % (
+                    row_id, status, ' or '.join(statuses)))
+    raise exception.Conflict(
+        reason='another flow works on %s %s' % (kind, row_id))
 
 
 def _loads(text):

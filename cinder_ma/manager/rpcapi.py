@@ -6,9 +6,33 @@ serves it with the same version constant. Payloads are ids and JSON
 primitives, never database objects.
 """
 
-import oslo_messaging as messaging
+import threading
 
+import oslo_messaging as messaging
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_serialization import jsonutils
+
+from cinder_ma import exception
 from cinder_ma import rpc
+from cinder_ma.conf import upgrade_levels
+from cinder_ma.db import api as db_api
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+#: services.capabilities key in which a manager reports the RPC API
+#: version it serves (from 1.4 on).
+VERSION_KEY = 'rpc_api_version'
+#: The version of a manager that reports none (1.2 and older).
+UNREPORTED_VERSION = '1.2'
+
+_AUTO_LOCK = threading.Lock()
+_AUTO_VERSION = None
+
+#: services.binary of a node's manager and of its backends.
+MANAGER_BINARY = 'cinder-ma-manager'
+VOLUME_BINARY = 'cinder-ma-volume'
 
 
 def server_for(host):
@@ -29,6 +53,26 @@ def backend_of(host):
     return host.split('#', 1)[0].split('@', 1)[1]
 
 
+def check_up(context, host, binary):
+    """Refuse promptly to call a manager that is down.
+
+    :param host: the services row's host (a node, or ``node@backend``).
+    :raises ManagerUnavailable: its row exists and has had no heartbeat
+        for ``[manager] service_down_time`` (a host never registered is
+        left to the call's timeout).
+    """
+    service = db_api.service_get_by_host_and_binary(context, host, binary)
+    if service is not None and not db_api.service_is_up(service):
+        raise exception.ManagerUnavailable(
+            host=host, reason='it is down (no heartbeat for %d s)' %
+            CONF.manager.service_down_time)
+
+
+def _backend_row(host):
+    """The services row host of a volume host: ``node@backend``."""
+    return host.split('#', 1)[0]
+
+
 class ManagerAPI:
     """Client side of the manager RPC API.
 
@@ -40,14 +84,25 @@ class ManagerAPI:
       detach_volume (casts to the manager of the instance's host; a
       detach can be waited for, as a call).
     * 1.2 - extend_volume (cast to the manager of the volume's backend).
+    * 1.3 - get_instance_owner (call to the manager of an instance's
+      host).
+    * 1.4 - list_connections (call: what the host's backends and
+      hypervisor hold, for audits); managers report their version in
+      the services table (``capabilities['rpc_api_version']``) for
+      ``[upgrade_levels] manager = auto``.
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
     while older managers may run, only when ``can_send_version`` says so.
     A major version bump needs a release where managers serve both.
+
+    ``[upgrade_levels] manager`` caps the version sent (see
+    :func:`version_cap`): a call above the cap is refused with
+    :class:`~cinder_ma.exception.ServiceTooOld` (or degraded where an
+    older form exists).
     """
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.4'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -61,11 +116,38 @@ class ManagerAPI:
             target = messaging.Target(topic=self.TOPIC,
                                       version=self.RPC_API_VERSION)
             self._rpc_client = rpc.get_client(
-                target, version_cap=self.RPC_API_VERSION)
+                target, version_cap=version_cap())
         return self._rpc_client
+
+    def can_send_version(self, version):
+        """Whether the pin allows messages of ``version``."""
+        return self.client.can_send_version(version)
+
+    def _require(self, version, what, host):
+        if not self.can_send_version(version):
+            raise exception.ServiceTooOld(
+                what=what, host=host, version=version,
+                cap=self.client.version_cap)
 
     def _client(self, host, version):
         return self.client.prepare(server=server_for(host), version=version)
+
+    def _call(self, context, service_host, binary, client, method,
+              **kwargs):
+        """A call to a manager that is up; a timeout names its host.
+
+        :raises ManagerUnavailable: it is down.
+        :raises ManagerTimeout: it did not answer in time.
+        """
+        check_up(context, service_host, binary)
+        try:
+            return client.call(context, method, **kwargs)
+        except messaging.MessagingTimeout as exc:
+            raise exception.ManagerTimeout(
+                host=service_host,
+                reason='no answer to %s within %d s (%s)' % (
+                    method, CONF.manager.rpc_response_timeout,
+                    exc)) from None
 
     def create_volume(self, context, volume_id, host):
         """Have the manager of ``host`` create a volume (cast).
@@ -100,9 +182,11 @@ class ManagerAPI:
         :raises InvalidVolume: the volume is not on that backend, or not
             in a status that can be attached.
         """
-        return self._client(host, '1.1').call(
-            context, 'initialize_connection', volume_id=volume_id,
-            connector=connector, attach_mode=attach_mode)
+        return self._call(
+            context, _backend_row(host), VOLUME_BINARY,
+            self._client(host, '1.1'), 'initialize_connection',
+            volume_id=volume_id, connector=connector,
+            attach_mode=attach_mode)
 
     def terminate_connection(self, context, volume_id, host, connector):
         """Have the backend of ``host`` undo initialize_connection for the
@@ -110,9 +194,9 @@ class ManagerAPI:
 
         :raises DriverError: the backend could not remove the connection.
         """
-        self._client(host, '1.1').call(
-            context, 'terminate_connection', volume_id=volume_id,
-            connector=connector)
+        self._call(context, _backend_row(host), VOLUME_BINARY,
+                   self._client(host, '1.1'), 'terminate_connection',
+                   volume_id=volume_id, connector=connector)
 
     def attach_volume(self, context, attachment_id, instance_host):
         """Have the manager of ``instance_host`` run the attach flow of a
@@ -136,9 +220,20 @@ class ManagerAPI:
         """
         client = self._client(instance_host, '1.1')
         if wait:
-            client.call(context, 'detach_volume', attachment_id=attachment_id)
+            self._call(context, server_for(instance_host), MANAGER_BINARY,
+                       client, 'detach_volume', attachment_id=attachment_id)
         else:
             client.cast(context, 'detach_volume', attachment_id=attachment_id)
+
+    def get_instance_owner(self, context, instance_uuid, instance_host):
+        """The project owning an instance of ``instance_host``, as its
+        hypervisor driver reads it (call).
+
+        :returns: the project id, or None (no such instance there, or its
+            owner is unknown).
+        """
+        return self._client(instance_host, '1.3').call(
+            context, 'get_instance_owner', instance_uuid=instance_uuid)
 
     def extend_volume(self, context, volume_id, host, new_size):
         """Have the manager of ``host`` grow a volume (cast).
@@ -150,3 +245,75 @@ class ManagerAPI:
         self._client(host, '1.2').cast(context, 'extend_volume',
                                        volume_id=volume_id,
                                        new_size=new_size)
+
+    def list_connections(self, context, host):
+        """What the backends and the hypervisor of the manager of ``host``
+        hold (call, 1.4), for audits.
+
+        :returns: ``{'host': ..., 'backends': {name: [{'volume_id',
+            'host'}, ...] or None}, 'hypervisor': [{'instance_uuid',
+            'attachment_id'}, ...] or None}``; None where a driver cannot
+            list, a string where it failed.
+        :raises ServiceTooOld: ``[upgrade_levels] manager`` is below 1.4.
+        """
+        self._require('1.4', 'list connections', host)
+        return self._client(host, '1.4').call(context, 'list_connections')
+
+
+def _reported_versions(context):
+    """The RPC API versions the registered managers report."""
+    from cinder_ma.db import api as db_api
+
+    versions = []
+    for svc in db_api.service_get_all(context,
+                                      filters={'topic': ManagerAPI.TOPIC}):
+        if svc.binary != 'cinder-ma-manager':
+            continue
+        try:
+            caps = jsonutils.loads(svc.capabilities or '{}')
+        except ValueError:
+            caps = {}
+        versions.append(caps.get(VERSION_KEY) or UNREPORTED_VERSION)
+    return versions
+
+
+def _version_key(version):
+    return tuple(int(p) for p in version.split('.'))
+
+
+def lowest_reported_version(context):
+    """The lowest RPC API version of the registered managers, or None
+    when none is registered."""
+    versions = _reported_versions(context)
+    return min(versions, key=_version_key) if versions else None
+
+
+def version_cap(conf=None):
+    """The highest manager RPC version to send: ``[upgrade_levels]
+    manager``, with ``auto`` resolved once per process to the lowest
+    version the managers report (this release's when none is registered
+    yet)."""
+    global _AUTO_VERSION
+    conf = conf or CONF
+    pin = conf.upgrade_levels.manager
+    if not pin:
+        return ManagerAPI.RPC_API_VERSION
+    if pin != upgrade_levels.AUTO:
+        return pin
+    with _AUTO_LOCK:
+        if _AUTO_VERSION is None:
+            from cinder_ma import context as cm_context
+
+            lowest = lowest_reported_version(
+                cm_context.get_admin_context())
+            _AUTO_VERSION = lowest or ManagerAPI.RPC_API_VERSION
+            LOG.info('Manager RPC API pinned to %s (upgrade_levels '
+                     'manager = auto)', _AUTO_VERSION)
+        return _AUTO_VERSION
+
+
+def reset_version_cap():
+    """Forget the version ``auto`` resolved to (tests, SIGHUP)."""
+    global _AUTO_VERSION
+    with _AUTO_LOCK:
+        _AUTO_VERSION = None

@@ -5,7 +5,10 @@ On :meth:`ManagerService.start` it loads the storage driver of every
 enabled backend and the host's hypervisor driver by entry point name,
 registers itself in the services table, serves the RPC API and reports a
 heartbeat with its capabilities every ``[manager] report_interval``
-seconds. Nothing is opened at import or construction: a launcher forks its
+seconds, renewing then its claims on the work it runs. Every
+``[manager] reconcile_interval`` seconds it finishes or rolls back the
+work nobody holds that it can do (:mod:`cinder_ma.manager.reconcile`).
+Nothing is opened at import or construction: a launcher forks its
 worker after building the service.
 """
 
@@ -22,10 +25,12 @@ from stevedore import exception as stevedore_exc
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma import context as cm_context
 from cinder_ma.db import api as db_api
+from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import base as hv_base
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import manager
+from cinder_ma.manager import reconcile
 from cinder_ma.manager import rpcapi
 from cinder_ma import rpc
 from cinder_ma.volume.drivers import base as driver_base
@@ -164,12 +169,16 @@ def backend_capabilities(backend):
 
 
 def hypervisor_capabilities(name, driver):
-    """The capability report of the manager's own row."""
+    """The capability report of the manager's own row, with the RPC API
+    version it serves (for ``[upgrade_levels] manager = auto``)."""
+    version = {rpcapi.VERSION_KEY: rpcapi.ManagerAPI.RPC_API_VERSION}
     if driver is None:
-        return {'hypervisor': None}
-    return {'hypervisor': {
+        return dict(version, hypervisor=None)
+    return dict(version, hypervisor={
         'driver': name,
-        'supports_multiattach': driver.capabilities.supports_multiattach}}
+        'supports_multiattach': driver.capabilities.supports_multiattach,
+        'reports_instance_owner':
+            driver.capabilities.reports_instance_owner})
 
 
 def _get_or_create_service(ctxt, host, binary, availability_zone):
@@ -205,9 +214,8 @@ class ManagerService(service.Service):
         """:param worker: this manager is one of several processes serving
             the host (the workers of cinder-ma-all, each with the API and
             an in-process manager): it takes its connection locks between
-            processes, and does not record interrupted operations as
-            failed when it starts (the parent did, before forking: a
-            worker restarted later must not fail its siblings' work).
+            processes. Each process claims work under its own worker id,
+            so that a worker never takes the work of a live sibling.
         """
         super().__init__()
         self.conf = conf or CONF
@@ -220,7 +228,9 @@ class ManagerService(service.Service):
         self._rpcserver = None
         self._stop_event = threading.Event()
         self._reporter = None
+        self._reconciler = None
         self._service_ids = {}
+        self._renew_failed = False
 
     # Lifecycle
 
@@ -247,9 +257,8 @@ class ManagerService(service.Service):
         self.manager = manager.Manager(
             self.host, self.backends, self.hypervisor,
             connectors=host_connector.Connectors(self.conf),
-            inter_process_locks=self.worker)
-        if self.conf.rpc_transport == 'local' and not self.worker:
-            self.manager.recover_interrupted(cm_context.get_admin_context())
+            inter_process_locks=self.worker,
+            worker_id=work_db.new_worker_id())
         target = messaging.Target(topic=rpcapi.ManagerAPI.TOPIC,
                                   server=self.host)
         self._rpcserver = rpc.get_server(target, [self.manager])
@@ -260,6 +269,10 @@ class ManagerService(service.Service):
             target=self._report_loop, name='cinder-ma-manager-report',
             daemon=True)
         self._reporter.start()
+        self._reconciler = threading.Thread(
+            target=self._reconcile_loop, name='cinder-ma-manager-reconcile',
+            daemon=True)
+        self._reconciler.start()
         LOG.info('Manager of %s started: backends %s, hypervisor %s',
                  self.host, ', '.join(self.backends) or '(none)',
                  self.hypervisor_name or '(none)')
@@ -271,10 +284,11 @@ class ManagerService(service.Service):
             self._rpcserver.stop()
             self._rpcserver.wait()
             self._rpcserver = None
-        if (self._reporter is not None and
-                self._reporter is not threading.current_thread()):
-            self._reporter.join(timeout=30)
-        self._reporter = None
+        for thread in (self._reporter, self._reconciler):
+            if (thread is not None and
+                    thread is not threading.current_thread()):
+                thread.join(timeout=30)
+        self._reporter = self._reconciler = None
         super().stop(graceful)
         LOG.info('Manager of %s stopped', self.host)
 
@@ -293,6 +307,41 @@ class ManagerService(service.Service):
         while not self._stop_event.wait(
                 self.conf.manager.report_interval):
             self.report_state()
+
+    def _reconcile_loop(self):
+        while not self._stop_event.wait(
+                self.conf.manager.reconcile_interval):
+            self.reconcile()
+
+    def reconcile(self):
+        """One pass of the reconcile loop; never raises."""
+        try:
+            done = reconcile.reconcile(self.manager,
+                                       cm_context.get_admin_context())
+        except Exception:
+            LOG.exception('The reconcile loop of %s failed; it runs again '
+                          'in %s s', self.host,
+                          self.conf.manager.reconcile_interval)
+            return
+        if done:
+            LOG.info('Reconciled %d interrupted item(s) of work', done)
+
+    def renew_claims(self):
+        """Renew this process's claims on its work; never raises (a
+        failure is logged once until a renewal works again)."""
+        try:
+            work_db.renew(cm_context.get_admin_context(),
+                          self.manager._running_claims(),
+                          self.conf.manager.work_lease_time)
+        except Exception as exc:
+            if not self._renew_failed:
+                LOG.error('Could not renew the claims of %s on its work: '
+                          '%s', self.host, exc)
+            self._renew_failed = True
+            return
+        if self._renew_failed:
+            LOG.info('Claims of %s renewed again', self.host)
+        self._renew_failed = False
 
     def report_state(self):
         """Heartbeat and capabilities of every row of this manager.
@@ -313,6 +362,8 @@ class ManagerService(service.Service):
         self._report(ctxt, self.host, MANAGER_BINARY,
                      hypervisor_capabilities(self.hypervisor_name,
                                              self.hypervisor))
+        if self.manager is not None:
+            self.renew_claims()
 
     def _report(self, ctxt, host, binary, capabilities):
         values = {'capabilities': capabilities,

@@ -3,7 +3,12 @@
 import itertools
 
 from cinder_ma.policies import attachments
+from cinder_ma.policies import availability_zones
 from cinder_ma.policies import base
+from cinder_ma.policies import limits
+from cinder_ma.policies import qos_specs
+from cinder_ma.policies import quotas
+from cinder_ma.policies import scheduler_stats
 from cinder_ma.policies import services
 from cinder_ma.policies import types
 from cinder_ma.policies import volumes
@@ -16,4 +21,9 @@ def list_rules():
         attachments.list_rules(),
         types.list_rules(),
         services.list_rules(),
+        qos_specs.list_rules(),
+        limits.list_rules(),
+        quotas.list_rules(),
+        availability_zones.list_rules(),
+        scheduler_stats.list_rules(),
     ))

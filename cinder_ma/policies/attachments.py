@@ -64,9 +64,10 @@ rules = [
                     {'method': 'GET', 'path': BASE_PATH + '/detail'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=MULTIATTACH_BOOTABLE, check_str=base.RULE_ADMIN_API,
+        name=MULTIATTACH_BOOTABLE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Attach a bootable shareable (multiattach) volume to '
-                    'more than one instance.',
+                    'more than one instance. Project members may, as in '
+                    'Cinder.',
         operations=[{'method': 'POST', 'path': BASE_PATH}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(

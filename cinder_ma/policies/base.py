@@ -3,8 +3,16 @@
 ``admin``: the cloud administrator. ``member`` and ``reader``: members and
 readers of the project that owns the resource (the target's project_id).
 ``service``: another OpenStack service (a compute service attaching
-volumes), recognised by the ``service`` role of its service token or, with
-noauth, of ``X-Service-Roles``.
+volumes), recognised only by the ``service`` role of its *service token*
+(``X-Service-Token``, validated by keystonemiddleware, which puts its
+roles in the context's ``service_roles``) or, with noauth, of the
+``X-Service-Roles`` header. A user token that carries a role named
+``service`` is an ordinary user: the ``service`` persona never looks at
+the user token's roles (as in Cinder).
+
+A service always comes with a user token, and it stays inside that
+token's project: the composite rules below accept the service persona
+only on resources of the caller's own project.
 """
 
 from oslo_policy import policy
@@ -12,17 +20,21 @@ from oslo_policy import policy
 RULE_ADMIN_API = 'rule:admin_api'
 
 ADMIN = 'role:admin'
-SERVICE = 'role:service or service_roles:service'
+SERVICE = 'service_roles:service'
 PROJECT_MEMBER = 'role:member and project_id:%(project_id)s'
 PROJECT_READER = 'role:reader and project_id:%(project_id)s'
 
-ADMIN_OR_SERVICE = 'rule:context_is_admin or rule:service_api'
+PROJECT_SERVICE = 'rule:service_api and project_id:%(project_id)s'
+
+ADMIN_OR_PROJECT_SERVICE = 'rule:context_is_admin or (' + PROJECT_SERVICE + ')'
 PROJECT_MEMBER_OR_ADMIN = 'rule:context_is_admin or rule:project_member_api'
 PROJECT_READER_OR_ADMIN = 'rule:context_is_admin or rule:project_reader_api'
 PROJECT_MEMBER_OR_ADMIN_OR_SERVICE = (
-    'rule:context_is_admin or rule:project_member_api or rule:service_api')
+    'rule:context_is_admin or rule:project_member_api or '
+    '(' + PROJECT_SERVICE + ')')
 PROJECT_READER_OR_ADMIN_OR_SERVICE = (
-    'rule:context_is_admin or rule:project_reader_api or rule:service_api')
+    'rule:context_is_admin or rule:project_reader_api or '
+    '(' + PROJECT_SERVICE + ')')
 
 rules = [
     policy.RuleDefault('context_is_admin', ADMIN,
@@ -31,7 +43,9 @@ rules = [
                        description='Default rule for administrative APIs.'),
     policy.RuleDefault('service_api', SERVICE,
                        description='Decides what a service (such as a '
-                                   'compute service) is.'),
+                                   'compute service) is: the service role '
+                                   'of its service token (X-Service-Token), '
+                                   'never a role of the user token.'),
     policy.RuleDefault('project_member_api', PROJECT_MEMBER,
                        description='A member of the owning project.'),
     policy.RuleDefault('project_reader_api',

@@ -6,11 +6,25 @@ from cinder_ma.policies import base
 
 BASE_PATH = '/v3/{project_id}/types'
 
+#: Extra specs every caller who may read extra specs sees (Cinder's list);
+#: the others (volume_backend_name, capabilities...) describe the
+#: deployment and need EXTRA_SPECS_READ_SENSITIVE.
+USER_VISIBLE_EXTRA_SPECS = (
+    'RESKEY:availability_zones',
+    'multiattach',
+    'replication_enabled',
+)
+#: Extra specs of cinder_ma's multiattach extension ("multiattach:..."):
+#: how a shareable volume of the type behaves, user visible too.
+USER_VISIBLE_EXTRA_SPEC_PREFIX = 'multiattach:'
+
 MANAGE = 'volume_extension:types_manage'
 GET = 'volume_extension:type_get'
 GET_ALL = 'volume_extension:type_get_all'
 EXTRA_SPECS_MANAGE = 'volume_extension:types_extra_specs:manage'
 EXTRA_SPECS_READ = 'volume_extension:types_extra_specs:read'
+EXTRA_SPECS_READ_SENSITIVE = (
+    'volume_extension:types_extra_specs:read_sensitive')
 ACCESS_LIST = 'volume_extension:volume_type_access'
 ACCESS_ADD = 'volume_extension:volume_type_access:addProjectAccess'
 ACCESS_REMOVE = 'volume_extension:volume_type_access:removeProjectAccess'
@@ -51,8 +65,26 @@ rules = [
     policy.DocumentedRuleDefault(
         name=EXTRA_SPECS_READ, check_str='',
         description='Show and list extra specs of a volume type (and see '
-                    'them in type responses).',
+                    'them in type responses): the user-visible ones '
+                    '(multiattach, replication_enabled, '
+                    'RESKEY:availability_zones and the multiattach:... '
+                    'specs of the multiattach extension), and all of them '
+                    'with ' + EXTRA_SPECS_READ_SENSITIVE + '.',
         operations=[
+            {'method': 'GET', 'path': BASE_PATH + '/{type_id}/extra_specs'},
+            {'method': 'GET',
+             'path': BASE_PATH + '/{type_id}/extra_specs/{key}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=EXTRA_SPECS_READ_SENSITIVE, check_str=base.RULE_ADMIN_API,
+        description='See (and filter types by) the extra specs that are '
+                    'not user visible, such as volume_backend_name, which '
+                    'describe the deployment, wherever extra specs are '
+                    'shown; whether they are shown at all is decided by '
+                    'the other rules.',
+        operations=[
+            {'method': 'GET', 'path': BASE_PATH},
+            {'method': 'GET', 'path': BASE_PATH + '/{type_id}'},
             {'method': 'GET', 'path': BASE_PATH + '/{type_id}/extra_specs'},
             {'method': 'GET',
              'path': BASE_PATH + '/{type_id}/extra_specs/{key}'}],

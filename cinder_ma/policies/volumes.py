@@ -13,11 +13,15 @@ UPDATE = 'volume:update'
 DELETE = 'volume:delete'
 ALL_TENANTS = 'volume:get_all_tenants'
 MULTIATTACH = 'volume:multiattach'
+MULTIATTACH_LEGACY_FLAG = 'volume:multiattach_legacy_flag'
 RETYPE = 'volume:retype'
 EXTEND = 'volume:extend'
 EXTEND_ATTACHED = 'volume:extend_attached_volume'
 SET_BOOTABLE = 'volume_extension:volume_actions:set_bootable'
 FORCE_DELETE = 'volume_extension:volume_admin_actions:force_delete'
+EXTEND_COMPLETION = 'volume:extend_volume_completion'
+UPDATE_READONLY = 'volume_extension:volume_actions:update_readonly_flag'
+RESET_STATUS = 'volume_extension:volume_admin_actions:reset_status'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -55,18 +59,24 @@ rules = [
                      'path': BASE_PATH + '/{volume_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=MULTIATTACH, check_str=base.RULE_ADMIN_API,
-        description='Create a shareable (multiattach) volume, from a '
-                    'volume type with multiattach="<is> True" or with the '
-                    'legacy "multiattach" flag of the create request '
-                    '(below microversion 3.50), or retype a volume to a '
-                    'multiattach type. Administrators only by default: a '
-                    'cloud that offers multiattach types to its projects '
-                    'opens this rule to them, for instance '
-                    '"rule:context_is_admin or rule:project_member_api".',
+        name=MULTIATTACH, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Create a shareable (multiattach) volume from a volume '
+                    'type with multiattach="<is> True", or retype a volume '
+                    'to such a type. Project members may, as in Cinder: '
+                    'the gate is the type, which only administrators '
+                    'make (and may keep private to some projects).',
         operations=[{'method': 'POST', 'path': BASE_PATH},
                     {'method': 'POST',
                      'path': BASE_PATH + '/{volume_id}/action (os-retype)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=MULTIATTACH_LEGACY_FLAG, check_str=base.RULE_ADMIN_API,
+        description='Create a shareable (multiattach) volume with the '
+                    'legacy "multiattach" flag of the create request '
+                    '(below microversion 3.50) instead of a multiattach '
+                    'volume type, whatever backend the type leads to. '
+                    'Administrators only.',
+        operations=[{'method': 'POST', 'path': BASE_PATH}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
         name=RETYPE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
@@ -95,12 +105,40 @@ rules = [
                      '/{volume_id}/action (os-set_bootable)'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
+        name=UPDATE_READONLY, check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Make a volume read-only or not '
+                    '(os-update_readonly_flag): the attachments of a '
+                    'read-only volume are ro.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH +
+                     '/{volume_id}/action (os-update_readonly_flag)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
         name=FORCE_DELETE, check_str=base.RULE_ADMIN_API,
         description='Delete a volume in any status, detaching its '
                     'attachments first (os-force_delete).',
         operations=[{'method': 'POST',
                      'path': BASE_PATH +
                      '/{volume_id}/action (os-force_delete)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=EXTEND_COMPLETION, check_str=base.ADMIN_OR_PROJECT_SERVICE,
+        description='Tell that an online extend waiting for the compute '
+                    'service finished or failed '
+                    '(os-extend_volume_completion, 3.71).',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH +
+                     '/{volume_id}/action (os-extend_volume_completion)'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=RESET_STATUS, check_str=base.RULE_ADMIN_API,
+        description='Reset the status of a volume, or from 3.50 of one of '
+                    'its attachments (os-reset_status), within the rule '
+                    'that a volume\'s attachment-derived status is the one '
+                    'its attachments give.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH +
+                     '/{volume_id}/action (os-reset_status)'}],
         scope_types=['project']),
 ]
 

@@ -1,19 +1,32 @@
 """Legacy volume actions of attaching (before the attachments API).
 
-os-reserve, os-unreserve, os-attach, os-begin_detaching,
-os-roll_detaching and os-detach work on the same attachment records as the
-attachments API, so that the volume's status stays derived from them.
+os-reserve, os-unreserve, os-initialize_connection, os-attach,
+os-begin_detaching, os-roll_detaching, os-terminate_connection and
+os-detach work on the same attachment records as the attachments API, so
+that the volume's status stays derived from them, and connect and
+disconnect through the same flows
+(:mod:`cinder_ma.manager.flows.connect_attachment`,
+:mod:`~cinder_ma.manager.flows.disconnect_attachment`).
+
+The pre-3.27 flow of a consumer: reserve, initialize the connection (the
+reservation becomes 'attaching' with the consumer's connector), attach
+(it becomes 'attached'); then begin detaching, terminate the connection
+(ended when no other attachment on that host uses it; the record stays
+without its connection) and detach (the record is deleted).
 """
 
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
-from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
+from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
+from cinder_ma.volume import scheduler
 from cinder_ma.volume import status as vstatus
 
 LOG = logging.getLogger(__name__)
@@ -31,10 +44,7 @@ def _with_status(volume, *statuses):
 def reserve(context, volume_id):
     """os-reserve: hold the volume for an attach to come."""
     volume = _volume(context, volume_id, attachment_policies.CREATE)
-    attachments._check_bootable(context, volume, None)
-    return attachment_db.attachment_reserve(
-        context, volume.id, None,
-        max_attachments=attachments._max_attachments(context, volume))
+    return attachments.reserve(context, volume, None)
 
 
 def unreserve(context, volume_id):
@@ -45,11 +55,67 @@ def unreserve(context, volume_id):
             context, attachment.id, expected_status=vstatus.ATTACH_RESERVED)
 
 
+def initialize_connection(context, volume_id, connector):
+    """os-initialize_connection: connect the volume to the connector's
+    host for the attach to come.
+
+    Connects the reservation of os-reserve (reserving now when there is
+    none), through the connect flow.
+
+    :returns: the connection info, ``{'driver_volume_type': ...,
+        'data': {..., 'access_mode': ...}}``.
+    """
+    attachments.check_connector(connector)
+    with db_api.reading(context):
+        volume = _volume(context, volume_id, attachment_policies.UPDATE)
+        reserved = _with_status(volume, vstatus.ATTACH_RESERVED)
+        # A reservation of os-reserve first (it names no instance).
+        reserved.sort(key=lambda a: a.instance_uuid is not None)
+        attachments.check_backend_multiattach(context, volume)
+    if reserved:
+        attachment = reserved[0]
+        attachment_db.check_connectable(context, attachment.id,
+                                        connector['host'])
+    else:
+        attachment = attachments.reserve(context, volume, None)
+    attachment = attachments.connect(context, attachment, volume, connector,
+                                     'legacy' if reserved else 'create')
+    info = attachments.connection_info_of(attachment)
+    return {key: value for key, value in info.items()
+            if key != 'attachment_id'}
+
+
+def terminate_connection(context, volume_id, connector):
+    """os-terminate_connection: end the connection of the connector's
+    host, unless another attachment on that host still uses it.
+
+    The attachment connected to that host (preferably one detaching) keeps
+    its record, without its connection, until os-detach deletes it.
+    """
+    attachments.check_connector(connector)
+    volume = _volume(context, volume_id, attachment_policies.DELETE)
+    host = connector['host']
+    connected = [a for a in volume.volume_attachment
+                 if a.connector and a.attached_host == host and
+                 a.attach_status in vstatus.LIVE_ATTACH_STATUSES and
+                 not a.manager_host]
+    if not connected:
+        LOG.info('os-terminate_connection: volume %s has no connection '
+                 'to host %s', volume.id, host)
+        return
+    # The one being detached first, then the oldest.
+    connected.sort(key=lambda a: (
+        a.attach_status != vstatus.ATTACH_DETACHING, a.created_at))
+    attachments.disconnect(context, volume, connected[0],
+                           disconnect_flow.get_terminate_flow)
+
+
 def attach(context, volume_id, instance_uuid=None, host_name=None,
            mountpoint=None, mode='rw'):
     """os-attach: record that a consumer attached the volume.
 
-    Uses the reservation of os-reserve (or one of the same instance) when
+    Uses the reservation of os-reserve, connected by
+    os-initialize_connection or not (or one of the same instance) when
     there is one, else reserves now.
     """
     if mode not in attachments.MODES:
@@ -59,23 +125,30 @@ def attach(context, volume_id, instance_uuid=None, host_name=None,
         raise exception.InvalidInput(
             reason='os-attach needs instance_uuid or host_name')
     volume = _volume(context, volume_id, attachment_policies.COMPLETE)
-    reserved = [a for a in _with_status(volume, vstatus.ATTACH_RESERVED)
-                if a.instance_uuid in (None, instance_uuid)]
-    # A reservation of os-reserve (no instance yet) was checked without an
-    # instance: check again now that the instance is known.
-    attachments._check_bootable(context, volume, instance_uuid)
+    reserved = [a for a in _with_status(volume, vstatus.ATTACH_RESERVED,
+                                        vstatus.ATTACH_ATTACHING)
+                if a.instance_uuid in (None, instance_uuid) and
+                not a.manager_host]
+    # One connected to the named host first, then any reservation.
+    reserved.sort(key=lambda a: (
+        not (a.attach_status == vstatus.ATTACH_ATTACHING and
+             (host_name is None or a.attached_host == host_name)),
+        a.created_at))
     if reserved:
         attachment = reserved[0]
     else:
-        attachment = attachment_db.attachment_reserve(
-            context, volume.id, instance_uuid, attach_mode=mode,
-            max_attachments=attachments._max_attachments(context, volume))
+        attachment = attachments.reserve(context, volume, instance_uuid,
+                                         attach_mode=mode)
+    values = {'attach_status': vstatus.ATTACH_ATTACHED,
+              'instance_uuid': instance_uuid, 'mountpoint': mountpoint,
+              'attach_time': timeutils.utcnow()}
+    if not attachment.connector:
+        # Connected by os-initialize_connection, its host and mode are
+        # those of the connection. A read-only volume's are 'ro'.
+        values.update(attached_host=host_name,
+                      attach_mode='ro' if volume.readonly else mode)
     return attachment_db.attachment_update(
-        context, attachment.id,
-        {'attach_status': vstatus.ATTACH_ATTACHED,
-         'instance_uuid': instance_uuid, 'attached_host': host_name,
-         'mountpoint': mountpoint, 'attach_mode': mode,
-         'attach_time': timeutils.utcnow()},
+        context, attachment.id, values,
         expected_status=(vstatus.ATTACH_RESERVED,
                          vstatus.ATTACH_ATTACHING))
 
@@ -130,6 +203,26 @@ def detach(context, volume_id, attachment_id=None):
              attachment.id, volume.id)
 
 
+def update_readonly_flag(context, volume_id, readonly):
+    """os-update_readonly_flag: make a volume read-only (its attachments
+    are then 'ro' whatever mode is asked, and their connection info says
+    so) or not. As in Cinder, only while the volume is available."""
+    volume = _volume(context, volume_id, volume_policies.UPDATE_READONLY)
+    try:
+        db_api.volume_update(context, volume.id,
+                             {'readonly': bool(readonly)},
+                             expected={'status': vstatus.AVAILABLE})
+    except exception.Conflict:
+        raise exception.InvalidVolume(
+            reason='volume %s is %s; its read-only flag can be changed '
+                   'only while it is available' % (
+                       volume.id, _volume(context, volume.id,
+                                          volume_policies.UPDATE_READONLY
+                                          ).status))
+    LOG.info('Volume %s is now %s', volume.id,
+             'read-only' if readonly else 'read-write')
+
+
 def force_delete(context, volume_id):
     """os-force_delete (admin): detach every attachment, then delete.
 
@@ -137,11 +230,24 @@ def force_delete(context, volume_id):
     detach flow (waited for); those of external consumers have their
     connections terminated. Any failure stops here, before the delete,
     with the attachment in error_detaching.
+
+    :raises ManagerUnavailable: the manager of an attachment's host is
+        down (nothing is detached: the disk must leave the instance
+        first).
     """
     volume = _volume(context, volume_id, volume_policies.FORCE_DELETE)
     live = [a for a in volume.volume_attachment
             if a.attach_status in vstatus.LIVE_ATTACH_STATUSES +
             (vstatus.ATTACH_ERROR_ATTACHING,)]
+    for attachment in live:
+        if (attachment.manager_host and
+                not scheduler.manager_is_up(context,
+                                            attachment.manager_host)):
+            raise exception.ManagerUnavailable(
+                host=attachment.manager_host,
+                reason='it is down and holds attachment %s of volume %s; '
+                       'nothing was detached or deleted' % (attachment.id,
+                                                            volume.id))
     for attachment in live:
         LOG.warning('Force-delete of volume %s: detaching attachment %s '
                     '(instance %s)', volume.id, attachment.id,

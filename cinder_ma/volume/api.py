@@ -8,11 +8,14 @@ database and cast to the manager that owns the volume's backend.
 from oslo_log import log as logging
 
 from cinder_ma.db import api as db_api
+from cinder_ma.db import quotas as quota_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma import policy
+from cinder_ma.volume import quotas
 from cinder_ma.volume import scheduler
+from cinder_ma.volume import services as volume_services
 from cinder_ma.volume import status as vstatus
 from cinder_ma.volume import types as vtypes
 
@@ -49,23 +52,40 @@ def get_volume(context, volume_id, action=volume_policies.GET,
     return volume
 
 
-def list_volumes(context, filters=None, marker=None, limit=None,
-                 sort_keys=None, sort_dirs=None, all_tenants=False):
+def _list_scope(context, all_tenants, project_filter):
+    """The project whose volumes a list shows (None: every project).
+
+    :param project_filter: the ``project_id`` filter of the request (with
+        ``all_tenants``, as Cinder's admins list one project's volumes), or
+        None.
+    :returns: (project_id, empty): empty when the filter names another
+        project than the caller's and the caller may not list all
+        projects (Cinder filters the caller's own volumes by it).
+    """
     policy.authorize(context, volume_policies.GET_ALL)
-    project_id = context.project_id
     if all_tenants and policy.authorize(
             context, volume_policies.ALL_TENANTS, do_raise=False):
-        project_id = None
+        return project_filter, False
+    empty = (project_filter is not None and
+             project_filter != context.project_id)
+    return context.project_id, empty
+
+
+def list_volumes(context, filters=None, marker=None, limit=None,
+                 sort_keys=None, sort_dirs=None, all_tenants=False,
+                 project_filter=None):
+    project_id, empty = _list_scope(context, all_tenants, project_filter)
+    if empty:
+        return []
     return db_api.volume_get_all(context, project_id, filters, marker,
                                  limit, sort_keys, sort_dirs)
 
 
-def count_volumes(context, filters=None, all_tenants=False):
-    policy.authorize(context, volume_policies.GET_ALL)
-    project_id = context.project_id
-    if all_tenants and policy.authorize(
-            context, volume_policies.ALL_TENANTS, do_raise=False):
-        project_id = None
+def count_volumes(context, filters=None, all_tenants=False,
+                  project_filter=None):
+    project_id, empty = _list_scope(context, all_tenants, project_filter)
+    if empty:
+        return 0
     return db_api.volume_count(context, project_id, filters)
 
 
@@ -76,7 +96,9 @@ def create_volume(context, size, name=None, description=None,
 
     :param volume_type: name or id of a type; None for the default type.
     :param multiattach: the legacy flag of the create request (below
-        microversion 3.50), allowed by the ``volume:multiattach`` policy.
+        microversion 3.50), allowed by its own policy
+        (``volume:multiattach_legacy_flag``, admins by default); a type
+        with ``multiattach`` needs ``volume:multiattach``.
     :raises NoValidBackend: no running backend can hold the volume; nothing
         is recorded.
     """
@@ -88,16 +110,22 @@ def create_volume(context, size, name=None, description=None,
     vtype = vtypes.find_type(context, volume_type)
     extra_specs = vtypes.specs_of(vtype)
     shareable = bool(multiattach) or vtypes.is_multiattach(extra_specs)
-    if shareable:
+    if multiattach:
+        policy.authorize(context, volume_policies.MULTIATTACH_LEGACY_FLAG,
+                         target)
+    if vtypes.is_multiattach(extra_specs):
         policy.authorize(context, volume_policies.MULTIATTACH, target)
+    if shareable:
         if vtype.encryption is not None:
             raise exception.InvalidVolume(
                 reason='volume type %s is encrypted; a multiattach volume '
                        'cannot be encrypted' % vtype.name)
+    charge = quotas.charge_create(context, context.project_id, size,
+                                  vtype.id)
     placement = scheduler.select_backend(
         context, size, extra_specs, multiattach=shareable,
         availability_zone=availability_zone)
-    volume = db_api.volume_create(context, {
+    volume = quotas.run_charged(context, db_api.volume_create, context, {
         'project_id': context.project_id,
         'user_id': context.user_id,
         'name': name,
@@ -112,7 +140,7 @@ def create_volume(context, size, name=None, description=None,
         'multiattach': shareable,
         'encrypted': vtype.encryption is not None,
         'metadata': metadata or {},
-    })
+    }, quota=charge)
     LOG.info('Creating volume %(id)s (%(size)s GiB, type %(type)s, '
              'multiattach %(ma)s) on %(host)s',
              {'id': volume.id, 'size': size, 'type': vtype.name,
@@ -120,14 +148,17 @@ def create_volume(context, size, name=None, description=None,
     try:
         _rpc().create_volume(context, volume.id, placement.host)
     except Exception as exc:
-        LOG.exception('Could not ask the manager of %s to create volume '
-                      '%s', placement.host, volume.id)
-        volume = db_api.volume_update(
-            context, volume.id,
-            {'status': vstatus.ERROR,
-             'error_reason': 'the manager could not be reached: %s' % exc},
-            expected={'status': vstatus.CREATING})
+        _cast_lost('create', volume.id, placement.host, exc)
     return volume
+
+
+def _cast_lost(operation, volume_id, host, exc):
+    """A cast the broker did not take: the request stands, recorded in
+    the database, and the reconcile loop of the manager of ``host`` runs
+    it (within ``[manager] work_lease_time + reconcile_interval``)."""
+    LOG.warning('Could not ask the manager of %s to %s volume %s (%s); the '
+                'request is recorded and its manager\'s reconcile loop '
+                'will run it', host, operation, volume_id, exc)
 
 
 def update_volume(context, volume_id, name=UNSET, description=UNSET,
@@ -154,6 +185,7 @@ def delete_volume(context, volume_id, cascade=False, force=False):
         it is attached.
     """
     volume = get_volume(context, volume_id, volume_policies.DELETE)
+    volume_services.assert_not_frozen(context, volume)
     if force:
         policy.authorize(context, volume_policies.FORCE_DELETE,
                          _target(volume))
@@ -167,7 +199,8 @@ def delete_volume(context, volume_id, cascade=False, force=False):
             reason='volume status must be one of %s, not %s' % (
                 ', '.join(_DELETABLE), volume.status))
     if not volume.host:
-        db_api.volume_destroy(context, volume.id)
+        quota_db.retrying(context, db_api.volume_destroy, context,
+                          volume.id, quota=quota_db.release_volume)
         LOG.info('Deleted volume %s, which was never placed', volume.id)
         return
     # The attachment check above is repeated inside the compare-and-swap
@@ -182,13 +215,7 @@ def delete_volume(context, volume_id, cascade=False, force=False):
     try:
         _rpc().delete_volume(context, volume.id, volume.host)
     except Exception as exc:
-        LOG.exception('Could not ask the manager of %s to delete volume '
-                      '%s', volume.host, volume.id)
-        db_api.volume_update(
-            context, volume.id,
-            {'status': vstatus.ERROR_DELETING,
-             'error_reason': 'the manager could not be reached: %s' % exc},
-            expected={'status': vstatus.DELETING})
+        _cast_lost('delete', volume.id, volume.host, exc)
 
 
 def is_admin(context):
@@ -212,6 +239,7 @@ def retype(context, volume_id, new_type, migration_policy='never'):
     new type must fit the volume's current backend.
     """
     volume = get_volume(context, volume_id, volume_policies.RETYPE)
+    volume_services.assert_not_frozen(context, volume)
     vtype = vtypes.find_type(context, new_type)
     if vtype.id == volume.volume_type_id:
         raise exception.InvalidInput(
@@ -247,12 +275,37 @@ def retype(context, volume_id, new_type, migration_policy='never'):
         expected.update({'status': vstatus.AVAILABLE, 'attach_count': 0})
     else:
         expected['status'] = (vstatus.AVAILABLE, vstatus.IN_USE)
-    volume = db_api.volume_update(
-        context, volume.id, {'volume_type_id': vtype.id,
-                             'multiattach': shareable}, expected=expected)
+    volume = quotas.run_charged(
+        context, db_api.volume_update, context, volume.id,
+        {'volume_type_id': vtype.id, 'multiattach': shareable},
+        expected=expected,
+        quota=quotas.charge_retype(context, volume, vtype.id))
     LOG.info('Retyped volume %s to %s (multiattach %s)', volume.id,
              vtype.name, shareable)
     return volume
+
+
+def _check_free_space(context, volume, new_size):
+    """Refuse an extend the volume's pool has no room for, before
+    anything changes.
+
+    :raises NotEnoughSpace: a 400 naming what is free.
+    """
+    free = scheduler.pool_free_space(context, volume.host)
+    needed = new_size - volume.size
+    if free is not None and needed > free:
+        # Where the volume lives is for administrators (and the log).
+        where = ' %s' % volume.host if is_admin(context) else ''
+        LOG.info('Extend of volume %s to %s GiB refused: pool %s has %s '
+                 'GiB free', volume.id, new_size, volume.host, _gib(free))
+        raise exception.NotEnoughSpace(
+            reason='extending volume %s to %s GiB needs %s GiB more in its '
+                   'pool%s, which has %s GiB free' % (
+                       volume.id, new_size, needed, where, _gib(free)))
+
+
+def _gib(value):
+    return int(value) if float(value).is_integer() else round(value, 2)
 
 
 def extend(context, volume_id, new_size):
@@ -262,6 +315,7 @@ def extend(context, volume_id, new_size):
     the hosts of its attachments are told through a notification.
     """
     volume = get_volume(context, volume_id, volume_policies.EXTEND)
+    volume_services.assert_not_frozen(context, volume)
     if not isinstance(new_size, int) or new_size <= volume.size:
         raise exception.InvalidInput(
             reason='new size must be an integer greater than the current '
@@ -278,21 +332,47 @@ def extend(context, volume_id, new_size):
         raise exception.InvalidVolume(
             reason='volume %s is %s; only available or in-use volumes can '
                    'be extended' % (volume.id, volume.status))
+    _check_free_space(context, volume, new_size)
     previous = volume.status
-    volume = db_api.volume_update(
-        context, volume.id, {'status': vstatus.EXTENDING},
-        expected={'status': previous})
+    # The size is recorded with the status: an extend interrupted after
+    # this answer is finished by the reconcile loop (whose flow gives the
+    # quota back if the extend fails).
+    volume = quotas.run_charged(
+        context, db_api.volume_update, context, volume.id,
+        {'status': vstatus.EXTENDING, 'target_size': new_size},
+        expected={'status': previous},
+        quota=quotas.charge_extend(context, volume, new_size))
     try:
         _rpc().extend_volume(context, volume.id, volume.host, new_size)
     except Exception as exc:
-        LOG.exception('Could not ask the manager of %s to extend %s',
-                      volume.host, volume.id)
-        db_api.volume_update(
-            context, volume.id,
-            {'status': previous,
-             'error_reason': 'extend failed: the manager could not be '
-                             'reached: %s' % exc},
-            expected={'status': vstatus.EXTENDING})
-        raise exception.ManagerUnavailable(host=volume.host,
-                                           reason=str(exc))
+        _cast_lost('extend', volume.id, volume.host, exc)
     return volume
+
+
+def extend_volume_completion(context, volume_id, error=False):
+    """os-extend_volume_completion (3.71): a compute service finished (or
+    failed) an online extend that the volume service left waiting for it.
+
+    cinder_ma's backends extend attached volumes themselves and never
+    wait for a compute service, so no volume is ever waiting: like Cinder
+    for a volume that is not waiting, this is a 400 once the caller is
+    allowed.
+    """
+    volume = get_volume(context, volume_id, volume_policies.GET)
+    policy.authorize(context, volume_policies.EXTEND_COMPLETION,
+                     _target(volume))
+    raise exception.InvalidVolume(
+        reason='volume %s is not being extended: its backend extends '
+               'attached volumes without waiting for the compute service '
+               '(status %s)' % (volume.id, volume.status))
+
+
+def summarize_volumes(context, filters=None, all_tenants=False):
+    """Count and total size of the caller's volumes (everyone's for an
+    admin asking for all_tenants), with their metadata."""
+    policy.authorize(context, volume_policies.GET_ALL)
+    project_id = context.project_id
+    if all_tenants and policy.authorize(
+            context, volume_policies.ALL_TENANTS, do_raise=False):
+        project_id = None
+    return db_api.volume_summary(context, project_id, filters)

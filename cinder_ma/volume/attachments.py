@@ -13,12 +13,16 @@ Two ways lead to the same records and tasks:
 
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
-from oslo_utils import excutils
 from oslo_utils import timeutils
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import models
 from cinder_ma import exception
+from cinder_ma.manager import flows
+from cinder_ma.manager.flows import connect_attachment as connect_flow
+from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
+from cinder_ma.manager import locks
 from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
@@ -31,6 +35,10 @@ LOG = logging.getLogger(__name__)
 
 MODES = ('rw', 'ro')
 MAX_ATTACHMENTS_SPEC = 'multiattach:max_attachments'
+#: Writer policy of a shareable type: 'one' read-write attachment at a
+#: time (any number of read-only ones), or 'many' (the default, Cinder's).
+WRITERS_SPEC = models.WRITERS_SPEC
+WRITER_POLICIES = ('one', 'many')
 
 
 def _rpc():
@@ -45,12 +53,18 @@ def _is_service(context):
     return policy.check_persona(context, 'service_api')
 
 
-def _max_attachments(context, volume):
-    """The multiattach:max_attachments cap of a shareable volume's type."""
-    if not volume.multiattach:
-        return None
-    value = db_api.volume_type_extra_specs_get(
-        context, volume.volume_type_id).get(MAX_ATTACHMENTS_SPEC)
+def _shareable_specs(context, volume):
+    """The extra specs of a shareable volume's type ({} otherwise): read
+    once per reservation for the rules below."""
+    if not volume.multiattach or not volume.volume_type_id:
+        return {}
+    return db_api.volume_type_extra_specs_get(context, volume.volume_type_id)
+
+
+def _max_attachments(volume, specs):
+    """The multiattach:max_attachments cap of a shareable volume's type
+    (``specs``: :func:`_shareable_specs`)."""
+    value = specs.get(MAX_ATTACHMENTS_SPEC)
     if value is None:
         return None
     try:
@@ -60,6 +74,28 @@ def _max_attachments(context, volume):
                     MAX_ATTACHMENTS_SPEC, value, volume.volume_type_id)
         return None
     return limit if limit > 0 else None
+
+
+def writers_of(multiattach, value):
+    """The writer policy of a volume from its type's
+    ``multiattach:writers`` (``value``, or None): 'one' or 'many' (the
+    default, and always for a volume that is not shareable)."""
+    if not multiattach or value is None:
+        return 'many'
+    value = str(value).strip().lower()
+    return value if value in WRITER_POLICIES else 'many'
+
+
+def _writers(volume, specs):
+    """The writer policy of ``volume`` (see :func:`writers_of`; ``specs``:
+    :func:`_shareable_specs`)."""
+    policy_ = writers_of(volume.multiattach, specs.get(WRITERS_SPEC))
+    if policy_ == 'many' and specs.get(WRITERS_SPEC) is not None and \
+            str(specs[WRITERS_SPEC]).strip().lower() != 'many':
+        LOG.warning('Ignoring %s=%r of volume type %s: not one of %s',
+                    WRITERS_SPEC, specs[WRITERS_SPEC],
+                    volume.volume_type_id, ', '.join(WRITER_POLICIES))
+    return policy_
 
 
 def connector_of(attachment):
@@ -78,10 +114,13 @@ def check_backend_multiattach(context, volume):
         return
     caps = scheduler.backend_capabilities(context, volume.host)
     if not caps.get('multiattach'):
+        # The backend's host is the operator's business: logged, not said.
+        LOG.warning('Backend %s of multiattach volume %s does not report '
+                    'the multiattach capability', volume.host, volume.id)
         raise exception.InvalidVolume(
-            reason='volume %s is multiattach but its backend %s does not '
+            reason='volume %s is multiattach but its backend does not '
                    'report the multiattach capability; it cannot be '
-                   'attached more than once' % (volume.id, volume.host))
+                   'attached more than once' % volume.id)
 
 
 def check_host_multiattach(context, volume, instance_host):
@@ -105,24 +144,99 @@ def check_host_multiattach(context, volume, instance_host):
                        volume.id, hypervisor.get('driver'), instance_host))
 
 
-def _check_bootable(context, volume, instance_uuid):
-    """A bootable shareable volume already held by another instance (or
-    reservation) needs volume:multiattach_bootable_volume."""
-    if not (volume.bootable and volume.multiattach):
+def _no_such_instance(instance_uuid, instance_host):
+    """The one answer to a member naming a host or instance that is not
+    theirs, or that does not exist: they cannot tell which."""
+    return exception.InvalidInput(
+        reason='host %s runs no instance %s of this project that a '
+               'cinder_ma manager can attach volumes to' % (
+                   instance_host, instance_uuid))
+
+
+def check_instance_host(context, volume, instance_uuid, instance_host):
+    """Refuse, before anything is reserved, an attach through the manager
+    of ``instance_host`` that cannot or may not be made.
+
+    Administrators get the reason (host down, no hypervisor driver, no
+    multiattach support). A project attaches only into an instance of
+    the volume's project, whose owner the host's hypervisor driver tells
+    (:meth:`~cinder_ma.hypervisor.drivers.base.HypervisorDriver.
+    get_instance_owner`, asked over RPC); a host or instance that is not
+    the caller's gets exactly the answer of one that does not exist, so
+    that host names cannot be probed.
+    """
+    if volume_api.is_admin(context):
+        check_host_multiattach(context, volume, instance_host)
         return
-    volume = db_api.volume_get(context, volume.id)
-    others = [a for a in volume.volume_attachment
-              if a.attach_status in vstatus.LIVE_ATTACH_STATUSES and
-              (instance_uuid is None or a.instance_uuid != instance_uuid)]
-    if others:
-        policy.authorize(context, attachment_policies.MULTIATTACH_BOOTABLE,
-                         _target(volume))
+    service = db_api.service_get_by_host_and_binary(
+        context, instance_host, scheduler.MANAGER_BINARY)
+    hypervisor = (scheduler.capabilities_of(service).get('hypervisor')
+                  if service is not None and db_api.service_is_up(service)
+                  else None)
+    if not hypervisor or not hypervisor.get('reports_instance_owner'):
+        raise _no_such_instance(instance_uuid, instance_host)
+    try:
+        owner = _rpc().get_instance_owner(context, instance_uuid,
+                                          instance_host)
+    except Exception:
+        LOG.exception('Could not ask the manager of %s who owns instance '
+                      '%s', instance_host, instance_uuid)
+        raise _no_such_instance(instance_uuid, instance_host)
+    if owner is None or owner != volume.project_id:
+        LOG.info('Refused to attach volume %(vol)s of project %(project)s '
+                 'to instance %(inst)s of host %(host)s, owned by %(owner)s',
+                 {'vol': volume.id, 'project': volume.project_id,
+                  'inst': instance_uuid, 'host': instance_host,
+                  'owner': owner})
+        raise _no_such_instance(instance_uuid, instance_host)
+    # Theirs: the host's limits may be told.
+    check_host_multiattach(context, volume, instance_host)
+
+
+def _may_share_bootable(context, volume):
+    """Whether the caller may attach a bootable shareable volume to more
+    than one instance (``volume:multiattach_bootable_volume``).
+
+    Decided here, applied by the reservation's compare-and-swap (see
+    :func:`cinder_ma.db.attachments.attachment_reserve`), so that it
+    holds under concurrent reservations.
+    """
+    if not (volume.bootable and volume.multiattach):
+        return True
+    return policy.authorize(context, attachment_policies.MULTIATTACH_BOOTABLE,
+                            _target(volume), do_raise=False)
+
+
+def reserve(context, volume, instance_uuid, attach_mode='rw',
+            manager_host=None):
+    """Reserve an attachment of ``volume`` (a row read in this request)
+    under every rule of the reservation, decided in one compare-and-swap.
+
+    :raises InvalidVolume: the rules refuse (the message says why).
+    :raises PolicyNotAuthorized: a second instance of a bootable shareable
+        volume without ``volume:multiattach_bootable_volume``.
+    :raises Conflict: a second read-write attachment of a volume whose
+        type allows one writer (``multiattach:writers = one``).
+    """
+    specs = _shareable_specs(context, volume)
+    return attachment_db.attachment_reserve(
+        context, volume.id, instance_uuid, attach_mode=attach_mode,
+        manager_host=manager_host,
+        max_attachments=_max_attachments(volume, specs),
+        exclusive_bootable=not _may_share_bootable(context, volume),
+        one_writer=_writers(volume, specs) == 'one')
 
 
 def _attachment_and_volume(context, attachment_id, action):
-    """An attachment the caller may act on, and its volume's row."""
-    project_id = None if volume_api.is_admin(context) or _is_service(
-        context) else context.project_id
+    """An attachment the caller may act on, and its volume's row.
+
+    Only administrators reach other projects' attachments: a service
+    stays in the project of the user token it came with (its service
+    token lifts nothing here; see :func:`delete_attachment`), so another
+    project's attachment is not found.
+    """
+    project_id = None if volume_api.is_admin(context) else \
+        context.project_id
     attachment, volume = attachment_db.attachment_and_volume_get(
         context, attachment_id, project_id)
     policy.authorize(context, action, _target(volume))
@@ -157,6 +271,8 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
     if mode not in MODES:
         raise exception.InvalidInput(
             reason='mode must be one of %s' % ', '.join(MODES))
+    if connector:
+        check_connector(connector)
     with db_api.reading(context):
         volume = volume_api.get_volume(context, volume_id,
                                        attachment_policies.CREATE,
@@ -164,79 +280,97 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
         if instance_host:
             policy.authorize(context, attachment_policies.ATTACH_TO_HOST,
                              _target(volume))
-            check_host_multiattach(context, volume, instance_host)
+            check_instance_host(context, volume, instance_uuid,
+                                instance_host)
         check_backend_multiattach(context, volume)
-        _check_bootable(context, volume, instance_uuid)
-        max_attachments = _max_attachments(context, volume)
-    attachment = attachment_db.attachment_reserve(
-        context, volume.id, instance_uuid, attach_mode=mode,
-        manager_host=instance_host,
-        max_attachments=max_attachments)
+    attachment = reserve(context, volume, instance_uuid, attach_mode=mode,
+                         manager_host=instance_host)
     LOG.info('Reserved attachment %(att)s of volume %(vol)s for instance '
              '%(inst)s (%(mode)s)', {'att': attachment.id, 'vol': volume.id,
-                                      'inst': instance_uuid, 'mode': mode})
+                                      'inst': instance_uuid,
+                                      'mode': attachment.attach_mode})
     if instance_host:
         notifications.notify_attach(context, 'attach.start', volume,
                                     attachment)
         try:
             _rpc().attach_volume(context, attachment.id, instance_host)
         except Exception as exc:
-            LOG.exception('Could not ask the manager of %s to attach %s',
-                          instance_host, attachment.id)
-            attachment_db.attachment_update(
-                context, attachment.id,
-                {'attach_status': vstatus.ATTACH_ERROR_ATTACHING},
-                expected_status=vstatus.ATTACH_RESERVED)
-            raise exception.ManagerUnavailable(host=instance_host,
-                                               reason=str(exc))
+            # The reservation is the request: the reconcile loop of that
+            # host's manager attaches it.
+            LOG.warning('Could not ask the manager of %s to attach %s (%s); '
+                        'its reconcile loop will', instance_host,
+                        attachment.id, exc)
         # The manager's flow may have moved it on already.
         return attachment_db.attachment_get(context, attachment.id)
     if connector:
-        try:
-            attachment = update_attachment(context, attachment.id,
-                                           connector)
-        except Exception:
-            # Nothing half-done: the reservation goes with the failure.
-            with excutils.save_and_reraise_exception():
-                LOG.warning('Connecting attachment %s failed; releasing '
-                            'its reservation', attachment.id)
-                attachment_db.attachment_destroy(context, attachment.id)
+        notifications.notify_attach(context, 'attach.start', volume,
+                                    attachment)
+        return connect(context, attachment, volume, connector, 'create')
     return attachment
+
+
+def check_connector(connector):
+    """400 unless ``connector`` is an object naming its ``host``."""
+    if not isinstance(connector, dict) or not connector.get('host') or \
+            not isinstance(connector['host'], str):
+        raise exception.InvalidInput(
+            reason='connector must be an object with at least "host"')
+
+
+def _connection_lock(volume):
+    """The connection lock of a volume's connections, taken across the
+    API's processes (see :mod:`cinder_ma.manager.locks`)."""
+    return locks.inter_process_lock_of(volume)
+
+
+def _run(flow, store, lock):
+    """Run a connect or disconnect flow here, in the API process."""
+    try:
+        return flows.run_flow(flow, store, log=LOG)
+    finally:
+        # The flow releases it, also when it fails; in case a revert
+        # could not, never leave the connections locked.
+        lock.release()
+
+
+def connect(context, attachment, volume, connector, kind):
+    """Run the connect flow of a reserved attachment (see
+    :mod:`cinder_ma.manager.flows.connect_attachment`).
+
+    :returns: the attachment, now 'attaching' with its connection_info.
+    """
+    check_connector(connector)
+    lock = _connection_lock(volume)
+    engine = _run(
+        connect_flow.get_flow(_rpc(), lock, kind),
+        {'context': context, 'attachment_id': attachment.id,
+         'volume_id': volume.id, 'volume_host': volume.host,
+         'attach_mode': attachment.attach_mode, 'connector': connector,
+         'host': connector['host'],
+         'mountpoint': connector.get('mountpoint')}, lock)
+    return engine.storage.fetch('attachment')
 
 
 def update_attachment(context, attachment_id, connector):
     """Have the backend connect a reserved attachment to a host.
 
+    A refused request changes nothing anywhere: an attachment that is not
+    'reserved' (already connected), or whose instance has the volume
+    connected on that host already, is a 409 before any backend is
+    called.
+
     :returns: the attachment, now ``attaching`` with its connection_info.
     """
-    if not isinstance(connector, dict) or not connector.get('host'):
-        raise exception.InvalidInput(
-            reason='connector must be an object with at least "host"')
+    check_connector(connector)
     with db_api.reading(context):
         attachment, volume = _attachment_and_volume(
             context, attachment_id, attachment_policies.UPDATE)
+        attachment_db.check_connectable(context, attachment.id,
+                                        connector['host'],
+                                        current=attachment)
         check_backend_multiattach(context, volume)
     notifications.notify_attach(context, 'attach.start', volume, attachment)
-    connection_info = _rpc().initialize_connection(
-        context, volume.id, volume.host, connector, attachment.attach_mode)
-    connection_info.setdefault('data', {})['access_mode'] = \
-        attachment.attach_mode
-    connection_info['attachment_id'] = attachment.id
-    try:
-        return attachment_db.attachment_update(
-            context, attachment.id,
-            {'attach_status': vstatus.ATTACH_ATTACHING,
-             'connector': connector, 'attached_host': connector['host'],
-             'mountpoint': connector.get('mountpoint'),
-             'connection_info': connection_info},
-            expected_status=(vstatus.ATTACH_RESERVED,
-                             vstatus.ATTACH_ATTACHING),
-            not_connected_elsewhere=connector['host'], current=attachment)
-    except exception.CinderMAException:
-        LOG.warning('Attachment %s changed while its connection was made; '
-                    'terminating that connection', attachment.id)
-        _terminate(context, volume, attachment.id, connector)
-        raise
+    return connect(context, attachment, volume, connector, 'update')
 
 
 def complete_attachment(context, attachment_id):
@@ -254,21 +388,6 @@ def complete_attachment(context, attachment_id):
     return attachment
 
 
-def _terminate(context, volume, attachment_id, connector):
-    """Terminate a connection unless another attachment on the same host
-    still uses it (the service counts, not each driver)."""
-    if not connector or not volume.host:
-        return
-    still_used = attachment_db.attachment_count_sharing_connection(
-        context, volume.id, connector.get('host'), attachment_id)
-    if still_used:
-        LOG.info('Keeping the connection of volume %s to host %s: %d other '
-                 'attachment(s) use it', volume.id, connector.get('host'),
-                 still_used)
-        return
-    _rpc().terminate_connection(context, volume.id, volume.host, connector)
-
-
 def _is_connected(attachment):
     return attachment.attach_status in (
         vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ATTACHING,
@@ -281,7 +400,10 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     An attachment connected to an instance can only be deleted by a
     service (the lesson of CVE-2023-2088: a user deleting it would leave
     the host connected to a volume it no longer controls); others get 409.
-    Administrators use :func:`force_detach`.
+    "A service" is a request whose *service token* has the service role
+    (``service_roles``), never a user token's role; that lifts the 409
+    and nothing else: the attachment must still be in the user token's
+    project. Administrators use :func:`force_detach`.
 
     :returns: the volume's other attachments (Cinder's delete answers
         them).
@@ -295,30 +417,34 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
                    'service that attached it can delete it (an '
                    'administrator can use os-force_detach)' % (
                        attachment.id, attachment.instance_uuid))
-    if attachment.manager_host and attachment.attach_status in (
-            vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ERROR_DETACHING):
+    if attachment.manager_host:
+        # Every way out of an attachment made through a manager goes
+        # through the host that may hold its disk and connection.
         _detach_through_host(context, volume, attachment, wait)
         return _others(context, attachment)
-    detaching = attachment_db.attachment_update(
+    attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
         (vstatus.ATTACH_ERROR_ATTACHING,), current=attachment)
     notifications.notify_attach(context, 'detach.start', volume, attachment)
-    try:
-        _terminate(context, volume, attachment.id, connector_of(attachment))
-    except Exception:
-        LOG.exception('Terminating the connection of attachment %s failed',
-                      attachment.id)
-        attachment_db.attachment_update(
-            context, attachment.id,
-            {'attach_status': vstatus.ATTACH_ERROR_DETACHING})
-        raise
-    attachment_db.attachment_destroy(
-        context, attachment.id, expected_status=vstatus.ATTACH_DETACHING,
-        current=detaching)
+    disconnect(context, volume, attachment, disconnect_flow.get_flow)
     LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)
-    notifications.notify_attach(context, 'detach.end', volume, attachment)
     return _others(context, attachment)
+
+
+def disconnect(context, volume, attachment, factory):
+    """Run a disconnect flow (see
+    :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a consumer's
+    attachment: its connection ends when it is the last user of it."""
+    connector = connector_of(attachment)
+    lock = _connection_lock(volume)
+    _run(factory(_rpc(), lock),
+         {'context': context, 'attachment_id': attachment.id,
+          'volume_id': volume.id, 'volume_host': volume.host,
+          'instance_uuid': attachment.instance_uuid,
+          'attach_mode': attachment.attach_mode,
+          'host': (connector or {}).get('host') or attachment.attached_host,
+          'connector': connector if volume.host else None}, lock)
 
 
 def _others(context, attachment):
@@ -328,12 +454,33 @@ def _others(context, attachment):
 
 
 def _detach_through_host(context, volume, attachment, wait=False):
+    """Have the manager of the attachment's host run its detach flow
+    (hypervisor detach, disconnect, terminate, then delete the record).
+
+    When that manager is down: with ``wait`` (a caller that needs the
+    attachment gone, force-delete) refuse, changing nothing; otherwise
+    record the attachment 'detaching' for that manager's reconcile loop
+    to detach once it is back.
+
+    :raises ManagerUnavailable: the host's manager is down and ``wait``.
+    """
+    host = attachment.manager_host
+    up = scheduler.manager_is_up(context, host)
+    if wait and not up:
+        raise exception.ManagerUnavailable(
+            host=host, reason='it is down; attachment %s stays until it '
+                              'can be detached from its instance there' %
+                              attachment.id)
     attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
-        expected_status=(vstatus.ATTACH_ATTACHED,
-                         vstatus.ATTACH_ERROR_DETACHING,
-                         vstatus.ATTACH_DETACHING))
+        expected_status=vstatus.LIVE_ATTACH_STATUSES +
+        (vstatus.ATTACH_ERROR_ATTACHING,))
     notifications.notify_attach(context, 'detach.start', volume, attachment)
+    if not up:
+        LOG.warning('The manager of %s is down: attachment %s is recorded '
+                    'detaching and is detached there once it is back',
+                    host, attachment.id)
+        return
     try:
         _rpc().detach_volume(context, attachment.id,
                              attachment.manager_host, wait=wait)
@@ -344,13 +491,13 @@ def _detach_through_host(context, volume, attachment, wait=False):
                     attachment.id, attachment.manager_host)
         raise
     except Exception as exc:
+        # The attachment stays 'detaching': the reconcile loop of that
+        # host's manager detaches it if the request was lost.
         LOG.exception('Could not ask the manager of %s to detach %s',
                       attachment.manager_host, attachment.id)
-        attachment_db.attachment_update(
-            context, attachment.id,
-            {'attach_status': vstatus.ATTACH_ERROR_DETACHING})
-        raise exception.ManagerUnavailable(host=attachment.manager_host,
-                                           reason=str(exc))
+        if wait:
+            raise exception.ManagerUnavailable(host=attachment.manager_host,
+                                               reason=str(exc))
 
 
 def force_detach(context, volume_id, attachment_id=None):

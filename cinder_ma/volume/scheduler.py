@@ -2,9 +2,13 @@
 
 Backends are the ``cinder-ma-volume`` rows of the services table; their
 managers report capabilities and pool capacity there. A backend qualifies
-when it is up and enabled, is in the requested availability zone, reports
-every capability the volume type asks for, and has a pool with room for
-the volume; the pool with the most free space wins.
+when it is up, enabled and not frozen, is in the requested availability
+zone, reports every capability the volume type asks for, and has a pool
+with room for the volume; the pool with the most free space wins.
+
+When none qualifies, the reason names backend hosts: it is logged, and
+shown to administrators only; other callers learn that no backend could
+hold the volume (as Cinder answers them), not where the backends are.
 """
 
 import dataclasses
@@ -14,11 +18,16 @@ from oslo_serialization import jsonutils
 
 from cinder_ma.db import api as db_api
 from cinder_ma import exception
+from cinder_ma import policy
 
 LOG = logging.getLogger(__name__)
 
 VOLUME_BINARY = 'cinder-ma-volume'
 MANAGER_BINARY = 'cinder-ma-manager'
+
+#: What a caller who is not an administrator learns when no backend fits.
+PUBLIC_NO_BACKEND = ('No backend can hold the volume (its size, type or '
+                     'availability zone).')
 
 # Extra spec keys that are not backend capabilities.
 _NON_CAPABILITY_SPECS = ('multiattach', 'volume_backend_name')
@@ -85,8 +94,9 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
     best = None
     reasons = []
     for service in services:
-        if service.disabled:
-            reasons.append('%s is disabled' % service.host)
+        if service.disabled or service.frozen:
+            reasons.append('%s is %s' % (
+                service.host, 'frozen' if service.frozen else 'disabled'))
             continue
         if not db_api.service_is_up(service):
             reasons.append('%s is down' % service.host)
@@ -118,6 +128,9 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
             reason = 'No backend can hold the volume: %s.' % '; '.join(
                 reasons)
         LOG.info('Scheduling a %s GiB volume failed: %s', size, reason)
+        if services and not policy.check_persona(context,
+                                                  'context_is_admin'):
+            reason = PUBLIC_NO_BACKEND
         raise exception.NoValidBackend(reason=reason)
     _free, service, pool, caps = best
     host = '%s#%s' % (service.host, pool.get('pool_name') or
@@ -132,6 +145,14 @@ def node_of(host):
     return host.split('@', 1)[0].split('#', 1)[0]
 
 
+def manager_is_up(context, host):
+    """Whether the manager of the node of ``host`` (``node``,
+    ``node@backend#pool``) heartbeats (``[manager] service_down_time``)."""
+    service = db_api.service_get_by_host_and_binary(
+        context, node_of(host), MANAGER_BINARY)
+    return service is not None and db_api.service_is_up(service)
+
+
 def backend_capabilities(context, host):
     """The capabilities reported by the backend of a volume host
     (``node@backend#pool``); {} when it never reported."""
@@ -141,3 +162,18 @@ def backend_capabilities(context, host):
     service = db_api.service_get_by_host_and_binary(
         context, backend_host, VOLUME_BINARY)
     return capabilities_of(service) if service else {}
+
+
+def pool_free_space(context, host):
+    """GiB free (less the reserved part) in the pool of a volume host
+    ``node@backend#pool``, as its backend last reported; None when it is
+    not known (no report, or 'infinite'/'unknown' capacity)."""
+    caps = backend_capabilities(context, host)
+    pool_name = host.split('#', 1)[1] if host and '#' in host else None
+    for pool in caps.get('pools', ()):
+        if pool.get('pool_name') == pool_name or pool_name is None:
+            try:
+                return _pool_free(pool)
+            except (TypeError, ValueError):
+                return None
+    return None

@@ -2,13 +2,14 @@
 
 Attachment transitions call :func:`derive` in the same transaction that
 changes an attachment, and nothing else writes the attachment-derived
-statuses (``available``, ``attaching``, ``in-use``, ``detaching``,
-``error_detaching``).
+statuses (``available``, ``reserved``, ``attaching``, ``in-use``,
+``detaching``, ``error_detaching``).
 """
 
 # Volume statuses.
 CREATING = 'creating'
 AVAILABLE = 'available'
+RESERVED = 'reserved'
 ATTACHING = 'attaching'
 IN_USE = 'in-use'
 DETACHING = 'detaching'
@@ -35,21 +36,26 @@ LIVE_ATTACH_STATUSES = (ATTACH_RESERVED, ATTACH_ATTACHING, ATTACH_ATTACHED,
 
 # Volume statuses in which attachments may change; derive() only ever
 # moves a volume between these.
-ATTACHABLE_STATUSES = (AVAILABLE, ATTACHING, IN_USE, DETACHING,
+ATTACHABLE_STATUSES = (AVAILABLE, RESERVED, ATTACHING, IN_USE, DETACHING,
                        ERROR_DETACHING)
 
 
 def derive(attach_statuses):
     """Volume status for the statuses of its (not deleted) attachments.
 
-    In order of precedence:
+    In order of precedence (Cinder's ``attached > attaching > detaching >
+    reserved``, which clients wait for, plus the error state Cinder
+    ignores):
 
     * ``in-use`` if any attachment is ``attached`` (so an in-use shareable
-      volume stays in-use while another attachment comes or goes);
-    * ``attaching`` if any is ``reserved`` or ``attaching``;
+      volume stays in-use while other attachments come and go: Cinder
+      flips it to ``attaching``/``detaching`` meanwhile, we do not);
+    * ``attaching`` if any is ``attaching`` (a connector was given);
     * ``detaching`` if any is ``detaching``;
     * ``error_detaching`` if any is ``error_detaching``: a connection may
       be left on a host, so the volume is not free;
+    * ``reserved`` if any is ``reserved`` (only reservations: no
+      connector yet), as in Cinder;
     * ``available`` otherwise: no attachments, only ``detached`` ones, or
       only ``error_attaching`` ones (the attach flow reverted everything it
       did before recording that status).
@@ -57,10 +63,12 @@ def derive(attach_statuses):
     statuses = set(attach_statuses)
     if ATTACH_ATTACHED in statuses:
         return IN_USE
-    if statuses & {ATTACH_RESERVED, ATTACH_ATTACHING}:
+    if ATTACH_ATTACHING in statuses:
         return ATTACHING
     if ATTACH_DETACHING in statuses:
         return DETACHING
     if ATTACH_ERROR_DETACHING in statuses:
         return ERROR_DETACHING
+    if ATTACH_RESERVED in statuses:
+        return RESERVED
     return AVAILABLE

@@ -74,14 +74,23 @@ def _visible(context, vtype):
 
 
 def find_type(context, name_or_id):
-    """A type by id or by name, as volume create accepts either."""
+    """A type by id or by name, as volume create and retype accept
+    either.
+
+    A private type the caller's project has no access to is not found,
+    by id as by name, with the answer of a type that does not exist (so
+    that its id cannot be probed).
+    """
     if name_or_id is None:
         return get_default_type(context)
     if uuidutils.is_uuid_like(name_or_id):
         try:
-            return db_api.volume_type_get(context, name_or_id)
+            vtype = db_api.volume_type_get(context, name_or_id)
         except exception.VolumeTypeNotFound:
             pass
+        else:
+            if _visible(context, vtype):
+                return vtype
     vtype = db_api.volume_type_get_by_name(context, name_or_id)
     if not _visible(context, vtype):
         raise exception.VolumeTypeNotFoundByName(
@@ -120,6 +129,13 @@ def list_types(context, is_public=None, filters=None, marker=None,
     """
     policy.authorize(context, type_policies.GET_ALL)
     filters = dict(filters or {})
+    if filters.get('extra_specs') and not sees_sensitive_specs(context):
+        # Filtering by a spec one cannot see would reveal it: such keys
+        # are ignored, as in Cinder.
+        filters['extra_specs'] = visible_specs(filters['extra_specs'],
+                                               False)
+        if not filters['extra_specs']:
+            del filters['extra_specs']
     if policy.authorize(context, type_policies.MANAGE, do_raise=False):
         filters['is_public'] = is_public
     else:
@@ -165,12 +181,36 @@ def can_see_extra_specs(context):
                             do_raise=False)
 
 
+def sees_sensitive_specs(context):
+    """Whether the caller sees every extra spec, not only the user-visible
+    ones (``...types_extra_specs:read_sensitive``)."""
+    return bool(policy.authorize(
+        context, type_policies.EXTRA_SPECS_READ_SENSITIVE, do_raise=False))
+
+
+def is_user_visible_spec(key):
+    return (key in type_policies.USER_VISIBLE_EXTRA_SPECS or
+            key.startswith(type_policies.USER_VISIBLE_EXTRA_SPEC_PREFIX))
+
+
+def visible_specs(specs, sensitive):
+    """The extra specs a caller may see.
+
+    :param sensitive: what :func:`sees_sensitive_specs` answered.
+    """
+    if sensitive:
+        return dict(specs)
+    return {k: v for k, v in specs.items() if is_user_visible_spec(k)}
+
+
 def get_extra_specs(context, type_id):
     policy.authorize(context, type_policies.EXTRA_SPECS_READ)
-    return specs_of(get_type(context, type_id))
+    return visible_specs(specs_of(get_type(context, type_id)),
+                         sees_sensitive_specs(context))
 
 
 def get_extra_spec(context, type_id, key):
+    # A spec the caller may not see does not exist for the caller.
     specs = get_extra_specs(context, type_id)
     if key not in specs:
         raise exception.VolumeTypeExtraSpecsNotFound(

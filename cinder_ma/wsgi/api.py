@@ -13,8 +13,10 @@ initialised through :func:`cinder_ma.rpc.init`.
 All of that happens on the first request of each worker process, not at
 import: uWSGI and gunicorn import the module in a master that then forks,
 and connections (the RPC transport, the database engine, created on first
-use) must not be shared across a fork. A bad configuration therefore shows
-in the log of the first request, as a 500.
+use) must not be shared across a fork. A bad configuration (such as
+``auth_strategy = keystone`` without a usable ``[keystone_authtoken]``)
+therefore shows in the log of the first request, which gets a 503 fault,
+as does every request until the configuration is mended.
 """
 
 import os
@@ -27,7 +29,9 @@ from oslo_config import cfg  # noqa: I001
 from oslo_log import log as logging
 
 from cinder_ma.api import app as api_app
+from cinder_ma.api import expose
 from cinder_ma.conf import opts as conf_opts
+from cinder_ma import log_lines
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -65,6 +69,7 @@ def init_application(environ=None, conf=CONF):
          default_config_files=_config_files(environ),
          default_config_dirs=_config_dirs(environ))
     logging.setup(conf, PROJECT)
+    log_lines.install()
     conf.log_opt_values(LOG, logging.DEBUG)
     from cinder_ma import rpc  # the manager team's module, loaded late
     rpc.init(conf)
@@ -83,7 +88,16 @@ class LazyApplication:
         if self._app is None:
             with self._lock:
                 if self._app is None:
-                    self._app = self._factory()
+                    try:
+                        self._app = self._factory()
+                    except Exception:
+                        # Logged where the operator looks; the client gets
+                        # a fault, and the next request tries again.
+                        LOG.exception('The API could not be set up')
+                        response = expose.fault_response(
+                            503, 'The service is not configured '
+                                 'correctly; its log says why.')
+                        return response(environ, start_response)
         return self._app(environ, start_response)
 
 

@@ -12,6 +12,11 @@ processes.
 * :class:`WSGIServer` -- ``cinder_ma.wsgi.api:application`` served by
   waitress' own command line (``python -m waitress``), configured through
   ``OS_CINDER_MA_CONFIG_FILES``.
+* :class:`Keystone` -- a real Keystone (the ``keystone`` package): SQLite,
+  fernet tokens, bootstrapped by ``keystone-manage``, served on loopback
+  by ``tools/keystone_wsgi.py``; with helpers to make projects, users and
+  role assignments, and the ``[keystone_authtoken]`` section of a service
+  that validates its tokens.
 
 Every process runs in a session of its own, writes its log, standard
 output and standard error to files in the fixture's directory (no pipe to
@@ -35,6 +40,7 @@ import time
 import urllib.parse
 import uuid
 
+import amqp.exceptions
 import fixtures
 import kombu
 import requests
@@ -319,17 +325,26 @@ class AllInOne(_Server):
     from the line the command prints once it serves.
 
     :param config: extra ``{section: {option: value}}``.
+    :param previous: an AllInOne (stopped) whose directory, state and
+        host this one takes over: the same service started again.
+    :param env: the process's environment (default: :func:`environ`).
     """
 
-    def __init__(self, config=None):
+    def __init__(self, config=None, previous=None, env=None):
         super().__init__()
         self.extra_config = config or {}
+        self.previous = previous
+        self.env = env
 
     def _setUp(self):
-        self.directory = self.useFixture(fixtures.TempDir()).path
+        if self.previous is not None:
+            self.directory = self.previous.directory
+            self.host = self.previous.host
+        else:
+            self.directory = self.useFixture(fixtures.TempDir()).path
+            self.host = unique('aio')
         self.state_path = os.path.join(self.directory, 'state')
         self.volumes_dir = os.path.join(self.state_path, 'volumes')
-        self.host = unique('aio')
         sections = {
             'DEFAULT': {'host': self.host, 'state_path': self.state_path,
                         'auth_strategy': 'noauth'},
@@ -341,10 +356,13 @@ class AllInOne(_Server):
             sections.setdefault(section, {}).update(values)
         self.config_file = write_config(
             os.path.join(self.directory, 'cinder-ma.conf'), sections)
+        name = 'cinder-ma-all'
+        if self.previous is not None:
+            name += '-again'
         self.process = self.useFixture(Process(
-            'cinder-ma-all',
+            name,
             command('cinder-ma-all') + ['--config-file', self.config_file],
-            self.directory))
+            self.directory, env=self.env))
         match = wait_for(lambda: READY.search(self.process.stdout()),
                          '"API listening" line of cinder-ma-all',
                          processes=[self.process])
@@ -383,6 +401,31 @@ def require_deployment_services(testcase):
     return url
 
 
+def _broker_url():
+    parts = urllib.parse.urlsplit(cm_fixtures.RABBIT_URL)
+    return parts._replace(scheme='amqp').geturl()
+
+
+def durable_queues():
+    """Whether deployments on the shared broker can use durable queues
+    (``[oslo_messaging_rabbit] amqp_durable_queues``, True by default).
+
+    The manager's topic queue is shared by every deployment on the broker
+    (its name is the topic), and RabbitMQ refuses to declare it again with
+    another durability: when an earlier run (of an older release) left it
+    transient, deployments of these tests stay transient too rather than
+    fail. It is never deleted or changed here (other runs may use it).
+    """
+    with kombu.Connection(_broker_url(), connect_timeout=5) as conn:
+        channel = conn.channel()
+        try:
+            channel.queue_declare(MANAGER_TOPIC, durable=True,
+                                  auto_delete=False)
+        except amqp.exceptions.PreconditionFailed:
+            return False
+    return True
+
+
 class Deployment(_Server):
     """The API and a manager in two processes, PostgreSQL and RabbitMQ.
 
@@ -399,11 +442,13 @@ class Deployment(_Server):
 
     BACKEND = 'file'
 
-    def __init__(self, admin_url, report_interval=1, service_down_time=3):
+    def __init__(self, admin_url, report_interval=1, service_down_time=3,
+                 config=None):
         super().__init__()
         self.admin_url = admin_url
         self.report_interval = report_interval
         self.service_down_time = service_down_time
+        self.extra_config = config or {}
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
@@ -415,21 +460,26 @@ class Deployment(_Server):
         self.database = self.useFixture(ServerDatabase(self.admin_url))
         self.port = free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
+        sections = {
+            'DEFAULT': {
+                'host': self.host, 'state_path': self.state_path,
+                'auth_strategy': 'noauth', 'rpc_transport': 'oslo',
+                'transport_url': cm_fixtures.RABBIT_URL,
+                'control_exchange': self.exchange,
+                'enabled_backends': self.BACKEND},
+            self.BACKEND: {'volume_driver': 'file'},
+            'database': {'connection': self.database.url},
+            'api': {'host_ip': '127.0.0.1', 'port': self.port},
+            'manager': {'report_interval': self.report_interval,
+                        'service_down_time': self.service_down_time,
+                        'rpc_response_timeout': 10},
+            'oslo_messaging_rabbit': {
+                'amqp_durable_queues': durable_queues()},
+        }
+        for section, values in self.extra_config.items():
+            sections.setdefault(section, {}).update(values)
         self.config_file = write_config(
-            os.path.join(self.directory, 'cinder-ma.conf'), {
-                'DEFAULT': {
-                    'host': self.host, 'state_path': self.state_path,
-                    'auth_strategy': 'noauth', 'rpc_transport': 'oslo',
-                    'transport_url': cm_fixtures.RABBIT_URL,
-                    'control_exchange': self.exchange,
-                    'enabled_backends': self.BACKEND},
-                self.BACKEND: {'volume_driver': 'file'},
-                'database': {'connection': self.database.url},
-                'api': {'host_ip': '127.0.0.1', 'port': self.port},
-                'manager': {'report_interval': self.report_interval,
-                            'service_down_time': self.service_down_time,
-                            'rpc_response_timeout': 10},
-            })
+            os.path.join(self.directory, 'cinder-ma.conf'), sections)
         # Registered before the processes start: runs after they stopped.
         self.addCleanup(self._clean_broker)
         run(command('cinder-ma-manage') + [
@@ -450,15 +500,18 @@ class Deployment(_Server):
         """The node's manager process started last."""
         return self.managers[-1]
 
-    def start_manager(self):
-        """Start the node's manager (again: its files get a number)."""
+    def start_manager(self, env=None):
+        """Start the node's manager (again: its files get a number).
+
+        :param env: the process's environment (default: :func:`environ`).
+        """
         name = 'cinder-ma-manager'
         if self.managers:
             name += '-%d' % (len(self.managers) + 1)
         self.managers.append(self.useFixture(Process(
             name, command('cinder-ma-manager') + [
                 '--config-file', self.config_file],
-            self.directory)))
+            self.directory, env=env)))
         return self.manager
 
     def processes(self):
@@ -467,7 +520,8 @@ class Deployment(_Server):
     def wait_for_services(self, state, timeout=START_TIMEOUT):
         """Wait until the node's manager and backend show ``state``."""
         wanted = {('cinder-ma-manager', self.host): state,
-                  ('cinder-ma-volume', self.backend_host): state}
+                  # Backends are listed under Cinder's name.
+                  ('cinder-volume', self.backend_host): state}
 
         def reached():
             states = self.service_states()
@@ -483,9 +537,7 @@ class Deployment(_Server):
     def _clean_broker(self):
         """Delete what this deployment alone declared on the broker: its
         node's queue and its exchange."""
-        parts = urllib.parse.urlsplit(cm_fixtures.RABBIT_URL)
-        url = parts._replace(scheme='amqp').geturl()
-        with kombu.Connection(url, connect_timeout=5) as conn:
+        with kombu.Connection(_broker_url(), connect_timeout=5) as conn:
             channel = conn.channel()
             channel.queue_delete('%s.%s' % (MANAGER_TOPIC, self.host))
             channel.exchange_delete(self.exchange)
@@ -555,3 +607,194 @@ def class_fixture(testcase, factory, key=None):
 
 def _drop_class_fixture(cache, key):
     cache.pop(key).cleanUp()
+
+
+#: The module that serves Keystone (tools/keystone_wsgi.py).
+KEYSTONE_WSGI = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__)))), 'tools', 'keystone_wsgi.py')
+
+
+class Keystone(_Server):
+    """A real Keystone on a free loopback port.
+
+    SQLite database, fernet tokens and credential keys in a temporary
+    directory; ``keystone-manage bootstrap`` makes the admin user and
+    project, the admin, member and reader roles and the identity
+    endpoints of region :attr:`REGION`. Requests to it go through
+    keystoneauth sessions (:meth:`session`, :meth:`admin_session`).
+
+    :ivar url: ``http://127.0.0.1:<port>``.
+    :ivar auth_url: the v3 identity endpoint (``<url>/v3``).
+    :ivar admin_password: the password of :attr:`ADMIN_USER`.
+    """
+
+    ADMIN_USER = 'admin'
+    ADMIN_PROJECT = 'admin'
+    DOMAIN = 'Default'
+    REGION = 'RegionOne'
+
+    def _setUp(self):
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.port = free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.auth_url = self.url + '/v3'
+        self.admin_password = uuid.uuid4().hex
+        self.log_path = os.path.join(self.directory, 'keystone.log')
+        keys = {name: os.path.join(self.directory, name) for name in (
+            'fernet-keys', 'credential-keys')}
+        self.config_file = write_config(
+            os.path.join(self.directory, 'keystone.conf'), {
+                'DEFAULT': {'log_file': self.log_path},
+                'database': {'connection': 'sqlite:///%s' % os.path.join(
+                    self.directory, 'keystone.sqlite')},
+                'token': {'provider': 'fernet'},
+                'fernet_tokens': {'key_repository': keys['fernet-keys']},
+                'credential': {'key_repository': keys['credential-keys']},
+                # bcrypt's cheapest cost: test users need no strong hashes,
+                # and Tempest makes a user for every test class.
+                'identity': {'password_hash_rounds': 4},
+            })
+        manage = [os.path.join(BIN_DIR, 'keystone-manage'),
+                  '--config-file', self.config_file]
+        owner = ['--keystone-user', str(os.getuid()),
+                 '--keystone-group', str(os.getgid())]
+        run(manage + ['db_sync'], self.directory, 'keystone-manage db_sync')
+        run(manage + ['fernet_setup'] + owner, self.directory,
+            'keystone-manage fernet_setup')
+        run(manage + ['credential_setup'] + owner, self.directory,
+            'keystone-manage credential_setup')
+        run(manage + [
+            'bootstrap', '--bootstrap-password', self.admin_password,
+            '--bootstrap-username', self.ADMIN_USER,
+            '--bootstrap-project-name', self.ADMIN_PROJECT,
+            '--bootstrap-region-id', self.REGION,
+            '--bootstrap-admin-url', self.auth_url,
+            '--bootstrap-internal-url', self.auth_url,
+            '--bootstrap-public-url', self.auth_url],
+            self.directory, 'keystone-manage bootstrap')
+        self.process = self.useFixture(Process(
+            # One thread: Keystone does not retry SQLite's "database is
+            # locked", which concurrent writers (Tempest's dynamic
+            # credentials) otherwise meet.
+            'keystone', [sys.executable, KEYSTONE_WSGI, '--config-file',
+                         self.config_file, '--port', str(self.port),
+                         '--threads', '1'],
+            self.directory, log_file=self.log_path))
+        wait_for(lambda: http_get(self.auth_url), 'answer of keystone',
+                 processes=[self.process])
+        self._admin = None
+
+    def processes(self):
+        return [self.process]
+
+    # Sessions
+
+    def password_auth(self, username, password, project_name=None,
+                      project_id=None):
+        """A keystoneauth v3 password plugin (project scoped)."""
+        from keystoneauth1.identity import v3
+        return v3.Password(
+            auth_url=self.auth_url, username=username, password=password,
+            user_domain_name=self.DOMAIN, project_name=project_name,
+            project_id=project_id,
+            project_domain_name=self.DOMAIN if project_name else None)
+
+    def session(self, username, password, project_name=None,
+                project_id=None):
+        """A keystoneauth session of a user, scoped to a project."""
+        from keystoneauth1 import session
+        return session.Session(auth=self.password_auth(
+            username, password, project_name, project_id))
+
+    def service_session(self, user, service):
+        """A session sending ``user``'s token and ``service``'s as its
+        service token (X-Service-Token), as a compute service does: both
+        are ``(username, password, project_name)``.
+        """
+        from keystoneauth1 import service_token
+        from keystoneauth1 import session
+        return session.Session(auth=service_token.ServiceTokenAuthWrapper(
+            user_auth=self.password_auth(*user),
+            service_auth=self.password_auth(*service)))
+
+    def admin_session(self):
+        if self._admin is None:
+            self._admin = self.session(self.ADMIN_USER, self.admin_password,
+                                       self.ADMIN_PROJECT)
+        return self._admin
+
+    def _admin_call(self, method, path, body=None):
+        response = self.admin_session().request(
+            self.auth_url + path, method, json=body, raise_exc=True)
+        return response.json() if response.content else None
+
+    # Identity objects
+
+    def create_project(self, name=None):
+        """A new project of the default domain; returns its id."""
+        return self._admin_call('POST', '/projects', {'project': {
+            'name': name or unique('project'),
+            'domain_id': self.DOMAIN.lower()}})['project']['id']
+
+    def role_id(self, name):
+        """The id of a role, created when missing (``service`` is not
+        made by every release's bootstrap)."""
+        roles = self._admin_call('GET', '/roles?name=%s' % name)['roles']
+        if roles:
+            return roles[0]['id']
+        return self._admin_call('POST', '/roles', {'role': {
+            'name': name}})['role']['id']
+
+    def grant(self, user_id, project_id, role):
+        self._admin_call('PUT', '/projects/%s/users/%s/roles/%s' % (
+            project_id, user_id, self.role_id(role)))
+
+    def create_user(self, project_id, roles=('member', 'reader'),
+                    name=None):
+        """A user with ``roles`` on ``project_id``.
+
+        :returns: ``(username, password, project_id)``, the arguments of
+            :meth:`session` and :meth:`service_session`.
+        """
+        name = name or unique('user')
+        password = uuid.uuid4().hex
+        user_id = self._admin_call('POST', '/users', {'user': {
+            'name': name, 'password': password,
+            'domain_id': self.DOMAIN.lower(),
+            'default_project_id': project_id}})['user']['id']
+        for role in roles:
+            self.grant(user_id, project_id, role)
+        return (name, password, None, project_id)
+
+    def service_user(self, name=None):
+        """A user with the ``service`` role in a ``service`` project, as
+        OpenStack services have; returns like :meth:`create_user`."""
+        if getattr(self, '_service_project', None) is None:
+            self._service_project = self.create_project(unique('service'))
+        return self.create_user(self._service_project, roles=('service',),
+                                name=name)
+
+    def register_service(self, service_type, name, url):
+        """Put a service in the catalog: its public, internal and admin
+        endpoints in :attr:`REGION` are ``url``."""
+        service_id = self._admin_call('POST', '/services', {'service': {
+            'type': service_type, 'name': name}})['service']['id']
+        for interface in ('public', 'internal', 'admin'):
+            self._admin_call('POST', '/endpoints', {'endpoint': {
+                'service_id': service_id, 'interface': interface,
+                'region_id': self.REGION, 'url': url}})
+        return service_id
+
+    def authtoken_config(self, user):
+        """The ``[keystone_authtoken]`` section of a service validating
+        tokens as ``user`` (from :meth:`service_user`)."""
+        username, password, _name, project_id = user
+        return {'www_authenticate_uri': self.auth_url,
+                'auth_url': self.auth_url, 'auth_type': 'password',
+                'username': username, 'password': password,
+                'user_domain_name': self.DOMAIN, 'project_id': project_id,
+                'region_name': self.REGION,
+                # Do not wait long on a test machine.
+                'http_connect_timeout': 5}
+

@@ -159,6 +159,9 @@ class CinderClientTestCase(_AllInOneTestCase):
 
     def test_concurrent_clients(self):
         # The embedded SQLite database holds up under concurrent writers.
+        # More volumes than the default quota (10).
+        self.admin.quotas.update(PROJECT, volumes=-1)
+        self.addCleanup(self.admin.quotas.delete, PROJECT)
         def create(index):
             client = cinder(self.server)
             return client.volumes.create(1, name='parallel-%d' % index).id
@@ -178,6 +181,58 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.assertEqual([None] * CLIENTS, list(pool.map(delete, ids)))
         for volume_id in ids:
             self.assertFalse(os.path.exists(self.volume_path(volume_id)))
+
+    def test_calls_at_start(self):
+        """What dashboards and the CLI ask first: limits, quotas, zones,
+        pools and the volume summary."""
+        self.addCleanup(self.admin.quotas.delete, PROJECT)
+        volume = self._create(size=2, metadata={'tier': 'gold'})
+
+        absolute = {limit.name: limit.value
+                    for limit in self.cinder.limits.get().absolute}
+        self.assertEqual(10, absolute['maxTotalVolumes'])
+        self.assertEqual(1000, absolute['maxTotalVolumeGigabytes'])
+        self.assertGreaterEqual(absolute['totalVolumesUsed'], 1)
+        self.assertGreaterEqual(absolute['totalGigabytesUsed'], 2)
+
+        quotas = self.cinder.quotas.get(PROJECT)
+        self.assertEqual((10, 1000, -1), (quotas.volumes, quotas.gigabytes,
+                                          quotas.per_volume_gigabytes))
+        usage = self.cinder.quotas.get(PROJECT, usage=True)
+        self.assertEqual(10, usage.volumes['limit'])
+        self.assertGreaterEqual(usage.volumes['in_use'], 1)
+        self.assertEqual(10, self.cinder.quotas.defaults(PROJECT).volumes)
+        self.assertRaises(cinder_exc.Forbidden, self.cinder.quotas.update,
+                          PROJECT, volumes=50)
+        updated = self.admin.quotas.update(PROJECT, volumes=50,
+                                           per_volume_gigabytes=3)
+        self.assertEqual(50, updated.volumes)
+        exc = self.assertRaises(cinder_exc.OverLimit,
+                                self.cinder.volumes.create, 4)
+        self.assertEqual(413, exc.code)
+        self.assertEqual('Requested volume size 4 is larger than maximum '
+                         'allowed limit 3.', exc.message)
+        self.admin.quotas.delete(PROJECT)
+        self.assertEqual(10, self.cinder.quotas.get(PROJECT).volumes)
+        self.assertEqual(
+            10, self.admin.quota_classes.get('default').volumes)
+
+        zones = self.cinder.availability_zones.list()
+        self.assertEqual([('nova', {'available': True})],
+                         [(z.zoneName, z.zoneState) for z in zones])
+
+        pools = self.admin.pools.list(detailed=True)
+        self.assertEqual(1, len(pools))
+        self.assertTrue(pools[0].name.endswith('@file#file'))
+        self.assertTrue(pools[0].multiattach)
+        self.assertRaises(cinder_exc.Forbidden, self.cinder.pools.list)
+
+        summary = self.cinder.volumes.summary(all_tenants=False)
+        self.assertGreaterEqual(summary['volume-summary']['total_count'], 1)
+        self.assertGreaterEqual(summary['volume-summary']['total_size'], 2)
+        self.assertIn('gold',
+                      summary['volume-summary']['metadata']['tier'])
+        self.cinder.volumes.delete(volume)
 
     def test_invalid_sizes(self):
         cases = {
@@ -200,6 +255,10 @@ class CinderClientTestCase(_AllInOneTestCase):
         exc = self.assertRaises(cinder_exc.BadRequest,
                                 self.cinder.volumes.create, 2 ** 31 - 1)
         self.assertIn('No valid backend was found.', exc.message)
+        # Members are not told where the backends are; administrators are.
+        self.assertNotIn('@', exc.message)
+        exc = self.assertRaises(cinder_exc.BadRequest,
+                                self.admin.volumes.create, 2 ** 31 - 1)
         self.assertIn('has no pool with 2147483647 GiB free', exc.message)
         self.assertEqual([], [v for v in self.cinder.volumes.list()
                               if v.size > 100])
@@ -236,13 +295,11 @@ class CinderClientTestCase(_AllInOneTestCase):
         self.assertIn(name, [t.name for t in
                              self.cinder.volume_types.list()])
 
-        # Shareable volumes are for administrators by default (policy
-        # volume:multiattach); a cloud may open the rule to members.
-        exc = self.assertRaises(cinder_exc.Forbidden,
-                                self.cinder.volumes.create, 1,
-                                volume_type=name)
-        self.assertEqual('Policy does not allow volume:multiattach to be '
-                         'performed.', exc.message)
+        # Members may create shareable volumes of the type the
+        # administrator made (volume:multiattach, as in Cinder); a cloud
+        # may close the rule to them.
+        by_member = self._create(volume_type=name, name='members')
+        self.assertTrue(by_member.multiattach)
         volume = self._create(client=self.admin, volume_type=name,
                               name='shared')
         self.assertTrue(volume.multiattach)

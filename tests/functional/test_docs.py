@@ -48,15 +48,21 @@ class SupportMatrixTestCase(testtools.TestCase):
         self.assertEqual('file', file_row.protocol)
         self.assertEqual({'multiattach': True, 'shared_targets': False,
                           'online_extend': True}, file_row.capabilities)
+        nbd_row = rows['nbd']
+        self.assertEqual('nbd', nbd_row.protocol)
+        self.assertEqual({'multiattach': True, 'shared_targets': False,
+                          'online_extend': False}, nbd_row.capabilities)
 
     def test_hypervisor_drivers(self):
         rows = self._rows(self.matrix.HYPERVISOR)
         self.assertEqual(
             'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
             rows['libvirt'].class_path)
-        self.assertEqual({'supports_multiattach': True},
+        self.assertEqual({'supports_multiattach': True,
+                          'reports_instance_owner': True},
                          rows['libvirt'].capabilities)
-        self.assertEqual({'supports_multiattach': True},
+        self.assertEqual({'supports_multiattach': True,
+                          'reports_instance_owner': True},
                          rows['fake'].capabilities)
         self.assertIsNone(rows['libvirt'].protocol)
 
@@ -80,11 +86,11 @@ class SupportMatrixTestCase(testtools.TestCase):
         header, body = self.matrix.table(
             self.matrix.HYPERVISOR,
             self.matrix.driver_rows(self.matrix.HYPERVISOR))
-        self.assertEqual(['Driver', 'Class', 'supports_multiattach'],
-                         header)
+        self.assertEqual(['Driver', 'Class', 'supports_multiattach',
+                          'reports_instance_owner'], header)
         self.assertIn(
             ['libvirt', 'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
-             'yes'], body)
+             'yes', 'yes'], body)
 
     def test_drivers_are_not_instantiated(self):
         def refuse(*args, **kwargs):

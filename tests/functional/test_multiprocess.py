@@ -77,7 +77,7 @@ class MultiProcessTestCase(_DeploymentTestCase):
     def test_services_are_up(self):
         services = {(s['binary'], s['host']): s
                     for s in self.deployment.services()}
-        backend = services[('cinder-ma-volume',
+        backend = services[('cinder-volume',
                             self.deployment.backend_host)]
         self.assertEqual(('up', 'enabled', 'nova'),
                          (backend['state'], backend['status'],
@@ -148,13 +148,14 @@ class ManagerDownTestCase(_DeploymentTestCase):
             'down', timeout=self.deployment.service_down_time + 10)
 
         # Refused before anything is recorded: no volume stuck 'creating'.
+        # Members are not told where the backends are.
         response = self.request('POST', '/volumes',
                                 {'volume': {'size': 1, 'name': 'lost'}})
         self.assertEqual(400, response.status_code, response.text)
         message = response.json()['badRequest']['message']
         self.assertEqual(
-            'No valid backend was found. No backend can hold the volume: '
-            '%s is down.' % self.deployment.backend_host, message)
+            'No valid backend was found. No backend can hold the volume '
+            '(its size, type or availability zone).', message)
         listed = self.request('GET', '/volumes/detail').json()['volumes']
         self.assertEqual([(kept['id'], 'available')],
                          [(v['id'], v['status']) for v in listed])

@@ -9,12 +9,16 @@ both as null when not given).
 
 import copy
 
+from cinder_ma.api.schemas import parameter_types
+
 CONTROL_LOCATIONS = ('front-end', 'back-end')
 
+# Stored in a 32-bit column.
 key_size = {
     'type': ['integer', 'string', 'null'],
     'pattern': '^[0-9]+$',
     'minimum': 0,
+    'maximum': parameter_types.MAX_INT,
 }
 
 create = {

@@ -12,14 +12,17 @@ Ranges (see :mod:`cinder_ma.api.microversions`):
 Cinder's create also takes the sources of a new volume (snapshot, volume,
 image, backup, group). cinder_ma makes empty volumes only: those keys are
 accepted as null, as clients send them, and refused with a clear message
-when set, rather than ignored (which would hand back an empty volume).
+when set, rather than ignored (which would hand back an empty volume). A
+snapshot or source volume is checked by the controller first, as Cinder
+does: one that does not exist is a 404 (cinder_ma has no snapshots, so a
+snapshot id never names one).
 """
 
 import copy
 
 from cinder_ma.api.schemas import parameter_types
 
-_NOT_SUPPORTED = ('cinder_ma creates empty volumes only: creating a volume '
+NOT_SUPPORTED = ('cinder_ma creates empty volumes only: creating a volume '
                   'from %s is not supported.')
 
 MULTIATTACH_REMOVED = (
@@ -55,12 +58,10 @@ create = {
             'required': ['size'],
             'additionalProperties': True,
             'refused': {
-                'snapshot_id': _NOT_SUPPORTED % 'a snapshot',
-                'source_volid': _NOT_SUPPORTED % 'another volume',
                 'consistencygroup_id': 'Consistency groups are not '
                                        'supported.',
-                'image_id': _NOT_SUPPORTED % 'an image',
-                'imageRef': _NOT_SUPPORTED % 'an image',
+                'image_id': NOT_SUPPORTED % 'an image',
+                'imageRef': NOT_SUPPORTED % 'an image',
             },
         },
         'OS-SCH-HNT:scheduler_hints': {'type': ['object', 'null']},
@@ -77,7 +78,7 @@ _volume['refused']['group_id'] = 'Volume groups are not supported.'
 create_v347 = copy.deepcopy(create_v313)
 _volume = create_v347['properties']['volume']
 _volume['properties']['backup_id'] = parameter_types.optional_uuid
-_volume['refused']['backup_id'] = _NOT_SUPPORTED % 'a backup'
+_volume['refused']['backup_id'] = NOT_SUPPORTED % 'a backup'
 
 create_v350 = copy.deepcopy(create_v347)
 create_v350['properties']['volume']['refused'][

@@ -5,8 +5,10 @@ An external consumer (a compute service of its own) drives an attachment:
 create (reserve, optionally with a connector), update with a connector
 (the backend initializes the connection; the response carries
 ``connection_info``), ``os-complete`` (3.44; attached), delete (the
-connection is terminated). From 3.55 (ours) create may instead name
-``instance_host``, a host run by a cinder_ma manager: that manager's
+connection is terminated). From 3.54, with the extension
+``cinder-ma-manager-attach`` (:mod:`cinder_ma.api.extensions`), create may
+instead name ``cinder-ma-manager-attach:instance_host``, a host run by a
+cinder_ma manager: that manager's
 attach flow does the rest asynchronously, and the client polls the
 attachment until it is ``attached`` (or ``error_attaching``).
 
@@ -44,7 +46,7 @@ def _checked_id(attachment_id):
     """Like Cinder, an id that is no UUID names no attachment."""
     if not uuidutils.is_uuid_like(attachment_id):
         raise exception.VolumeAttachmentNotFound(
-            filter='attachment_id = %s' % attachment_id)
+            filter='attachment_id = %s' % exception.cut(attachment_id))
     return attachment_id
 
 
@@ -58,7 +60,7 @@ def _filters(req):
     unknown = sorted(set(query) - set(_FILTERS) - _LIST_PARAMS)
     if unknown and req.api_version.matches(mv.RESOURCE_FILTER):
         raise _bad_request('Invalid filters %s are found in query options.'
-                           % ','.join(unknown))
+                           % exception.cut(','.join(unknown)))
     return {key: query[key] for key in _FILTERS if key in query}
 
 
@@ -89,7 +91,7 @@ def detail(req, project_id):
 def show(req, project_id, attachment_id):
     attachment = volume_attachments.get_attachment(
         req.context, _checked_id(attachment_id))
-    return views.show(attachment)
+    return views.show(attachment, req)
 
 
 def _mode(attachment, connector):
@@ -114,30 +116,27 @@ def _check_connector(connector):
 def _check_instance_host(attachment, connector):
     if connector is not None:
         raise _bad_request(
-            'instance_host and connector are mutually exclusive: with '
-            'instance_host, the manager of that host makes the connection; '
-            'with connector, the caller does.')
+            '%(f)s and connector are mutually exclusive: with %(f)s, the '
+            'manager of that host makes the connection; with connector, the '
+            'caller does.' % {'f': schemas.INSTANCE_HOST})
     if not attachment.get('instance_uuid'):
-        raise _bad_request('instance_host needs instance_uuid: the manager '
-                           'of the host attaches the volume to that '
-                           'instance.')
+        raise _bad_request('%s needs instance_uuid: the manager of the host '
+                           'attaches the volume to that instance.'
+                           % schemas.INSTANCE_HOST)
 
 
 @expose.expose(min_version=mv.NEW_ATTACH)
 @validation.schema(schemas.create, min_version=mv.NEW_ATTACH,
                    max_version=mv.prior(mv.ATTACHMENT_CREATE_MODE_ARG))
 @validation.schema(schemas.create_v354,
-                   min_version=mv.ATTACHMENT_CREATE_MODE_ARG,
-                   max_version=mv.prior(mv.ATTACH_THROUGH_MANAGER))
-@validation.schema(schemas.create_v355,
-                   min_version=mv.ATTACH_THROUGH_MANAGER)
+                   min_version=mv.ATTACHMENT_CREATE_MODE_ARG)
 def create(req, project_id, body):
     """POST /v3/{project_id}/attachments: reserve an attachment (and
     connect it when a connector is given); 200 and its detail."""
     attachment = body['attachment']
     # An empty connector is none, as in Cinder.
     connector = attachment.get('connector') or None
-    instance_host = attachment.get('instance_host')
+    instance_host = attachment.get(schemas.INSTANCE_HOST)
     if instance_host:
         _check_instance_host(attachment, connector)
     _check_connector(connector)
@@ -165,8 +164,9 @@ def delete(req, project_id, attachment_id):
     the volume's other attachments.
 
     An attachment connected to an instance is deleted by a service only
-    (409 for others); one made through a manager (3.55) is detached by
-    that manager's detach flow, asynchronously.
+    (409 for others); one made through a manager
+    (cinder-ma-manager-attach) is detached by that manager's detach
+    flow, asynchronously.
     """
     others = volume_attachments.delete_attachment(
         req.context, _checked_id(attachment_id))

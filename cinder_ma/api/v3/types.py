@@ -44,7 +44,8 @@ def _is_public_filter(value):
     try:
         return strutils.bool_from_string(value, strict=True)
     except ValueError:
-        raise _bad_request('Invalid is_public filter [%s]' % value)
+        raise _bad_request('Invalid is_public filter [%s]'
+                           % exception.cut(value))
 
 
 def _boolean(value, name):
@@ -52,7 +53,7 @@ def _boolean(value, name):
         return strutils.bool_from_string(value, strict=True)
     except ValueError:
         raise _bad_request('Invalid value %s for %s: a boolean is '
-                           'expected.' % (value, name))
+                           'expected.' % (exception.cut(value), name))
 
 
 @expose.expose()
@@ -90,7 +91,7 @@ def create(req, project_id, body):
     new = volume_types.create_type(
         req.context, vtype['name'], description=vtype.get('description'),
         is_public=is_public, extra_specs=vtype.get('extra_specs') or {})
-    return views.show(req, new)
+    return views.created(req, new)
 
 
 @expose.expose()
@@ -112,7 +113,7 @@ def update(req, project_id, type_id, body):
     updated = volume_types.update_type(
         req.context, checked_id(type_id), name=name,
         description=description, is_public=is_public)
-    return views.show(req, updated)
+    return views.updated(req, updated)
 
 
 @expose.expose(status=202)

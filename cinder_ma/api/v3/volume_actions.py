@@ -3,9 +3,12 @@ Cinder's ``cinder/api/contrib/volume_actions.py`` and
 ``admin_actions.py``.
 
 The legacy way of attaching, from before the attachments API:
-``os-reserve``, ``os-unreserve``, ``os-attach``, ``os-begin_detaching``,
-``os-roll_detaching``, ``os-detach`` and, for admins, ``os-force_detach``.
-Each answers 202 with no body, as in Cinder; they work on the same
+``os-reserve``, ``os-unreserve``, ``os-initialize_connection``,
+``os-attach``, ``os-begin_detaching``, ``os-roll_detaching``,
+``os-terminate_connection``, ``os-detach`` and, for admins,
+``os-force_detach``. Each answers 202 with no body, as in Cinder, but
+``os-initialize_connection`` (200 with the connection info); they work
+on the same
 attachment records as the attachments API
 (:mod:`cinder_ma.volume.actions`), so the volume's status stays derived
 from them. An unknown action is a 400.
@@ -14,13 +17,23 @@ Managing a volume: ``os-extend`` (202; an in-use volume from 3.42 only, as
 in Cinder, and only where its backend extends online), ``os-set_bootable``
 (200), ``os-retype`` (202; cinder_ma does not migrate, so the new type
 must suit the volume's backend) and, for admins, ``os-force_delete``
-(202: detach everything, then delete). The rules and their messages are
+(202: detach everything, then delete) and ``os-reset_status`` (202;
+within the derived-status rule, :mod:`cinder_ma.volume.reset`). The
+rules and their messages are
 the service's (:mod:`cinder_ma.volume.api`).
 
-``os-detach`` (and from 3.55 ``os-begin_detaching`` and
-``os-roll_detaching``) takes the ``attachment_id`` to act on; without it
-the volume must have exactly one such attachment, else a 400 that says
-so. ``os-force_detach`` accepts Cinder's ``connector`` but terminates the
+``os-detach`` takes the ``attachment_id`` to act on (and from 3.50, with
+the extension ``cinder-ma-multiattach``, ``os-begin_detaching`` and
+``os-roll_detaching`` take ``cinder-ma-multiattach:attachment_id``);
+without it the volume must have exactly one such attachment, else a 400
+that says so.
+
+``os-extend_volume_completion`` (3.71, admins and services) finishes an
+online extend left waiting for the compute service; none ever waits
+here, so it is a 400 (see
+:func:`cinder_ma.volume.api.extend_volume_completion`).
+
+``os-force_detach`` accepts Cinder's ``connector`` but terminates the
 connection recorded with the attachment.
 """
 
@@ -37,6 +50,7 @@ from cinder_ma import exception
 from cinder_ma.volume import actions as volume_actions
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments as volume_attachments
+from cinder_ma.volume import reset as volume_reset
 from cinder_ma.volume import status as vstatus
 
 
@@ -48,10 +62,11 @@ def _checked_id(volume_id):
 
 
 def _attachment_id(req, body, action):
-    """The attachment_id of os-begin_detaching/os-roll_detaching (3.55)."""
-    if not req.api_version.matches(mv.ATTACH_THROUGH_MANAGER):
+    """The attachment of os-begin_detaching/os-roll_detaching (from 3.50,
+    extension cinder-ma-multiattach)."""
+    if not req.api_version.matches(mv.MULTIATTACH_VOLUMES):
         return None
-    return (body[action] or {}).get('attachment_id')
+    return (body[action] or {}).get(schemas.ATTACHMENT_ID)
 
 
 @expose.expose(status=202)
@@ -64,6 +79,29 @@ def reserve(req, project_id, volume_id):
 def unreserve(req, project_id, volume_id):
     """``os-unreserve``: drop the reservations never attached."""
     volume_actions.unreserve(req.context, _checked_id(volume_id))
+
+
+@expose.expose()
+@validation.schema(schemas.initialize_connection)
+def initialize_connection(req, project_id, volume_id, body):
+    """``os-initialize_connection``: connect the volume to the host of
+    ``connector``; 200 with Cinder's nested shape,
+    ``{"connection_info": {"driver_volume_type": ..., "data": {...}}}``.
+    """
+    connector = body['os-initialize_connection']['connector']
+    info = volume_actions.initialize_connection(
+        req.context, _checked_id(volume_id), connector)
+    return {'connection_info': info}
+
+
+@expose.expose(status=202)
+@validation.schema(schemas.terminate_connection)
+def terminate_connection(req, project_id, volume_id, body):
+    """``os-terminate_connection``: end the connection of the host of
+    ``connector`` (kept while another attachment there uses it)."""
+    volume_actions.terminate_connection(
+        req.context, _checked_id(volume_id),
+        body['os-terminate_connection']['connector'])
 
 
 @expose.expose(status=202)
@@ -82,9 +120,9 @@ def attach(req, project_id, volume_id, body):
 
 @expose.expose(status=202)
 @validation.schema(schemas.any_value,
-                   max_version=mv.prior(mv.ATTACH_THROUGH_MANAGER))
-@validation.schema(schemas.begin_detaching_v355,
-                   min_version=mv.ATTACH_THROUGH_MANAGER)
+                   max_version=mv.prior(mv.MULTIATTACH_VOLUMES))
+@validation.schema(schemas.begin_detaching_v350,
+                   min_version=mv.MULTIATTACH_VOLUMES)
 def begin_detaching(req, project_id, volume_id, body):
     """``os-begin_detaching``: an attached attachment is detaching."""
     volume_actions.begin_detaching(
@@ -94,9 +132,9 @@ def begin_detaching(req, project_id, volume_id, body):
 
 @expose.expose(status=202)
 @validation.schema(schemas.any_value,
-                   max_version=mv.prior(mv.ATTACH_THROUGH_MANAGER))
-@validation.schema(schemas.roll_detaching_v355,
-                   min_version=mv.ATTACH_THROUGH_MANAGER)
+                   max_version=mv.prior(mv.MULTIATTACH_VOLUMES))
+@validation.schema(schemas.roll_detaching_v350,
+                   min_version=mv.MULTIATTACH_VOLUMES)
 def roll_detaching(req, project_id, volume_id, body):
     """``os-roll_detaching``: a detaching attachment is attached again."""
     volume_actions.roll_detaching(
@@ -159,6 +197,17 @@ def set_bootable(req, project_id, volume_id, body):
 
 
 @expose.expose(status=202)
+@validation.schema(schemas.update_readonly_flag)
+def update_readonly_flag(req, project_id, volume_id, body):
+    """``os-update_readonly_flag``: a read-only volume's attachments are
+    ``ro`` whatever mode is asked (202, as in Cinder)."""
+    readonly = strutils.bool_from_string(
+        body['os-update_readonly_flag']['readonly'], strict=True)
+    volume_actions.update_readonly_flag(req.context, _checked_id(volume_id),
+                                        readonly)
+
+
+@expose.expose(status=202)
 @validation.schema(schemas.retype)
 def retype(req, project_id, volume_id, body):
     """``os-retype``: give the volume another type (name or id)."""
@@ -176,10 +225,42 @@ def force_delete(req, project_id, volume_id):
     volume_actions.force_delete(req.context, _checked_id(volume_id))
 
 
+@expose.expose(status=202, min_version=mv.EXTEND_VOLUME_COMPLETION)
+@validation.schema(schemas.extend_volume_completion,
+                   min_version=mv.EXTEND_VOLUME_COMPLETION)
+def extend_volume_completion(req, project_id, volume_id, body):
+    """``os-extend_volume_completion`` (3.71): ``{"error": bool}``."""
+    params = body['os-extend_volume_completion'] or {}
+    error = strutils.bool_from_string(params.get('error', False),
+                                      strict=True)
+    volume_api.extend_volume_completion(req.context, _checked_id(volume_id),
+                                        error=error)
+
+
+@expose.expose(status=202)
+@validation.schema(schemas.reset_status,
+                   max_version=mv.prior(mv.MULTIATTACH_VOLUMES))
+@validation.schema(schemas.reset_status_v350,
+                   min_version=mv.MULTIATTACH_VOLUMES)
+def reset_status(req, project_id, volume_id, body):
+    """``os-reset_status`` (admins): status, attach_status and
+    migration_status, as in Cinder, refused where they would contradict
+    the attachments; from 3.50 ``cinder-ma-multiattach:attachment_id``
+    resets one attachment (see :mod:`cinder_ma.volume.reset`)."""
+    params = body['os-reset_status']
+    volume_reset.reset_status(
+        req.context, _checked_id(volume_id), status=params.get('status'),
+        attach_status=params.get('attach_status'),
+        migration_status=params.get('migration_status'),
+        attachment_id=params.get(schemas.ATTACHMENT_ID))
+
+
 ACTIONS = {
     'os-reserve': reserve,
     'os-unreserve': unreserve,
+    'os-initialize_connection': initialize_connection,
     'os-attach': attach,
+    'os-terminate_connection': terminate_connection,
     'os-begin_detaching': begin_detaching,
     'os-roll_detaching': roll_detaching,
     'os-detach': detach,
@@ -187,7 +268,10 @@ ACTIONS = {
     'os-extend': extend,
     'os-set_bootable': set_bootable,
     'os-retype': retype,
+    'os-update_readonly_flag': update_readonly_flag,
     'os-force_delete': force_delete,
+    'os-extend_volume_completion': extend_volume_completion,
+    'os-reset_status': reset_status,
 }
 
 # POST /v3/{project_id}/volumes/{id}/action

@@ -46,9 +46,9 @@ def index(req, project_id, type_id):
 def create(req, project_id, type_id, body):
     """POST /v3/{project_id}/types/{type_id}/encryption."""
     values = _values(body)
-    volume_types.create_encryption(req.context, types.checked_id(type_id),
-                                   values)
-    return views.request(values)
+    encryption = volume_types.create_encryption(
+        req.context, types.checked_id(type_id), values)
+    return views.created(encryption, values)
 
 
 @expose.expose()

@@ -7,6 +7,7 @@ scheduling and the cast to the manager are the service's
 """
 
 from oslo_utils import strutils
+from oslo_utils import timeutils
 from oslo_utils import uuidutils
 import webob.exc
 
@@ -20,16 +21,44 @@ from cinder_ma import exception
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import types as volume_types
 
-# Filters of volume lists; 'name~' from LIKE_FILTER.
+# Filters of volume lists; 'name~' from LIKE_FILTER, the time filters
+# from VOLUME_TIME_COMPARISON_FILTER, 'consumes_quota' from USE_QUOTA.
 _FILTERS = ('name', 'status', 'metadata', 'bootable', 'availability_zone',
             'volume_type', 'multiattach')
 _LIKE_FILTERS = ('name~',)
+_TIME_FILTERS = ('created_at', 'updated_at')
+_TIME_OPERATORS = ('gt', 'gte', 'lt', 'lte', 'eq', 'neq')
 # Parameters of list requests that are not filters.
-_LIST_PARAMS = params.PAGING_KEYS | {'all_tenants', 'with_count'}
+# project_id: with all_tenants, an admin's list of one project.
+_LIST_PARAMS = params.PAGING_KEYS | {'all_tenants', 'with_count',
+                                     'project_id'}
 
 
 class _NoSuchType(Exception):
-    """The volume_type filter names no type: the page is empty."""
+    """The volume_type filter names no type, or consumes_quota=false
+    (every volume here consumes quota): the page is empty."""
+
+
+def _time_filter(key, value):
+    """``gt:2026-11-21T10:00:00,lte:...`` -> {operator: naive UTC time}.
+
+    :raises HTTPBadRequest: an unknown operator or a time that is not ISO
+        8601, as in Cinder.
+    """
+    result = {}
+    for unit in value.split(','):
+        name, sep, when = unit.partition(':')
+        if not sep or name not in _TIME_OPERATORS:
+            raise webob.exc.HTTPBadRequest(
+                explanation='Invalid %s operator in %s filter; use one of '
+                            '%s' % (name, key, ', '.join(_TIME_OPERATORS)))
+        try:
+            parsed = timeutils.parse_isotime(when)
+        except ValueError:
+            raise webob.exc.HTTPBadRequest(
+                explanation='Invalid %s value %s' % (key, when))
+        result[name] = timeutils.normalize_time(parsed)
+    return result
 
 
 def _checked_id(volume_id):
@@ -48,7 +77,8 @@ def _bootable(req, value):
         return strutils.bool_from_string(value, strict=True)
     except ValueError:
         raise webob.exc.HTTPBadRequest(
-            explanation='Invalid input received: bootable=%s' % value)
+            explanation='Invalid input received: bootable=%s'
+                        % exception.cut(value))
 
 
 def _filters(req):
@@ -61,11 +91,15 @@ def _filters(req):
     allowed = set(_FILTERS)
     if req.api_version.matches(mv.LIKE_FILTER):
         allowed.update(_LIKE_FILTERS)
+    if req.api_version.matches(mv.VOLUME_TIME_COMPARISON_FILTER):
+        allowed.update(_TIME_FILTERS)
+    if req.api_version.matches(mv.USE_QUOTA):
+        allowed.add('consumes_quota')
     unknown = sorted(set(query) - allowed - _LIST_PARAMS)
     if unknown and req.api_version.matches(mv.RESOURCE_FILTER):
         raise webob.exc.HTTPBadRequest(
             explanation='Invalid filters %s are found in query options.'
-                        % ','.join(unknown))
+                        % exception.cut(','.join(unknown)))
     filters = {}
     for key in sorted(allowed & set(query)):
         value = query[key]
@@ -75,6 +109,12 @@ def _filters(req):
             filters['bootable'] = _bootable(req, value)
         elif key == 'multiattach':
             filters['multiattach'] = params.boolean(query, key)
+        elif key in _TIME_FILTERS:
+            filters[key] = _time_filter(key, value)
+        elif key == 'consumes_quota':
+            # Every volume here consumes quota (no temporary volumes).
+            if not params.boolean(query, key):
+                raise _NoSuchType()
         elif key == 'volume_type':
             try:
                 vtype = volume_types.find_type(req.context, value)
@@ -98,14 +138,36 @@ def _list(req, view):
         filters = _filters(req)
     except _NoSuchType:
         return view(req, [], limit, 0 if with_count else None)
+    project_filter = query.get('project_id') or None
     volumes = volume_api.list_volumes(
         req.context, filters=filters, marker=marker, limit=limit,
-        sort_keys=sort_keys, sort_dirs=sort_dirs, all_tenants=all_tenants)
+        sort_keys=sort_keys, sort_dirs=sort_dirs, all_tenants=all_tenants,
+        project_filter=project_filter)
     count = None
     if with_count:
         count = volume_api.count_volumes(req.context, filters=filters,
-                                         all_tenants=all_tenants)
+                                         all_tenants=all_tenants,
+                                         project_filter=project_filter)
     return view(req, volumes, limit, count)
+
+
+def _refuse_sources(context, volume):
+    """A snapshot or source volume to copy: as Cinder, one that does not
+    exist is a 404 (cinder_ma has no snapshots: no snapshot id names one);
+    an existing source volume is refused (no clones here).
+
+    :raises SnapshotNotFound, VolumeNotFound, HTTPBadRequest:
+    """
+    snapshot_id = volume.get('snapshot_id')
+    if validation.is_set(snapshot_id):
+        raise exception.SnapshotNotFound(snapshot_id=snapshot_id)
+    source = volume.get('source_volid')
+    if validation.is_set(source):
+        volume_api.get_volume(context, source)
+        raise webob.exc.HTTPBadRequest(
+            explanation='Invalid input for field/attribute source_volid. '
+                        'Value: %s. %s' % (
+                            source, schemas.NOT_SUPPORTED % 'another volume'))
 
 
 @expose.expose()
@@ -157,6 +219,7 @@ def _name_and_description(volume):
 def create(req, project_id, body):
     """POST /v3/{project_id}/volumes: 202 and the new volume (creating)."""
     volume = body['volume']
+    _refuse_sources(req.context, volume)
     fields = _name_and_description(volume)
     # From 3.50 the schema refuses a true multiattach flag.
     multiattach = validation.is_set(volume.get('multiattach'))
@@ -169,7 +232,7 @@ def create(req, project_id, body):
         metadata=volume.get('metadata') or {},
         availability_zone=volume.get('availability_zone'),
         multiattach=multiattach)
-    return views.show(req, new)
+    return views.plain(req, new)
 
 
 @expose.expose()
@@ -186,7 +249,7 @@ def update(req, project_id, volume_id, body):
         kwargs['metadata'] = volume['metadata']
     updated = volume_api.update_volume(req.context, _checked_id(volume_id),
                                        **kwargs)
-    return views.show(req, updated)
+    return views.plain(req, updated)
 
 
 @expose.expose(status=202)

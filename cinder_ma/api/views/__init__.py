@@ -9,6 +9,7 @@ own.
 from cinder_ma.volume import api as volume_api
 
 _IS_ADMIN = 'cinder_ma.is_admin'
+_IS_SERVICE = 'cinder_ma.is_service'
 
 
 def isotime(value):
@@ -31,3 +32,14 @@ def is_admin(req):
     if _IS_ADMIN not in req.environ:
         req.environ[_IS_ADMIN] = bool(volume_api.is_admin(req.context))
     return req.environ[_IS_ADMIN]
+
+
+def is_service(req):
+    """Whether the caller acts as a service (a service token or the
+    service role), as Cinder shows attachment hosts to services."""
+    if _IS_SERVICE not in req.environ:
+        context = req.context
+        roles = set(getattr(context, 'roles', None) or ()) | set(
+            getattr(context, 'service_roles', None) or ())
+        req.environ[_IS_SERVICE] = 'service' in roles
+    return req.environ[_IS_SERVICE]

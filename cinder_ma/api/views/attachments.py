@@ -3,25 +3,53 @@
 Summary: ``id``, ``status`` (the attach status), ``instance`` (the
 instance uuid) and ``volume_id``. Detail adds ``attached_at`` and
 ``detached_at`` (an empty string when unset, as Cinder prints them),
-``attach_mode`` and ``connection_info`` (the object the backend gave when
-the attachment was connected, or null). Create, update and show answer
-the detail of one attachment; delete answers the summaries of the
-volume's other attachments.
+``attach_mode`` and ``connection_info`` (or null before the attachment is
+connected). Create, update and show answer the detail of one attachment;
+delete answers the summaries of the volume's other attachments. Lists
+have no links (Cinder's have none either: clients page with ``marker``).
 
-From 3.55 (ours) a full page of a list carries ``attachments_links``
-(Cinder's attachment lists have no links).
+``connection_info`` is flat, as Cinder's volume manager stores it for
+the attachments API (``attachment_update``): the keys of the backend's
+``data`` at the top level beside ``driver_volume_type``, plus
+``attachment_id``; so ``access_mode`` is a top-level key, which a compute
+service reads as Nova does. cinder_ma keeps the backend's nested form
+inside (the legacy ``os-initialize_connection`` answers that one); this
+view flattens it. ``access_mode`` is always the attachment's mode: Cinder
+says ``rw`` in the connection_info of an ``ro`` attachment of a volume
+that is not read-only (a known Cinder bug, fixed here).
+
+With the extension ``cinder-ma-recovery`` asked for in the request
+(:mod:`cinder_ma.api.extensions`), administrators also see in the detail
+why the attachment's last step failed,
+``cinder-ma-recovery:failure_reason`` (null when it did not; see
+docs/admin/operations.rst).
 """
 
-from cinder_ma.api import microversions as mv
+from cinder_ma.api import extensions
 from cinder_ma.api import views
-from cinder_ma.api.views import links
 from cinder_ma.volume import attachments as volume_attachments
 
 COLLECTION = 'attachments'
+#: The admin-only field of the reason the last step failed (volumes show
+#: theirs under the same name).
+FAILURE_REASON = extensions.field(extensions.RECOVERY, 'failure_reason')
 
 
 def _time(value):
     return views.isotime(value) if value is not None else ''
+
+
+def flat_connection_info(attachment):
+    """The attachment's connection_info in Cinder's flat shape, or None."""
+    nested = volume_attachments.connection_info_of(attachment)
+    if nested is None:
+        return None
+    flat = {key: value for key, value in nested.items() if key != 'data'}
+    flat.update(nested.get('data') or {})
+    if attachment.attach_mode:
+        flat['access_mode'] = attachment.attach_mode
+    flat['attachment_id'] = attachment.id
+    return flat
 
 
 def summary(attachment):
@@ -33,39 +61,39 @@ def summary(attachment):
     }
 
 
-def detail(attachment):
+def with_failure_reason(req):
+    """Whether the details answered to ``req`` show the failure reason."""
+    return req is not None and views.is_admin(req) and extensions.asked(
+        req, extensions.RECOVERY)
+
+
+def detail(attachment, is_admin=False):
     view = summary(attachment)
     view.update({
         'attached_at': _time(attachment.attach_time),
         'detached_at': _time(attachment.detach_time),
         'attach_mode': attachment.attach_mode,
-        'connection_info': volume_attachments.connection_info_of(
-            attachment),
+        'connection_info': flat_connection_info(attachment),
     })
+    if is_admin:
+        view[FAILURE_REASON] = getattr(attachment, 'error_reason', None)
     return view
 
 
-def show(attachment):
-    return {'attachment': detail(attachment)}
-
-
-def _list(req, func, attachments, limit, collection):
-    body = {'attachments': [func(a) for a in attachments]}
-    if req.api_version.matches(mv.ATTACH_THROUGH_MANAGER):
-        next_links = links.next_links(req, attachments, limit, collection)
-        if next_links:
-            body['attachments_links'] = next_links
-    return body
+def show(attachment, req=None):
+    return {'attachment': detail(attachment,
+                                 is_admin=with_failure_reason(req))}
 
 
 def summary_list(req, attachments, limit):
     """``GET /attachments``."""
-    return _list(req, summary, attachments, limit, COLLECTION)
+    return {'attachments': [summary(a) for a in attachments]}
 
 
 def detail_list(req, attachments, limit):
     """``GET /attachments/detail``."""
-    return _list(req, detail, attachments, limit, COLLECTION + '/detail')
+    is_admin = with_failure_reason(req)
+    return {'attachments': [detail(a, is_admin) for a in attachments]}
 
 
 def remaining(attachments):

@@ -2,14 +2,15 @@
 (``cinder/api/contrib/services.py``), detailed as Cinder shows it when the
 ``os-extended-services`` extension is loaded (always, in v3).
 
-Replication, freezing and clustering do not exist here: their fields show
-Cinder's values for a service without them.
+Replication and clustering do not exist here: their fields show Cinder's
+values for a service without them. Backends show as Cinder's
+``cinder-volume`` (see :mod:`cinder_ma.volume.services`).
 """
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import views
 
-VOLUME_BINARY = 'cinder-ma-volume'
+UNSET = object()
 
 
 def service(req, svc):
@@ -22,13 +23,13 @@ def service(req, svc):
         'updated_at': views.isotime(svc['updated_at']),
         'disabled_reason': svc['disabled_reason'],
     }
-    is_volume = svc['binary'] == VOLUME_BINARY
+    is_volume = svc['is_backend']
     if is_volume and req.api_version.matches(mv.BACKEND_STATE_REPORT):
         view['backend_state'] = svc.get('backend_state', svc['state'])
     if is_volume:
         view['replication_status'] = 'disabled'
         view['active_backend_id'] = None
-        view['frozen'] = False
+        view['frozen'] = svc['frozen']
     if req.api_version.matches(mv.CLUSTER_SUPPORT):
         view['cluster'] = None
     return view
@@ -36,3 +37,15 @@ def service(req, svc):
 
 def index(req, services):
     return {'services': [service(req, svc) for svc in services]}
+
+
+def updated(host, binary, service, disabled, reason=UNSET):
+    """Cinder's answer to enable, disable and disable-log-reason: the
+    request's names and the new state; ``disabled_reason`` for enable
+    (null) and disable-log-reason only."""
+    view = {'host': host, 'binary': binary, 'service': service,
+            'disabled': disabled,
+            'status': 'disabled' if disabled else 'enabled'}
+    if reason is not UNSET:
+        view['disabled_reason'] = reason
+    return view

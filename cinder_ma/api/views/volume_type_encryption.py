@@ -22,7 +22,15 @@ def index(encryption):
     }
 
 
+def created(encryption, values):
+    """Create answers with the fields it was given and the ids of the
+    record (``volume_type_id``, ``encryption_id``), as Cinder's does."""
+    shown = dict(values)
+    shown['volume_type_id'] = encryption.volume_type_id
+    shown['encryption_id'] = encryption.encryption_id
+    return {'encryption': shown}
+
+
 def request(values):
-    """Create and update answer with the fields they were given, as
-    Cinder does."""
+    """Update answers with the fields it was given, as Cinder's does."""
     return {'encryption': values}

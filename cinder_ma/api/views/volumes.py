@@ -7,24 +7,63 @@ Fields of features cinder_ma does not have are there with Cinder's empty
 value (``snapshot_id``, ``source_volid``, ``consistencygroup_id``,
 ``group_id``: null; ``replication_status``: "disabled"), so that clients
 parsing Cinder's shape work unchanged. ``bootable`` is the string "true"
-or "false", as in Cinder. The volume's ``error_reason`` is not shown: Cinder
-has no such field and a field of our own would need a microversion of our
-own. ``attachments`` lists the attached attachments as Cinder does
-(``host_name`` to admins only); from 3.55 (ours) each also shows its
-``attach_mode``.
+or "false", as in Cinder. The volume's ``error_reason`` (why its last
+operation failed) is shown to administrators who ask for the extension
+``cinder-ma-recovery``, as ``cinder-ma-recovery:failure_reason`` (see
+docs/admin/operations.rst).
+
+``attachments`` lists the attached attachments as Cinder does
+(``host_name`` to admins and services only); with the extension
+``cinder-ma-multiattach`` asked for in the request
+(:mod:`cinder_ma.api.extensions`), each also shows
+``cinder-ma-multiattach:attach_mode``.
+
+Which call answers what, as in Cinder (and as Tempest checks, extra keys
+forbidden): show and the detail list carry the attributes of Cinder's
+extensions (``os-vol-tenant-attr:tenant_id``, and for admins
+``os-vol-host-attr:host`` and ``os-vol-mig-status-attr:*``); create and
+update answer the volume without them (:func:`plain`).
+
+By microversion: 3.13 ``group_id``; 3.21 ``provider_id`` (admins); 3.48
+``shared_targets`` and ``service_uuid``; 3.61 ``cluster_name`` (admins,
+null); 3.63 ``volume_type_id`` (and ``volume_type`` is the name or null);
+3.64 ``encryption_key_id`` (only for a volume with a key: never here);
+3.65 ``consumes_quota``; 3.69 ``shared_targets`` may be null (a null
+shows as true below).
+
+With the extension ``cinder-ma-writers`` asked for in the request, a
+shareable volume shows ``cinder-ma-writers:writers``, its writer policy
+(``one`` or ``many``, from its type's ``multiattach:writers``); volumes
+that are not shareable do not show it.
 """
 
+from cinder_ma.api import extensions
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import views
 from cinder_ma.api.views import links
+from cinder_ma.volume import attachments as volume_attachments
 
 COLLECTION = 'volumes'
+#: The admin-only field of the reason the last operation failed.
+FAILURE_REASON = extensions.field(extensions.RECOVERY, 'failure_reason')
+#: The writer policy extension's field.
+WRITERS_FIELD = extensions.field(extensions.WRITERS, 'writers')
 ATTACHED = 'attached'
+ATTACH_MODE = extensions.field(extensions.MULTIATTACH, 'attach_mode')
 
 
-def _volume_type(volume):
+def _writers(volume):
+    vtype = volume.volume_type if volume.volume_type_id else None
+    return volume_attachments.writers_of(
+        volume.multiattach, None if vtype is None else vtype.writers_spec)
+
+
+def _volume_type(opts, volume):
     if volume.volume_type_id and volume.volume_type is not None:
         return volume.volume_type.name
+    if opts.type_id:
+        # From 3.63 the name or nothing (the id has its own field).
+        return None
     return volume.volume_type_id
 
 
@@ -35,12 +74,21 @@ class _Options:
     def __init__(self, req):
         version = req.api_version
         self.is_admin = views.is_admin(req)
-        self.with_mode = version.matches(mv.ATTACH_THROUGH_MANAGER)
+        self.sees_hosts = self.is_admin or views.is_service(req)
+        self.with_mode = extensions.asked(req, extensions.MULTIATTACH)
+        self.with_writers = extensions.asked(req, extensions.WRITERS)
+        self.failure_reason = self.is_admin and extensions.asked(
+            req, extensions.RECOVERY)
         self.group = version.matches(mv.GROUP_VOLUME)
         self.provider_id = self.is_admin and version.matches(
             mv.VOLUME_DETAIL_PROVIDER_ID)
         self.shared_targets = version.matches(
             mv.VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS)
+        self.tristate = version.matches(mv.SHARED_TARGETS_TRISTATE)
+        self.cluster_name = self.is_admin and version.matches(
+            mv.VOLUME_CLUSTER_NAME)
+        self.type_id = version.matches(mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL)
+        self.consumes_quota = version.matches(mv.USE_QUOTA)
         root = links.root_url(req)
         project_id = req.context.project_id
         self.self_prefix = '%s/v3/%s/%s/' % (root, project_id, COLLECTION)
@@ -53,11 +101,11 @@ class _Options:
 
 
 def _attachments(opts, volume):
-    """Cinder's entries, attached attachments only; from 3.55 (ours)
-    with ``attach_mode``."""
+    """Cinder's entries, attached attachments only; with
+    ``cinder-ma-multiattach:attach_mode`` when the request asks."""
     attachments = []
     volume_id = volume.id
-    is_admin = opts.is_admin
+    sees_hosts = opts.sees_hosts
     isotime = views.isotime
     for attachment in volume.volume_attachment:
         if attachment.attach_status != ATTACHED:
@@ -67,12 +115,12 @@ def _attachments(opts, volume):
             'attachment_id': attachment.id,
             'volume_id': volume_id,
             'server_id': attachment.instance_uuid,
-            'host_name': attachment.attached_host if is_admin else None,
+            'host_name': attachment.attached_host if sees_hosts else None,
             'device': attachment.mountpoint,
             'attached_at': isotime(attachment.attach_time),
         }
         if opts.with_mode:
-            entry['attach_mode'] = attachment.attach_mode
+            entry[ATTACH_MODE] = attachment.attach_mode
         attachments.append(entry)
     return attachments
 
@@ -86,7 +134,9 @@ def summary(req, volume):
     return _summary(_Options(req), volume)
 
 
-def _detail(opts, volume):
+def _detail(opts, volume, extended=True):
+    """The detail of a volume; ``extended``: with the attributes of
+    Cinder's extensions (show and lists, not create and update)."""
     view = {
         'id': volume.id,
         'status': volume.status,
@@ -96,7 +146,7 @@ def _detail(opts, volume):
         'updated_at': views.isotime(volume.updated_at),
         'name': volume.name,
         'description': volume.description,
-        'volume_type': _volume_type(volume),
+        'volume_type': _volume_type(opts, volume),
         'snapshot_id': None,
         'source_volid': None,
         'metadata': {m.key: m.value for m in volume.volume_metadata},
@@ -108,20 +158,35 @@ def _detail(opts, volume):
         'consistencygroup_id': None,
         'multiattach': bool(volume.multiattach),
         'attachments': _attachments(opts, volume),
-        'os-vol-tenant-attr:tenant_id': volume.project_id,
     }
+    if opts.with_writers and volume.multiattach:
+        view[WRITERS_FIELD] = _writers(volume)
     if opts.is_admin:
         view['migration_status'] = None
-        view['os-vol-host-attr:host'] = volume.host
-        view['os-vol-mig-status-attr:migstat'] = None
-        view['os-vol-mig-status-attr:name_id'] = None
+    if extended:
+        view['os-vol-tenant-attr:tenant_id'] = volume.project_id
+        if opts.is_admin:
+            view['os-vol-host-attr:host'] = volume.host
+            view['os-vol-mig-status-attr:migstat'] = None
+            view['os-vol-mig-status-attr:name_id'] = None
+        if opts.failure_reason:
+            view[FAILURE_REASON] = volume.error_reason
     if opts.group:
         view['group_id'] = None
     if opts.provider_id:
         view['provider_id'] = None
     if opts.shared_targets:
-        view['shared_targets'] = bool(volume.shared_targets)
+        shared = volume.shared_targets
+        if shared is None and not opts.tristate:
+            shared = True
+        view['shared_targets'] = None if shared is None else bool(shared)
         view['service_uuid'] = volume.service_uuid
+    if opts.cluster_name:
+        view['cluster_name'] = None
+    if opts.type_id:
+        view['volume_type_id'] = volume.volume_type_id
+    if opts.consumes_quota:
+        view['consumes_quota'] = True
     return view
 
 
@@ -130,7 +195,14 @@ def detail(req, volume):
 
 
 def show(req, volume):
+    """``GET /volumes/{id}``."""
     return {'volume': detail(req, volume)}
+
+
+def plain(req, volume):
+    """``POST /volumes`` and ``PUT /volumes/{id}``: the detail without
+    the attributes of Cinder's extensions, as Cinder answers them."""
+    return {'volume': _detail(_Options(req), volume, extended=False)}
 
 
 def _list(req, func, volumes, limit, collection, count):

@@ -24,9 +24,14 @@ class HypervisorCapabilities:
         instances at once (libvirt: ``<shareable/>`` with ``cache='none'``)
         and read-only attachments are honoured (``<readonly/>``). Shareable
         volumes are attached only on hosts whose driver says so.
+    :ivar reports_instance_owner: :meth:`HypervisorDriver.get_instance_owner`
+        tells which project owns an instance of this host. Projects
+        attach through a manager only into their own instances, so on a
+        host whose driver cannot tell, only administrators attach.
     """
 
     supports_multiattach: bool = False
+    reports_instance_owner: bool = False
 
 
 class HypervisorDriver(abc.ABC):
@@ -51,6 +56,19 @@ class HypervisorDriver(abc.ABC):
 
     def init_host(self, host):
         """Called once when the manager of ``host`` starts."""
+
+    def get_instance_owner(self, instance_uuid):
+        """The project that owns an instance of this host.
+
+        Only drivers that declare ``reports_instance_owner`` implement
+        it. The owner must come from what the compute service that
+        created the instance recorded with it (libvirt: the domain's
+        metadata), never from the caller.
+
+        :returns: the owner's project id, or None when this host has no
+            such instance or its owner is not recorded.
+        """
+        return None
 
     @abc.abstractmethod
     def attach_volume(self, instance_uuid, connection_info, attachment_id,
@@ -80,3 +98,13 @@ class HypervisorDriver(abc.ABC):
 
         Idempotent: a disk that is not attached is not an error.
         """
+
+    def list_attached_disks(self):
+        """The volume disks attached to the host's instances, for audits
+        (``cinder-ma-manage attachment audit``).
+
+        :returns: a list of ``{'instance_uuid': ..., 'attachment_id':
+            ...}`` (more keys allowed), or None when the driver cannot
+            list them (the default).
+        """
+        return None

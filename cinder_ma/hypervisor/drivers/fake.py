@@ -2,7 +2,9 @@
 
 It attaches nothing: it records which attachment is attached to which
 instance, with its mode, so that tests can check what a real hypervisor
-would have been asked to do. The device it reports is the requested
+would have been asked to do. It knows the owners of the instances added
+with :meth:`FakeDriver.add_instance` only: through it, projects cannot
+attach into any other instance. The device it reports is the requested
 mountpoint (None when none was requested).
 """
 
@@ -20,12 +22,27 @@ LOG = logging.getLogger(__name__)
 class FakeDriver(base.HypervisorDriver):
     """Records attachments in memory."""
 
-    capabilities = base.HypervisorCapabilities(supports_multiattach=True)
+    capabilities = base.HypervisorCapabilities(
+        supports_multiattach=True, reports_instance_owner=True)
+
+    #: The owner of instances that were not added (None: unknown).
+    default_owner = None
 
     def __init__(self, conf):
         super().__init__(conf)
         self._lock = threading.Lock()
         self._attachments = {}
+        self._owners = {}
+
+    def add_instance(self, instance_uuid, project_id):
+        """Record an instance of this host and its owner, as a compute
+        service records them when it creates the instance."""
+        with self._lock:
+            self._owners[instance_uuid] = project_id
+
+    def get_instance_owner(self, instance_uuid):
+        with self._lock:
+            return self._owners.get(instance_uuid, self.default_owner)
 
     def attach_volume(self, instance_uuid, connection_info, attachment_id,
                       mountpoint=None, mode='rw', shareable=False):
@@ -66,3 +83,10 @@ class FakeDriver(base.HypervisorDriver):
         with self._lock:
             return [copy.deepcopy(r) for r in self._attachments.values()
                     if instance_uuid in (None, r['instance_uuid'])]
+
+    def list_attached_disks(self):
+        """The recorded attachments, as audits read them."""
+        return [{'instance_uuid': r['instance_uuid'],
+                 'attachment_id': r['attachment_id'],
+                 'target': r['mountpoint']}
+                for r in self.list_attachments()]

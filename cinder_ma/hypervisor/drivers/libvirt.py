@@ -37,6 +37,9 @@ FILE_VOLUME_TYPES = ('file',)
 #: Types the host connection turns into a block device
 #: (``data['device_path']``), attached as ``<disk type='block'>``.
 BLOCK_VOLUME_TYPES = ('local', 'block', 'iscsi', 'fibre_channel', 'nvmeof')
+#: Types QEMU connects to itself, attached as ``<disk type='network'>``
+#: (``data['host']``, ``data['port']``, ``data['export']``).
+NETWORK_VOLUME_TYPES = ('nbd',)
 
 #: Target device name prefix of each disk bus.
 BUS_PREFIXES = {'virtio': 'vd', 'scsi': 'sd', 'sata': 'sd', 'usb': 'sd'}
@@ -101,6 +104,37 @@ def device_name(prefix, index):
     return prefix + letters
 
 
+#: QoS spec keys applied as ``<iotune>`` settings of the disk (Nova's
+#: mapping of a connection's ``qos_specs``).
+IOTUNE_KEYS = (
+    'total_bytes_sec', 'read_bytes_sec', 'write_bytes_sec',
+    'total_iops_sec', 'read_iops_sec', 'write_iops_sec',
+    'total_bytes_sec_max', 'read_bytes_sec_max', 'write_bytes_sec_max',
+    'total_iops_sec_max', 'read_iops_sec_max', 'write_iops_sec_max',
+    'size_iops_sec')
+
+
+def iotune_settings(qos_specs):
+    """[(key, value)] of the ``<iotune>`` of a connection's front-end
+    ``qos_specs``, in :data:`IOTUNE_KEYS` order: other keys and values
+    that are not non-negative integers are left out (with a warning)."""
+    settings = []
+    for key in IOTUNE_KEYS:
+        value = (qos_specs or {}).get(key)
+        if value is None:
+            continue
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            number = -1
+        if number < 0:
+            LOG.warning('QoS spec %s=%r is not a non-negative integer; '
+                        'not applied', key, value)
+            continue
+        settings.append((key, str(number)))
+    return settings
+
+
 def disk_xml(connection_info, target_dev, attachment_id, mode='rw',
              shareable=False, bus='virtio'):
     """The libvirt ``<disk>`` element of a volume attachment, as text.
@@ -108,13 +142,19 @@ def disk_xml(connection_info, target_dev, attachment_id, mode='rw',
     :param connection_info: the volume's connection info, connected on
         this host: ``driver_volume_type`` 'file' (``data['path']`` or
         ``data['device_path']``) or a block type (:data:`BLOCK_VOLUME_TYPES`,
-        ``data['device_path']``).
+        ``data['device_path']``) or a network type
+        (:data:`NETWORK_VOLUME_TYPES`: 'nbd' with ``host``, ``port`` and
+        ``export``; libvirt's NBD client knows no TLS-PSK, so connection
+        info carrying PSK credentials is refused).
     :param target_dev: the guest device name ('vdb').
     :param attachment_id: names the disk (alias ``ua-<attachment_id>``).
     :param mode: 'rw', or 'ro' for a ``<readonly/>`` disk.
     :param shareable: the volume is multiattach: ``<shareable/>`` and
         ``cache='none'``.
     :param bus: the target bus.
+
+    The front-end QoS specs of the connection (``data['qos_specs']``)
+    become the disk's ``<iotune>`` (see :func:`iotune_settings`).
     :raises DriverError: unsupported volume type, missing path, bad mode.
     """
     if mode not in ('rw', 'ro'):
@@ -122,30 +162,23 @@ def disk_xml(connection_info, target_dev, attachment_id, mode='rw',
     connection_info = connection_info or {}
     volume_type = connection_info.get('driver_volume_type')
     data = connection_info.get('data') or {}
-    if volume_type in FILE_VOLUME_TYPES:
-        disk_type, source_attr = 'file', 'file'
-        path = data.get('device_path') or data.get('path')
-    elif volume_type in BLOCK_VOLUME_TYPES:
-        disk_type, source_attr = 'block', 'dev'
-        path = data.get('device_path')
+    if volume_type in NETWORK_VOLUME_TYPES:
+        disk = _network_disk(volume_type, data)
     else:
-        raise _driver_error(
-            'unsupported driver_volume_type %r; supported: %s' % (
-                volume_type,
-                ', '.join(FILE_VOLUME_TYPES + BLOCK_VOLUME_TYPES)))
-    if not path:
-        raise _driver_error(
-            'connection info of driver_volume_type %s has no %s: the '
-            'volume is not connected to this host' % (
-                volume_type,
-                'path' if disk_type == 'file' else 'device_path'))
-
-    disk = ElementTree.Element('disk', type=disk_type, device='disk')
+        disk = _local_disk(volume_type, data)
+    # libvirt's order: driver, source, target, ...
+    source = disk.find('source')
+    disk.remove(source)
     driver = ElementTree.SubElement(disk, 'driver', name='qemu', type='raw')
     if shareable:
         driver.set('cache', 'none')
-    ElementTree.SubElement(disk, 'source', {source_attr: path})
+    disk.append(source)
     ElementTree.SubElement(disk, 'target', dev=target_dev, bus=bus)
+    settings = iotune_settings(data.get('qos_specs'))
+    if settings:
+        iotune = ElementTree.SubElement(disk, 'iotune')
+        for key, value in settings:
+            ElementTree.SubElement(iotune, key).text = value
     if mode == 'ro':
         ElementTree.SubElement(disk, 'readonly')
     if shareable:
@@ -157,6 +190,51 @@ def disk_xml(connection_info, target_dev, attachment_id, mode='rw',
     return ElementTree.tostring(disk, encoding='unicode')
 
 
+def _network_disk(volume_type, data):
+    """A ``<disk type='network'>`` with its ``<source>`` only."""
+    missing = [k for k in ('host', 'port', 'export') if not data.get(k)]
+    if missing:
+        raise _driver_error(
+            'connection info of driver_volume_type %s has no %s' % (
+                volume_type, ', '.join(missing)))
+    if data.get('tls_psk_identity') or data.get('tls_psk_secret'):
+        raise _driver_error(
+            'the %s export requires TLS-PSK credentials, which libvirt '
+            'cannot present (its NBD TLS uses X.509 certificates)' % (
+                volume_type,))
+    disk = ElementTree.Element('disk', type='network', device='disk')
+    source = ElementTree.SubElement(disk, 'source', protocol=volume_type,
+                                    name=str(data['export']))
+    ElementTree.SubElement(source, 'host', name=str(data['host']),
+                           port=str(int(data['port'])))
+    return disk
+
+
+def _local_disk(volume_type, data):
+    """A ``<disk type='file'|'block'>`` with its ``<source>`` only."""
+    if volume_type in FILE_VOLUME_TYPES:
+        disk_type, source_attr = 'file', 'file'
+        path = data.get('device_path') or data.get('path')
+    elif volume_type in BLOCK_VOLUME_TYPES:
+        disk_type, source_attr = 'block', 'dev'
+        path = data.get('device_path')
+    else:
+        raise _driver_error(
+            'unsupported driver_volume_type %r; supported: %s' % (
+                volume_type,
+                ', '.join(FILE_VOLUME_TYPES + BLOCK_VOLUME_TYPES +
+                          NETWORK_VOLUME_TYPES)))
+    if not path:
+        raise _driver_error(
+            'connection info of driver_volume_type %s has no %s: the '
+            'volume is not connected to this host' % (
+                volume_type,
+                'path' if disk_type == 'file' else 'device_path'))
+    disk = ElementTree.Element('disk', type=disk_type, device='disk')
+    ElementTree.SubElement(disk, 'source', {source_attr: path})
+    return disk
+
+
 def _parse(xml_text):
     # The domain XML comes from the local libvirt daemon, not from users.
     return ElementTree.fromstring(xml_text)  # noqa: S314
@@ -166,6 +244,25 @@ def disk_aliases(domain_xml):
     """The aliases of the ``<disk>`` devices of a domain XML."""
     root = _parse(domain_xml)
     return {a.get('name') for a in root.findall('./devices/disk/alias')}
+
+
+#: The namespace of the metadata Nova's libvirt driver records with a
+#: domain (``<nova:instance>``, whose ``<nova:owner><nova:project
+#: uuid=...>`` names the project owning the instance).
+NOVA_METADATA_NS = 'http://openstack.org/xmlns/libvirt/nova/1.1'
+
+
+def instance_owner(domain_xml):
+    """The project owning a domain, as the compute service that created
+    it recorded it in the domain's metadata
+    (``<metadata><nova:instance><nova:owner><nova:project uuid=...>``),
+    or None when it recorded none."""
+    root = _parse(domain_xml)
+    project = root.find('./metadata/{%s}instance/{%s}owner/{%s}project' % (
+        (NOVA_METADATA_NS,) * 3))
+    if project is None:
+        return None
+    return project.get('uuid') or None
 
 
 def disk_targets(domain_xml):
@@ -192,7 +289,8 @@ class LibvirtDriver(base.HypervisorDriver):
     attachments never pick the same device name.
     """
 
-    capabilities = base.HypervisorCapabilities(supports_multiattach=True)
+    capabilities = base.HypervisorCapabilities(
+        supports_multiattach=True, reports_instance_owner=True)
 
     def __init__(self, conf):
         super().__init__(conf)
@@ -276,6 +374,21 @@ class LibvirtDriver(base.HypervisorDriver):
                     raise _driver_error('cannot look up instance %s: %s' % (
                         instance_uuid, exc.get_error_message()))
         return None
+
+    def get_instance_owner(self, instance_uuid):
+        """The project recorded as the domain's owner in its metadata by
+        the compute service that created it (Nova's ``<nova:owner>``),
+        or None (no such domain, or no owner recorded)."""
+        dom = self._lookup(instance_uuid)
+        if dom is None:
+            return None
+        try:
+            return instance_owner(dom.XMLDesc(0))
+        except libvirt.libvirtError as exc:
+            if exc.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN:
+                return None
+            raise _driver_error('cannot read instance %s: %s' % (
+                instance_uuid, exc.get_error_message()))
 
     @staticmethod
     def _instance_lock(instance_uuid):
@@ -395,6 +508,18 @@ class LibvirtDriver(base.HypervisorDriver):
                         attachment_id, instance_uuid,
                         exc.get_error_message()))
 
+    def list_attached_disks(self):
+        """The disks this driver attached (alias ``ua-<attachment id>``)
+        to any domain of the host.
+
+        :raises DriverError: libvirt cannot list its domains.
+        """
+        try:
+            return _list_attached_disks(self._get_connection())
+        except libvirt.libvirtError as exc:
+            raise _driver_error('cannot list the disks of the host\'s '
+                                'instances: %s' % exc.get_error_message())
+
     def _places(self, dom, alias):
         """The libvirt flags of the definitions (running, persistent)
         that still hold the disk ``alias``."""
@@ -434,6 +559,27 @@ class LibvirtDriver(base.HypervisorDriver):
                     'the guest of instance %s did not release disk %s '
                     'within %d seconds' % (dom.UUIDString(), alias, timeout))
             time.sleep(_DETACH_POLL_INTERVAL)
+
+
+def _list_attached_disks(conn):
+    """``{'instance_uuid', 'instance_name', 'attachment_id', 'target'}``
+    of every disk named ``ua-<attachment id>`` of the domains of ``conn``
+    (running or defined)."""
+    found = []
+    for dom in conn.listAllDomains(0):
+        try:
+            targets = disk_targets(dom.XMLDesc(0))
+        except libvirt.libvirtError as exc:
+            if exc.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN:
+                continue  # gone meanwhile
+            raise
+        for target, alias in sorted(targets.items()):
+            if alias and alias.startswith(ALIAS_PREFIX):
+                found.append({'instance_uuid': dom.UUIDString(),
+                              'instance_name': dom.name(),
+                              'attachment_id': alias[len(ALIAS_PREFIX):],
+                              'target': target})
+    return found
 
 
 def _unsupported(exc):

@@ -6,14 +6,27 @@ it on TaskFlow's serial engine (about 2 ms per flow; the threaded executor
 costs a second per run) with a logging listener that masks secrets.
 """
 
+import os
+import time
 import traceback
 
 from oslo_log import log as logging
 from oslo_utils import strutils
 from taskflow import engines
 from taskflow.listeners import logging as tf_logging
+from taskflow import states
 
 LOG = logging.getLogger(__name__)
+
+#: TEST ONLY (the fault tests of tests/functional): the path of a file
+#: that, while it exists, reads
+#: ``<directory>;<flow name>:<task index>[,<flow name>:<task index>...]``
+#: and holds the first run of each named flow in this process tree before
+#: that task, until ``<directory>/release`` exists, after writing
+#: ``<directory>/held-<flow name>-<index>`` with the process id, so that
+#: a test can kill the process at that step. Never set it in a
+#: deployment.
+TEST_HOLD_ENV = 'CINDER_MA_TEST_HOLD_FLOW'
 
 #: Store keys whose values never appear in logs.
 SECRET_KEYS = ('context', 'connector', 'connection_info', 'auth_password',
@@ -48,6 +61,44 @@ def load(flow, store):
     return engines.load(flow, store=store, engine='serial')
 
 
+def _test_hold(engine, flow):
+    """Register the hold of :data:`TEST_HOLD_ENV` on ``engine``, if set
+    for ``flow``."""
+    path = os.environ.get(TEST_HOLD_ENV)
+    if not path:
+        return
+    try:
+        with open(path) as f:
+            spec = f.read().strip()
+    except OSError:
+        return
+    directory, _sep, holds = spec.partition(';')
+    name = flow.name
+    index = dict(hold.split(':', 1) for hold in holds.split(',')
+                 if hold).get(name)
+    names = [atom.name for atom in flow]
+    if index is None or int(index) >= len(names):
+        return
+    target = names[int(index)]
+    marker = os.path.join(directory, 'held-%s-%s' % (name, index))
+
+    def hold(state, details):
+        if details.get('task_name', details.get('atom_name')) != target:
+            return
+        try:
+            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        except FileExistsError:
+            return
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        LOG.warning('TEST hold: flow %s held before task %s (%s)', name,
+                    index, target)
+        while not os.path.exists(os.path.join(directory, 'release')):
+            time.sleep(0.05)
+
+    engine.atom_notifier.register(states.RUNNING, hold)
+
+
 def run_flow(flow, store, log=LOG):
     """Run ``flow`` with ``store`` and log its progress, secrets masked.
 
@@ -55,6 +106,7 @@ def run_flow(flow, store, log=LOG):
     :raises: the exception of the failed task, after every task reverted.
     """
     engine = load(flow, store)
+    _test_hold(engine, flow)
     listener = tf_logging.DynamicLoggingListener(
         engine, log=_MaskingLogger(log), mask_inputs_keys=SECRET_KEYS,
         mask_outputs_keys=SECRET_KEYS)

@@ -18,6 +18,7 @@ def get_flow(driver):
     """The extend flow for a volume of ``driver``'s backend."""
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(lifecycle.VolumeFromExtendingOnRevert(),
+             volume_tasks.ReleaseExtendQuotaOnRevert(),
              volume_tasks.ExtendVolumeOnBackend(driver),
              volume_tasks.FinishExtend())
     return flow

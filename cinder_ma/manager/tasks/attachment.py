@@ -30,8 +30,8 @@ _MOVED_ON = (exception.VolumeAttachmentNotFound, exception.Conflict,
 
 class AttachmentStatusOnRevert(task.Task):
     """Base of the sentinels: on revert, move the attachment from one of
-    ``from_statuses`` to ``error_status`` and log the failure (attachments
-    have no error_reason column: the log has the reason).
+    ``from_statuses`` to ``error_status`` with the failure as its
+    ``error_reason`` (shown to administrators), and log it.
 
     The move is a compare-and-swap: an attachment that moved on meanwhile
     (deleted, say) is left alone; one already in ``error_status`` stays
@@ -46,12 +46,17 @@ class AttachmentStatusOnRevert(task.Task):
         """Nothing to do: a checkpoint for the revert."""
 
     def revert(self, context, attachment_id, *args, **kwargs):
+        if lifecycle.database_lost(kwargs.get('flow_failures')):
+            LOG.warning('%s of attachment %s lost the database; left for '
+                        'the reconcile loop', self.operation, attachment_id)
+            return
         reason = lifecycle.failure_reason(kwargs.get('flow_failures'))
         values = {'op': self.operation, 'id': attachment_id,
                   'reason': reason, 'status': self.error_status}
         try:
             attachment_db.attachment_update(
-                context, attachment_id, {'attach_status': self.error_status},
+                context, attachment_id, {'attach_status': self.error_status,
+                                         'error_reason': reason},
                 expected_status=self.from_statuses + (self.error_status,))
         except _MOVED_ON as exc:
             values['exc'] = exc
@@ -91,9 +96,83 @@ class AttachmentToErrorDetachingOnRevert(AttachmentStatusOnRevert):
     error_status = vstatus.ATTACH_ERROR_DETACHING
 
 
+class AttachmentToReservedOnRevert(AttachmentStatusOnRevert):
+    """Sentinel of the legacy connect flow (``os-initialize_connection``):
+    'attaching' -> 'reserved', as Cinder leaves a volume whose
+    initialize_connection failed: the consumer retries it or unreserves.
+    """
+
+    operation = 'Initializing the connection'
+    from_statuses = (vstatus.ATTACH_ATTACHING,)
+    error_status = vstatus.ATTACH_RESERVED
+
+
+class ReleaseReservationOnRevert(task.Task):
+    """Sentinel of the connect flow of an attachment created with a
+    connector: on revert, delete the reservation made in the same request
+    (nothing half-made is left: the consumer gets the error and no
+    attachment).
+    """
+
+    def execute(self, context, attachment_id):
+        """Nothing to do: a checkpoint for the revert."""
+
+    def revert(self, context, attachment_id, *args, **kwargs):
+        reason = lifecycle.failure_reason(kwargs.get('flow_failures'))
+        try:
+            attachment_db.attachment_destroy(
+                context, attachment_id,
+                expected_status=(vstatus.ATTACH_RESERVED,
+                                 vstatus.ATTACH_ATTACHING))
+        except _MOVED_ON as exc:
+            LOG.warning('Connecting attachment %s failed (%s); its '
+                        'reservation was not released: %s', attachment_id,
+                        reason, exc)
+            return
+        except Exception:
+            LOG.exception('Connecting attachment %s failed (%s) and its '
+                          'reservation could not be released',
+                          attachment_id, reason)
+            return
+        LOG.warning('Connecting attachment %s failed (%s); its reservation '
+                    'is released', attachment_id, reason)
+
+
+class CheckNotConnectedElsewhere(task.Task):
+    """Refuse (409), before the backend is called, an attachment whose
+    instance already has the volume connected on the same host (Cinder
+    bug 1833736), or that is no longer 'reserved'. Run under the
+    connection lock: the check then holds until the attachment is
+    recorded connected. No side effect.
+    """
+
+    def execute(self, context, attachment_id, host):
+        attachment_db.check_connectable(context, attachment_id, host)
+
+
 def _warn_not_reverted(attachment_id, status, exc):
     LOG.warning('Attachment %s was not set back to %s: %s', attachment_id,
                 status, exc)
+
+
+def _back_to_reserved(context, attachment_id):
+    """'attaching' -> 'reserved', without connector and connection."""
+    attachment_db.attachment_update(
+        context, attachment_id,
+        {'attach_status': vstatus.ATTACH_RESERVED,
+         'connector': None, 'connection_info': None},
+        expected_status=vstatus.ATTACH_ATTACHING)
+
+
+def _revert_to_reserved(context, attachment_id):
+    """:func:`_back_to_reserved` as a revert does it: never raising."""
+    try:
+        _back_to_reserved(context, attachment_id)
+    except _MOVED_ON as exc:
+        _warn_not_reverted(attachment_id, vstatus.ATTACH_RESERVED, exc)
+    except Exception:
+        LOG.exception('Attachment %s was not set back to reserved',
+                      attachment_id)
 
 
 class RecordAttaching(task.Task):
@@ -113,19 +192,69 @@ class RecordAttaching(task.Task):
             expected_status=vstatus.ATTACH_RESERVED)
 
     def revert(self, context, attachment_id, result, *args, **kwargs):
-        if isinstance(result, tf_failure.Failure):
-            return
-        try:
-            attachment_db.attachment_update(
-                context, attachment_id,
-                {'attach_status': vstatus.ATTACH_RESERVED,
-                 'connector': None, 'connection_info': None},
-                expected_status=vstatus.ATTACH_ATTACHING)
-        except _MOVED_ON as exc:
-            _warn_not_reverted(attachment_id, vstatus.ATTACH_RESERVED, exc)
-        except Exception:
-            LOG.exception('Attachment %s was not set back to reserved',
-                          attachment_id)
+        if not isinstance(result, tf_failure.Failure):
+            _revert_to_reserved(context, attachment_id)
+
+
+class RecordConnected(task.Task):
+    """'reserved' -> 'attaching' with the consumer's connector, host and
+    the backend's connection info (the attachments API and
+    ``os-initialize_connection``: the consumer connects its host itself);
+    refused (409) in the same compare-and-swap when the instance has the
+    volume connected on that host already. Revert: back to 'reserved'
+    without them.
+
+    Provides the attachment's record as updated.
+    """
+
+    default_provides = 'attachment'
+
+    def execute(self, context, attachment_id, host, connector,
+                connection_info, mountpoint=None):
+        return attachment_db.attachment_update(
+            context, attachment_id,
+            {'attach_status': vstatus.ATTACH_ATTACHING,
+             'connector': connector, 'attached_host': host,
+             'mountpoint': mountpoint, 'connection_info': connection_info},
+            expected_status=vstatus.ATTACH_RESERVED,
+            not_connected_elsewhere=host)
+
+    def revert(self, context, attachment_id, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            _revert_to_reserved(context, attachment_id)
+
+
+class ForgetConnection(task.Task):
+    """Clear the attachment's connector and connection info once its
+    connection is terminated (``os-terminate_connection``: the record
+    stays until ``os-detach``); from then on it holds no connection.
+
+    Nothing to undo: the connection is gone. Its revert only logs.
+    """
+
+    def execute(self, context, attachment_id):
+        attachment_db.attachment_update(
+            context, attachment_id,
+            {'connector': None, 'connection_info': None})
+
+    def revert(self, attachment_id, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('The connection of attachment %s is terminated but '
+                        'its flow failed', attachment_id)
+
+
+class RecordReserved(task.Task):
+    """'attaching' -> 'reserved' without connector and connection (the
+    end of a rollback: they are torn down); cannot be undone, its revert
+    only logs."""
+
+    def execute(self, context, attachment_id):
+        _back_to_reserved(context, attachment_id)
+
+    def revert(self, attachment_id, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('Attachment %s was set back to reserved before its '
+                        'rollback failed', attachment_id)
 
 
 class CompleteAttachment(task.Task):
@@ -137,7 +266,8 @@ class CompleteAttachment(task.Task):
         attachment_db.attachment_update(
             context, attachment_id,
             {'attach_status': vstatus.ATTACH_ATTACHED,
-             'attach_time': timeutils.utcnow(), 'mountpoint': device},
+             'attach_time': timeutils.utcnow(), 'mountpoint': device,
+             'error_reason': None},
             expected_status=vstatus.ATTACH_ATTACHING)
 
     def revert(self, context, attachment_id, result, *args, **kwargs):

@@ -27,6 +27,7 @@ from taskflow import task
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 
 LOG = logging.getLogger(__name__)
@@ -67,7 +68,8 @@ def _log_kept(what, volume_id, host, users):
 def _outcome_unknown(result):
     """Whether a failed RPC call may still have done its work."""
     return (isinstance(result, tf_failure.Failure) and
-            result.check(messaging.MessagingTimeout) is not None)
+            result.check(messaging.MessagingTimeout,
+                         exception.ManagerTimeout) is not None)
 
 
 class AcquireConnectionLock(task.Task):

@@ -5,8 +5,10 @@ task reverted, after every other task has undone its work: it records the
 failure on the volume (a failed status and ``error_reason``) and logs it.
 """
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_utils import strutils
+from sqlalchemy import exc as sa_exc
 from taskflow import task
 
 from cinder_ma.db import api as db_api
@@ -18,6 +20,19 @@ LOG = logging.getLogger(__name__)
 
 #: error_reason is shown to users; keep it readable.
 MAX_REASON_LENGTH = 1024
+
+
+def database_lost(flow_failures):
+    """Whether the flow failed because the database could not be reached.
+
+    Its sentinel then records no failure: the work stays in its transient
+    status, its claim expires, and the reconcile loop runs it again once
+    the database is back (a transient outage is not the request's
+    failure).
+    """
+    return any(failure.check(db_exc.DBConnectionError,
+                             sa_exc.OperationalError) is not None
+               for failure in (flow_failures or {}).values())
 
 
 def failure_reason(flow_failures):
@@ -52,6 +67,10 @@ class VolumeStatusOnRevert(task.Task):
         """Nothing to do: a checkpoint for the revert."""
 
     def revert(self, context, volume_id, *args, **kwargs):
+        if database_lost(kwargs.get('flow_failures')):
+            LOG.warning('%s of volume %s lost the database; left for the '
+                        'reconcile loop', self.operation, volume_id)
+            return
         reason = failure_reason(kwargs.get('flow_failures'))
         try:
             db_api.volume_update(
@@ -105,12 +124,16 @@ class VolumeFromExtendingOnRevert(task.Task):
         """Nothing to do: a checkpoint for the revert."""
 
     def revert(self, context, volume_id, *args, **kwargs):
+        if database_lost(kwargs.get('flow_failures')):
+            LOG.warning('Extend of volume %s lost the database; left for '
+                        'the reconcile loop', volume_id)
+            return
         reason = 'extend failed: ' + failure_reason(
             kwargs.get('flow_failures'))
         try:
             status = attachment_db.volume_leave_status(
                 context, volume_id, vstatus.EXTENDING,
-                {'error_reason': reason})
+                {'error_reason': reason, 'target_size': None})
         except Exception:
             LOG.exception('Extend of volume %s failed (%s) and it could not '
                           'leave status extending', volume_id, reason)

@@ -11,6 +11,7 @@ from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import quotas as quota_db
 from cinder_ma import exception
 from cinder_ma.volume import status as vstatus
 
@@ -67,7 +68,8 @@ class MarkVolumeAvailable(task.Task):
         db_api.volume_update(context, volume_id,
                              {'status': vstatus.AVAILABLE,
                               'error_reason': None},
-                             expected={'status': vstatus.CREATING})
+                             expected={'status': vstatus.CREATING},
+                             children=False)
 
     def revert(self, context, volume_id, result, *args, **kwargs):
         if isinstance(result, tf_failure.Failure):
@@ -92,7 +94,9 @@ class DestroyVolumeRecord(task.Task):
     """
 
     def execute(self, context, volume_id):
-        db_api.volume_destroy(context, volume_id)
+        # The project's quota usage goes down in the same transaction.
+        quota_db.retrying(context, db_api.volume_destroy, context,
+                          volume_id, quota=quota_db.release_volume)
 
     def revert(self, context, volume_id, result, *args, **kwargs):
         if not isinstance(result, tf_failure.Failure):
@@ -115,10 +119,27 @@ class ExtendVolumeOnBackend(_DriverTask):
                     'size', volume.id, new_size)
 
 
+class ReleaseExtendQuotaOnRevert(task.Task):
+    """The API charged the project's gigabytes quota for the extend; a
+    failed extend gives them back."""
+
+    def execute(self, context, volume_id, volume, new_size):
+        """Nothing to do: the charge was made with the request."""
+
+    def revert(self, context, volume_id, volume, new_size, *args,
+               **kwargs):
+        try:
+            quota_db.release_extend(context, volume_id,
+                                    new_size - volume.size)
+        except Exception:
+            LOG.exception('The quota charged for the extend of volume %s '
+                          'was not given back', volume_id)
+
+
 class FinishExtend(task.Task):
     """'extending' -> derived status, with the new size."""
 
     def execute(self, context, volume_id, new_size):
         attachment_db.volume_leave_status(
             context, volume_id, vstatus.EXTENDING,
-            {'size': new_size, 'error_reason': None})
+            {'size': new_size, 'error_reason': None, 'target_size': None})

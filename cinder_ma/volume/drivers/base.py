@@ -76,6 +76,13 @@ class VolumeRef:
     :ivar multiattach: the volume is shareable: it may be connected to
         several hosts at once.
     :ivar host: where the volume lives, ``node@backend#pool``.
+    :ivar qos_specs: the back-end QoS specs of the volume's type (consumer
+        ``back-end`` or ``both``) as a dict of strings, or None. Given to
+        :meth:`VolumeDriver.create_volume` and
+        :meth:`VolumeDriver.initialize_connection`; a driver that can
+        limit a volume's I/O applies the keys it knows (Cinder's names:
+        ``total_iops_sec``, ``read_bytes_sec``, ..., or its vendor's) and
+        ignores the others. Drivers that predate it need not change.
     """
 
     id: str
@@ -83,12 +90,15 @@ class VolumeRef:
     name: str
     multiattach: bool = False
     host: str | None = None
+    qos_specs: dict | None = dataclasses.field(default=None, hash=False)
 
     @classmethod
-    def for_volume(cls, volume_id, size, multiattach=False, host=None):
+    def for_volume(cls, volume_id, size, multiattach=False, host=None,
+                   qos_specs=None):
         """A reference with the storage name derived from the id."""
         return cls(id=volume_id, size=size, name='volume-%s' % volume_id,
-                   multiattach=bool(multiattach), host=host)
+                   multiattach=bool(multiattach), host=host,
+                   qos_specs=dict(qos_specs) if qos_specs else None)
 
     @property
     def pool(self):
@@ -223,3 +233,14 @@ class VolumeDriver(abc.ABC):
             ``provisioned_capacity_gb``, ``thin_provisioning_support``, and
             per-pool capabilities a volume type can ask for.
         """
+
+    def list_connections(self):
+        """The connections the backend holds, for audits
+        (``cinder-ma-manage attachment audit``).
+
+        :returns: a list of ``{'volume_id': ..., 'host': <connector
+            host>}`` (more keys allowed), or None when the driver cannot
+            list them (the default): the audit then says so instead of
+            guessing.
+        """
+        return None

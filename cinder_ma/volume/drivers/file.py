@@ -21,6 +21,9 @@ from cinder_ma.volume.drivers import base
 
 LOG = logging.getLogger(__name__)
 
+#: Subdirectory of file_volumes_dir recording the connections.
+CONNECTIONS_DIR = 'connections'
+
 file_opts = [
     cfg.StrOpt('file_volumes_dir',
                default='$state_path/volumes',
@@ -48,13 +51,17 @@ class FileDriver(base.VolumeDriver):
     def volumes_dir(self):
         return os.path.abspath(self.configuration.file_volumes_dir)
 
-    def _path(self, volume):
+    def path_of(self, name):
+        """The path of the volume file of storage name ``name``."""
         # The id is a UUID checked by the API; refuse anything that could
         # leave the directory all the same.
-        if os.sep in volume.name or volume.name.startswith('.'):
+        if os.sep in name or name.startswith('.'):
             raise exception.DriverError(
-                reason='invalid volume name %r' % volume.name)
-        return os.path.join(self.volumes_dir, volume.name)
+                reason='invalid volume name %r' % name)
+        return os.path.join(self.volumes_dir, name)
+
+    def _path(self, volume):
+        return self.path_of(volume.name)
 
     def do_setup(self):
         path = self.volumes_dir
@@ -129,19 +136,69 @@ class FileDriver(base.VolumeDriver):
                 reason='cannot extend volume file %s: %s' % (
                     path, exc.strerror))
 
+    @property
+    def connections_dir(self):
+        """Where a connection is recorded, as
+        ``<volume name>/<connector host>`` (a file can be opened by
+        anyone with its path: the record is what audits read)."""
+        return os.path.join(self.volumes_dir, CONNECTIONS_DIR)
+
+    def _connection_path(self, volume, connector):
+        host = str((connector or {}).get('host') or '')
+        if not host or os.sep in host or host.startswith('.'):
+            raise exception.DriverError(
+                reason='invalid connector host %r' % host)
+        self._path(volume)  # checks the name
+        return os.path.join(self.connections_dir, volume.name, host)
+
     def initialize_connection(self, volume, connector, attach_mode):
         self.validate_attach_mode(attach_mode)
         path = self._path(volume)
         if not os.path.isfile(path):
             raise exception.DriverError(
                 reason='volume file %s does not exist' % path)
+        record = self._connection_path(volume, connector)
+        try:
+            os.makedirs(os.path.dirname(record), exist_ok=True)
+            with open(record, 'a'):
+                pass
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot record the connection of %s: %s' % (
+                    volume.id, exc.strerror))
         return {'driver_volume_type': self.storage_protocol,
                 'data': {'path': path,
                          'access_mode': attach_mode,
                          'volume_id': volume.id}}
 
     def terminate_connection(self, volume, connector):
-        """Nothing to undo: a connection to a file is its path."""
+        """Forget the connection's record (a file needs nothing else)."""
+        record = self._connection_path(volume, connector)
+        self._unlink(record)
+        try:
+            os.rmdir(os.path.dirname(record))
+        except OSError:
+            pass  # other hosts' connections, or already gone
+
+    def list_connections(self):
+        """The recorded connections: ``{'volume_id', 'host'}`` each."""
+        found = []
+        try:
+            volumes = sorted(os.listdir(self.connections_dir))
+        except FileNotFoundError:
+            return found
+        prefix = 'volume-'
+        for name in volumes:
+            if not name.startswith(prefix):
+                continue
+            try:
+                hosts = sorted(os.listdir(os.path.join(
+                    self.connections_dir, name)))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            found.extend({'volume_id': name[len(prefix):], 'host': host}
+                         for host in hosts)
+        return found
 
     def _provisioned_gb(self):
         total = 0

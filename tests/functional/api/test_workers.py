@@ -88,7 +88,8 @@ class WorkersTestCase(testtools.TestCase):
                                     volume_id)
         self.assertEqual(1, len(listed['attachments']))
         code, shown = self.request('GET', '/volumes/%s' % volume_id)
-        self.assertEqual('attaching', shown['volume']['status'])
+        # A reservation only (no connector): Cinder's "reserved".
+        self.assertEqual('reserved', shown['volume']['status'])
 
     def test_every_racer_wins_on_a_shareable_volume(self):
         code, created = self.request('POST', '/types', {'volume_type': {

@@ -221,6 +221,30 @@ class MigrationsTestCase(base.TestCase):
                     attach_status='reserved'))
 
 
+    def _check_0005(self, data):
+        # The rows written after 0001 get the new columns' defaults: not
+        # frozen (the scheduler and the API filter on it), no QoS specs.
+        meta = sa.MetaData()
+        meta.reflect(bind=self.engine)
+        with self.engine.connect() as conn:
+            service = conn.execute(sa.select(meta.tables['services'])).one()
+            vtype = conn.execute(sa.select(meta.tables['volume_types'])).one()
+        self.assertIs(False, bool(service.frozen))
+        self.assertIsNone(vtype.qos_specs_id)
+        qos = meta.tables['quality_of_service_specs']
+        root = str(uuid.uuid4())
+        with self.engine.begin() as conn:
+            conn.execute(qos.insert().values(id=root, key='QoS_Specs_Name',
+                                             value='gold'))
+            conn.execute(qos.insert().values(id=str(uuid.uuid4()),
+                                             specs_id=root, key='consumer',
+                                             value='both'))
+        with self.engine.begin() as conn:
+            self.assertRaises(
+                db_exc.DBReferenceError, conn.execute,
+                qos.insert().values(id=str(uuid.uuid4()),
+                                    specs_id=str(uuid.uuid4()), key='k'))
+
 class PostgreSQLMigrationsTestCase(MigrationsTestCase):
     DATABASE = 'postgresql'
 

@@ -7,9 +7,11 @@ through, whatever the database.
 
 import threading
 
+from cinder_ma import context as cm_context
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
+from cinder_ma.volume import attachments
 from tests import base
 
 THREADS = 32
@@ -64,7 +66,7 @@ class _RaceMixin:
                 self.assertIn('not multiattach', str(result))
         self.assertEqual(1, len(self._live(vol.id)))
         vol = db_api.volume_get(self.context, vol.id)
-        self.assertEqual(('attaching', 1), (vol.status, vol.attach_count))
+        self.assertEqual(('reserved', 1), (vol.status, vol.attach_count))
 
     def test_all_win_on_shareable_volume(self):
         vol = self._volume(multiattach=True)
@@ -106,6 +108,56 @@ class _RaceMixin:
         for result in results.values():
             if result != 'ok':
                 self.assertIn('already has volume', str(result))
+
+    def test_bootable_shareable_volume_stays_with_one_instance(self):
+        """volume:multiattach_bootable_volume is part of the swap."""
+        vol = self._volume(multiattach=True)
+        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        results = self._race(vol.id, exclusive_bootable=True)
+        self.assertEqual(1, results.count('ok'), results)
+        for result in results:
+            if result != 'ok':
+                self.assertIsInstance(result, exception.PolicyNotAuthorized)
+        self.assertEqual(1, len({a.instance_uuid
+                                 for a in self._live(vol.id)}))
+
+    def test_bootable_rule_through_the_service(self):
+        """8 members attach a bootable shareable volume at once, with a
+        policy that refuses them a second instance: one instance wins."""
+        self.set_policy_rules({
+            'volume:multiattach_bootable_volume': 'rule:context_is_admin'})
+        self.make_backend('testhost@file')
+        vol = self._volume(multiattach=True)
+        db_api.volume_update(self.context, vol.id,
+                             {'bootable': True,
+                              'host': 'testhost@file#file'})
+        barrier = threading.Barrier(8)
+        results = [None] * 8
+
+        def attach(index):
+            context = cm_context.RequestContext(
+                user_id='fake-user', project_id='fake-project',
+                roles=['member', 'reader'])
+            barrier.wait()
+            try:
+                attachments.create_attachment(context, vol.id,
+                                              'instance-%d' % index)
+                results[index] = 'ok'
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=attach, args=(i,))
+                   for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(1, results.count('ok'), results)
+        for result in results:
+            if result != 'ok':
+                self.assertIsInstance(result, exception.PolicyNotAuthorized)
+        self.assertEqual(1, len({a.instance_uuid
+                                 for a in self._live(vol.id)}))
 
     def test_cap_holds(self):
         vol = self._volume(multiattach=True)

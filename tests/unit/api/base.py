@@ -1,6 +1,7 @@
 """Base class of the API tests: the real WSGI app over a real database.
 
-The app runs with noauth; the headers below name the caller. The manager
+The app runs with noauth (set explicitly: keystone is the default); the
+headers below name the caller. The manager
 is out of scope of an API unit test: its RPC casts
 (:class:`cinder_ma.manager.rpcapi.ManagerAPI`) are replaced by mocks,
 which the tests inspect. A backend is registered in the services table so
@@ -76,11 +77,13 @@ MANAGER_HOST = 'compute1'
 class RecordingRPC:
     """Stands in for ManagerAPI: records every call, in order, as
     ``(method, *positional args)`` (keyword arguments in ``kwargs``);
-    answers initialize_connection."""
+    answers initialize_connection, and get_instance_owner from
+    ``owners`` (by instance; ``PROJECT`` for others)."""
 
     def __init__(self):
         self.calls = []
         self.kwargs = []
+        self.owners = {}
 
     def __getattr__(self, name):
         def record(context, *args, **kwargs):
@@ -89,6 +92,8 @@ class RecordingRPC:
             if name == 'initialize_connection':
                 return {'driver_volume_type': 'file',
                         'data': {'path': '/srv/volume-%s' % args[0]}}
+            if name == 'get_instance_owner':
+                return self.owners.get(args[0], PROJECT)
             return None
         return record
 
@@ -174,6 +179,8 @@ class APITestCase(base.DBTestCase):
         self.rpc = RecordingRPC()
         self.useFixture(fixtures.MockPatchObject(
             volume_attachments, '_rpc', lambda: self.rpc))
+        # keystone is the default; these tests name callers with noauth.
+        self.flags(auth_strategy='noauth')
         self.app = webtest.TestApp(app.setup_app(self.conf))
 
     @staticmethod
@@ -201,7 +208,8 @@ class APITestCase(base.DBTestCase):
             'heartbeat_at': timeutils.utcnow(),
             'capabilities': jsonutils.dumps({'hypervisor': {
                 'driver': hypervisor,
-                'supports_multiattach': supports_multiattach}})})
+                'supports_multiattach': supports_multiattach,
+                'reports_instance_owner': True}})})
 
     def add_attachment(self, volume, **values):
         """An attachment row written directly (no rules, no counters):

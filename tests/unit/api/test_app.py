@@ -1,8 +1,16 @@
-"""Tests of the WSGI app as a whole: middleware, dispatch, faults."""
+"""Tests of the WSGI app as a whole: middleware, dispatch, faults,
+hostile input."""
+
+import io
 
 import fixtures
+from oslo_serialization import jsonutils
+import webob
+import webtest
 
 from cinder_ma.api import app
+from cinder_ma.api import expose
+from cinder_ma.api import microversions as mv
 from tests.unit.api import base
 
 REQUEST_ID = 'X-OpenStack-Request-Id'
@@ -83,9 +91,14 @@ class TestDispatch(base.APITestCase):
             status=200)
         self.assertEqual(b'', response.body)
 
-    def test_trailing_slash_is_ignored(self):
-        response = self.app.get(self.url('volumes/'), headers=base.MEMBER)
-        self.assertEqual({'volumes': []}, response.json)
+    def test_trailing_slash_names_nothing(self):
+        # As in Cinder (Tempest's *_without_passing_volume_id tests): an
+        # empty volume id is a 404, for every method.
+        for method in ('GET', 'PUT', 'DELETE'):
+            response = self.app.request(self.url('volumes/'), method=method,
+                                        headers=base.MEMBER,
+                                        expect_errors=True)
+            self.assertFault(response, 404, 'itemNotFound')
 
     def test_url_of_another_project_is_malformed(self):
         # Cinder's answer when the URL's project is not the caller's.
@@ -148,3 +161,227 @@ class TestSetupApp(base.APITestCase):
         getpid.return_value = -2
         app.setup_app(self.conf)
         self.assertEqual(2, freeze.call_count)
+
+
+class TestHostileInput(base.APITestCase):
+    """Input meant to break the API: a 4xx fault with a short message,
+    and nothing done."""
+
+    def _chunked_post(self, path, body, headers):
+        # A body without Content-Length, as a server hands over a chunked
+        # one (webtest always sets Content-Length).
+        req = webob.Request.blank(path, method='POST', headers=headers)
+        req.environ['wsgi.input'] = io.BytesIO(body)
+        req.environ['wsgi.input_terminated'] = True
+        req.environ.pop('CONTENT_LENGTH', None)
+        req.content_type = 'application/json'
+        return req.get_response(app.setup_app(self.conf))
+
+    def _assert_short_fault(self, response, code, name):
+        self.assertEqual(code, response.status_int, response.body[:300])
+        body = jsonutils.loads(response.body)
+        self.assertEqual([name], list(body))
+        self.assertEqual(code, body[name]['code'])
+        self.assertLess(len(body[name]['message']), 400)
+
+    def test_body_over_the_limit_is_a_413_fault(self):
+        self.flags(group='oslo_middleware', max_request_body_size=2048)
+        self.app = webtest.TestApp(app.setup_app(self.conf))
+        body = {'volume': {'size': 1, 'name': 'x' * 4096}}
+        response = self.app.post_json(self.url('volumes'), body,
+                                      headers=base.MEMBER, status=413)
+        self.assertFault(response, 413, 'overLimit')
+        self.assertEqual([], self.app.get(
+            self.url('volumes'), headers=base.MEMBER).json['volumes'])
+
+    def test_chunked_body_over_the_limit_is_a_413_fault(self):
+        self.flags(group='oslo_middleware', max_request_body_size=2048)
+        body = jsonutils.dumps({'volume': {'size': 1, 'name': 'x' * 4096}})
+        response = self._chunked_post(self.url('volumes'),
+                                      body.encode('utf-8'), base.MEMBER)
+        self._assert_short_fault(response, 413, 'overLimit')
+        self.assertIn('too large', response.json['overLimit']['message'])
+        self.create_cast.assert_not_called()
+        # Under the limit, a chunked body is read.
+        response = self._chunked_post(
+            self.url('volumes'), b'{"volume": {"size": 1}}', base.MEMBER)
+        self.assertEqual(202, response.status_int, response.body)
+
+    def test_deep_json_is_a_400_fault(self):
+        for depth in (40, 20000):
+            body = b'{"volume": ' + b'[' * depth + b']' * depth + b'}'
+            response = self.app.post(self.url('volumes'), body,
+                                     headers=base.MEMBER, status=400,
+                                     content_type='application/json')
+            self.assertFault(response, 400, 'badRequest', 'nested deeper')
+
+    def test_json_that_is_not_an_object_is_a_400_fault(self):
+        for body in (b'[]', b'"volume"', b'1', b'null', b'true'):
+            response = self.app.post(self.url('volumes'), body,
+                                     headers=base.MEMBER, status=400,
+                                     content_type='application/json')
+            self.assertFault(response, 400, 'badRequest')
+            response = self.app.post(
+                self.url('volumes/%s/action' % self.create_volume().id),
+                body, headers=base.MEMBER, status=400,
+                content_type='application/json')
+            self.assertFault(response, 400, 'badRequest')
+
+    def test_huge_integers_are_a_400_fault(self):
+        for size in (2 ** 64, 2 ** 31, '9' * 5000, '1' * 25):
+            response = self.app.post_json(
+                self.url('volumes'), {'volume': {'size': size}},
+                headers=base.MEMBER, status=400)
+            self.assertFault(response, 400, 'badRequest')
+            self.assertLess(len(response.json['badRequest']['message']),
+                            400)
+
+    def test_microversion_of_thousands_of_digits_is_a_400_fault(self):
+        for version in ('3.' + '9' * 5000, '9' * 5000 + '.0'):
+            response = self.app.get(
+                self.url('volumes'), status=400,
+                headers=dict(base.MEMBER, **{
+                    'OpenStack-API-Version': 'volume %s' % version}))
+            self.assertFault(response, 400, 'badRequest', 'invalid format')
+            self.assertLess(len(response.json['badRequest']['message']),
+                            300)
+
+    def test_echoed_values_are_cut(self):
+        long_id = 'x' * 100000
+        for response in (
+                self.app.get(self.url('volumes/%s' % long_id),
+                             headers=base.MEMBER, status=404),
+                self.app.get(self.url('volumes?sort=%s' % long_id),
+                             headers=base.MEMBER, status=400),
+                self.app.get(self.url('volumes?marker=%s' % long_id),
+                             headers=base.MEMBER, status=400),
+                self.app.get(self.url('volumes?all_tenants=%s' % long_id),
+                             headers=base.MEMBER, status=400),
+                self.app.get(self.url('volumes?%s=1' % long_id),
+                             headers=base.headers(version='3.31'),
+                             status=400),
+                self.app.post_json(self.url('volumes'),
+                                   {'volume': {'size': long_id}},
+                                   headers=base.MEMBER, status=400),
+                self.app.post_json(
+                    self.url('volumes/%s/action' % self.create_volume().id),
+                    {long_id: None}, headers=base.MEMBER, status=400)):
+            (fault,) = response.json.values()
+            self.assertLess(len(fault['message']), 400, fault['message'])
+            self.assertIn('x' * 90, fault['message'])
+
+    def test_nul_in_the_url_is_a_400_fault(self):
+        for path in ('volumes?name=a%00b', 'volumes/a%00b/metadata/k',
+                     'volumes?a%00=1'):
+            response = self.app.get(self.url(path), headers=base.MEMBER,
+                                    status=400)
+            self.assertFault(response, 400, 'badRequest', 'NUL')
+
+    def test_unknown_and_repeated_sort_keys_are_400_faults(self):
+        for sort in ('nope', 'name,name', 'name:asc,id:desc,name'):
+            response = self.app.get(self.url('volumes?sort=%s' % sort),
+                                    headers=base.MEMBER, status=400)
+            self.assertFault(response, 400, 'badRequest')
+
+    def test_huge_limit_is_capped(self):
+        response = self.app.get(self.url('volumes?limit=%s' % ('9' * 30)),
+                                headers=base.MEMBER)
+        self.assertEqual([], response.json['volumes'])
+        response = self.app.get(self.url('volumes?limit=%s' % ('9' * 5000)),
+                                headers=base.MEMBER, status=400)
+        self.assertFault(response, 400, 'badRequest', 'limit')
+
+
+class TestFaultWrapper(base.APITestCase):
+
+    def _wrapped(self, status, body, content_type, headers=()):
+        def inner(environ, start_response):
+            start_response(status, [('Content-Type', content_type)] +
+                           list(headers))
+            return [body]
+        return webtest.TestApp(expose.FaultWrapper(inner))
+
+    def test_error_pages_of_middleware_become_faults(self):
+        wrapped = self._wrapped('413 Request Entity Too Large',
+                                b'<html>too big</html>', 'text/html')
+        response = wrapped.get('/', status=413)
+        self.assertFault(response, 413, 'overLimit', 'too large')
+
+    def test_keystonemiddleware_shape_keeps_message_and_headers(self):
+        body = jsonutils.dumps({'error': {
+            'code': 401, 'title': 'Unauthorized',
+            'message': 'The request you have made requires '
+                       'authentication.'}}).encode()
+        wrapped = self._wrapped(
+            '401 Unauthorized', body, 'application/json',
+            [('WWW-Authenticate', 'Keystone uri="http://127.0.0.1:5000"')])
+        response = wrapped.get('/', status=401)
+        self.assertFault(response, 401, 'unauthorized',
+                         'requires authentication')
+        self.assertEqual('Keystone uri="http://127.0.0.1:5000"',
+                         response.headers['WWW-Authenticate'])
+
+    def test_faults_and_successes_pass_as_they_are(self):
+        fault = expose.fault_response(404, 'gone')
+        wrapped = webtest.TestApp(expose.FaultWrapper(fault))
+        self.assertEqual(fault.body, wrapped.get('/', status=404).body)
+        wrapped = self._wrapped('200 OK', b'not json', 'text/plain')
+        self.assertEqual(b'not json', wrapped.get('/').body)
+
+
+class TestNothingHalfMade(base.APITestCase):
+
+    def test_refused_connector_calls_no_backend(self):
+        volume = self.create_volume()
+        url = self.url('attachments')
+        headers = base.headers(roles=['member', 'reader'],
+                               version=mv.MAX_VERSION)
+        attachment = self.app.post_json(url, {'attachment': {
+            'volume_uuid': volume.id,
+            'instance_uuid': '6a1d3d4c-3f4e-4b6f-9a53-1d5f6b1a2c3d'}},
+            headers=headers).json['attachment']
+        before = self.app.get(url + '/' + attachment['id'],
+                              headers=headers).json
+        calls = list(self.rpc.calls)
+        for connector in ({'host': 42}, {'host': 'h', 'wwpns': 'x'},
+                          {'host': 'h', 'multipath': 'maybe'},
+                          {'host': 'h', 'nested': [[[[[[[[[[[[[[[[[[[[
+                              [[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]
+                          ]]]]]]]]]]]]]]]]]]]]}):
+            response = self.app.put_json(
+                url + '/' + attachment['id'],
+                {'attachment': {'connector': connector}}, headers=headers,
+                status=400)
+            self.assertFault(response, 400, 'badRequest')
+        self.assertEqual(calls, self.rpc.calls)
+        self.assertEqual(before, self.app.get(url + '/' + attachment['id'],
+                                              headers=headers).json)
+        # A bad connector on create reserves nothing.
+        response = self.app.post_json(url, {'attachment': {
+            'volume_uuid': volume.id, 'connector': {'host': ['a']}}},
+            headers=headers, status=400)
+        self.assertFault(response, 400, 'badRequest', 'host')
+        self.assertEqual(1, len(self.app.get(
+            url, headers=headers).json['attachments']))
+        self.assertEqual(calls, self.rpc.calls)
+
+
+class TestHealthcheck(base.APITestCase):
+    """oslo.middleware's Healthcheck at /healthcheck, without auth."""
+
+    def test_ok_without_authentication(self):
+        response = self.app.get('/healthcheck', status=200)
+        self.assertEqual('OK', response.text)
+        self.assertTrue(response.headers[REQUEST_ID].startswith('req-'))
+
+    def test_disabled_by_file(self):
+        path = self.conf.healthcheck.disable_by_file_path
+        self.assertTrue(path.startswith(self.conf.state_path), path)
+        with open(path, 'w'):
+            pass
+        response = self.app.get('/healthcheck', status=503)
+        self.assertEqual('DISABLED BY FILE', response.text)
+
+    def test_other_paths_still_need_authentication(self):
+        self.app.get('/healthcheck/x', status=401)
+        self.app.get(self.url('volumes'), status=401)

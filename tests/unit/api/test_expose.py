@@ -1,5 +1,8 @@
 """Tests of the expose decorator and of fault bodies."""
 
+from oslo_db import exception as db_exc
+import oslo_messaging as messaging
+from sqlalchemy import exc as sa_exc
 import testtools
 import webob
 import webob.exc
@@ -124,9 +127,27 @@ class TestFaults(testtools.TestCase):
 
     def test_service_unavailable(self):
         status, name, code, message = self._fault(
-            exception.ManagerUnavailable(host='h', reason='secret'))
+            exception.ManagerUnavailable(host='node7', reason='secret'))
         self.assertEqual((503, 'serviceUnavailable'), (status, name))
         self.assertNotIn('secret', message)
+        self.assertIn('node7', message)
+
+    def test_outages_are_503(self):
+        for error in (db_exc.DBConnectionError('db down'),
+                      sa_exc.OperationalError('SELECT 1', {}, 'refused'),
+                      messaging.MessagingTimeout('no answer'),
+                      messaging.MessageDeliveryFailure('broker down')):
+            status, name, code, message = self._fault(error)
+            self.assertEqual((503, 'serviceUnavailable', 503),
+                             (status, name, code))
+            self.assertIn('try again later', message)
+
+    def test_outages_are_logged_once_per_interval(self):
+        log = expose._OutageLog(interval=3600)
+        self.assertTrue(log.log('DBConnectionError', 'down'))
+        for _ in range(100):
+            self.assertFalse(log.log('DBConnectionError', 'down'))
+        self.assertTrue(log.log('MessagingTimeout', 'slow'))
 
 
 class TestFaultWrapper(testtools.TestCase):

@@ -33,13 +33,25 @@ class TestAPIVersionRequest(testtools.TestCase):
         self.assertEqual('3.49', mv.prior(mv.MULTIATTACH_VOLUMES))
         self.assertRaises(ValueError, mv.prior, '3.0')
 
-    def test_our_own_version_is_the_maximum(self):
-        # 3.55 is cinder_ma's "attach through a cinder_ma manager", not
-        # Cinder's 3.55 (transfers with snapshots).
-        self.assertEqual('3.55', mv.ATTACH_THROUGH_MANAGER)
-        self.assertEqual(mv.ATTACH_THROUGH_MANAGER, mv.MAX_VERSION)
-        self.assertIn('3.55 (ATTACH_THROUGH_MANAGER)', mv.__doc__)
-        self.assertIn("Cinder's own 3.55", mv.__doc__)
+    def test_cinders_line_up_to_its_maximum(self):
+        # Cinder 29's maximum; the numbers are Cinder's, ours are
+        # extensions (cinder_ma.api.extensions).
+        self.assertEqual('3.71', mv.MAX_VERSION)
+        self.assertEqual('3.55', mv.TRANSFER_WITH_SNAPSHOTS)
+        self.assertFalse(hasattr(mv, 'ATTACH_THROUGH_MANAGER'))
+
+    def test_every_version_has_a_history_entry(self):
+        # One named constant and one history entry per version, none
+        # missing between 3.55 and the maximum.
+        versions = {getattr(mv, name) for name in dir(mv)
+                    if name.isupper() and name not in ('UPDATED',) and
+                    isinstance(getattr(mv, name), str) and
+                    getattr(mv, name)[:1].isdigit()}
+        for minor in range(55, 72):
+            version = '3.%d' % minor
+            self.assertIn(version, versions)
+            self.assertIn('* %s' % version, mv.__doc__.replace(
+                ', 3.', '\n* 3.'))
 
     def test_constants_are_in_range(self):
         for name in dir(mv):
@@ -73,8 +85,20 @@ class TestFromHeaders(testtools.TestCase):
     def test_malformed(self):
         self.assertRaises(mv.InvalidAPIVersionString, mv.from_headers,
                           {HEADER: 'volume 3.x'})
-        self.assertRaises(mv.InvalidAPIVersionString, mv.from_headers,
-                          {HEADER: 'volume'})
+        for bad in ('3.' + '9' * 5000, '9' * 5000 + '.0', '\u0663.0',
+                    '3.\uff15', '3.0_0', '+3.0', '3.0 3.1'):
+            error = self.assertRaises(mv.InvalidAPIVersionString,
+                                      mv.from_headers,
+                                      {HEADER: 'volume %s' % bad})
+            self.assertLess(len(str(error)), 250)
+
+    def test_service_without_a_version_is_the_minimum(self):
+        # As in Cinder, which reads the header with microversion_parse.
+        self.assertEqual('3.0', str(mv.from_headers({HEADER: 'volume'})))
+
+    def test_last_volume_entry_counts(self):
+        self.assertEqual('3.27', str(mv.from_headers(
+            {HEADER: 'volume 3.0, compute 2.1, volume 3.27'})))
 
 
 class TestNegotiation(base.APITestCase):
@@ -142,7 +166,7 @@ class TestCinderclientNegotiation(base.APITestCase):
     def test_negotiates_our_maximum(self):
         client_max = self.api_versions.APIVersion(
             self.api_versions.MAX_VERSION)
-        self.assertGreater(client_max, self.api_versions.APIVersion(
+        self.assertGreaterEqual(client_max, self.api_versions.APIVersion(
             mv.MAX_VERSION))
         client = base.cinderclient_for(self.served.url,
                                        self.api_versions.MAX_VERSION)

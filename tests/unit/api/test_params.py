@@ -1,5 +1,6 @@
 """Tests of query string parameters."""
 
+import webob
 import webob.exc
 
 from cinder_ma.api import params
@@ -43,6 +44,20 @@ class TestParams(base.TestCase):
     def test_json_object(self):
         self.assertEqual({'a': 'b', 'n': '1'}, params.json_object(
             {'m': '{"a": "b", "n": 1}'}, 'm'))
-        for bad in ('[1]', 'nope', '"s"'):
+        # Cinder's form: a Python literal dict (str() of a dict).
+        self.assertEqual({'Type': 'work'}, params.json_object(
+            {'m': "{'Type': 'work'}"}, 'm'))
+        for bad in ('[1]', 'nope', '"s"', "['a']", '{1: (', '__import__'):
             self.assertRaises(webob.exc.HTTPBadRequest, params.json_object,
                               {'m': bad}, 'm')
+
+    def test_check_url_text(self):
+        req = webob.Request.blank('/v3/volumes/detail?name=n')
+        # A URL without the project (3.67): project_id is None.
+        params.check_url_text(req, {'project_id': None})
+        params.check_url_text(req, {'project_id': 'p', 'volume_id': 'v'})
+        self.assertRaises(webob.exc.HTTPBadRequest, params.check_url_text,
+                          req, {'project_id': None, 'volume_id': 'v\x00'})
+        req = webob.Request.blank('/v3/volumes?name=%00')
+        self.assertRaises(webob.exc.HTTPBadRequest, params.check_url_text,
+                          req, {'project_id': None})

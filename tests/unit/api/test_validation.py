@@ -130,7 +130,49 @@ class TestSchemaDecorator(testtools.TestCase):
                           self._request(b''))
         self.assertRaises(webob.exc.HTTPUnsupportedMediaType, func,
                           self._request(b'{}', content_type='text/plain'))
-        self.assertRaises(
-            webob.exc.HTTPRequestEntityTooLarge, func,
-            self._request(b'{"a": "%s"}' % (
-                b'x' * validation.MAX_BODY_SIZE)))
+
+    def test_strict_json(self):
+        func = validation.schema({})(lambda req, body: body)
+        for body, why in (
+                (b'{"a": NaN}', 'NaN is not a number'),
+                (b'[Infinity]', 'Infinity is not a number'),
+                (b'{"a": -Infinity}', '-Infinity is not a number'),
+                (b'{"a": 1e400}', 'out of range'),
+                (b'{"a": 1, "a": 2}', 'duplicate key "a"'),
+                (b'{"a": %d}' % 2 ** 63, 'beyond 64 bits'),
+                (b'{"a": -%d}' % (2 ** 63 + 1), 'beyond 64 bits'),
+                (b'{"a": "\\u0000"}', 'NUL'),
+                (b'{"\\ud800": 1}', 'lone surrogate'),
+                (b'[' * 33 + b']' * 33, 'nested deeper than 32'),
+                (b'[' * 100000 + b']' * 100000, 'nested deeper than 32')):
+            error = self.assertRaises(validation.ValidationError, func,
+                                      self._request(body))
+            self.assertIn('Malformed request body: ', str(error))
+            self.assertIn(why, str(error))
+        self.assertEqual({'a': [[{'b': -2 ** 63}]]}, func(self._request(
+            b'{"a": [[{"b": %d}]]}' % -2 ** 63)))
+        deepest = func(self._request(b'[' * 32 + b']' * 32))
+        for _level in range(31):
+            (deepest,) = deepest
+        self.assertEqual([], deepest)
+
+    def test_not_utf8(self):
+        func = validation.schema({})(lambda req, body: body)
+        error = self.assertRaises(validation.ValidationError, func,
+                                  self._request(b'{"a": "\xff"}'))
+        self.assertEqual('Malformed request body', str(error))
+
+    def test_integer_strings_beyond_the_maximum(self):
+        for size in ('9' * 5000, '1' * 20, '\u0663', '\u00b2'):
+            error = self.assertRaises(validation.ValidationError,
+                                      validation.validate, SCHEMA,
+                                      {'size': size})
+            self.assertLess(len(str(error)), 300)
+
+    def test_echoed_values_are_cut(self):
+        error = self.assertRaises(validation.ValidationError,
+                                  validation.validate, SCHEMA,
+                                  {'name': 'x' * 200000})
+        self.assertLess(len(str(error)), 400)
+        self.assertIn('x' * 90, str(error))
+        self.assertIn('is too long', str(error))

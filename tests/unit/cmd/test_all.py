@@ -2,6 +2,7 @@
 
 import contextlib
 import json
+import logging
 import os
 import re
 import signal
@@ -93,8 +94,28 @@ class PrepareStateTestCase(base.TestCase):
 
     def test_defaults(self):
         self.addCleanup(self.conf.set_default, 'rpc_transport', 'oslo')
+        self.addCleanup(self.conf.set_default, 'auth_strategy', 'keystone')
+        self.conf.clear_override('state_path')
         all_cmd.set_defaults(self.conf)
         self.assertEqual('local', self.conf.rpc_transport)
+        self.assertEqual('noauth', self.conf.auth_strategy)
+        self.assertEqual('./cinder-ma-state', self.conf.state_path)
+
+    def test_noauth_off_loopback_warns(self):
+        log = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        self.flags(auth_strategy='noauth')
+        for host in ('127.0.0.1', '::1', 'localhost', '127.0.0.5'):
+            self.flags(host_ip=host, group='api')
+            all_cmd.warn_if_open(self.conf)
+        self.assertEqual('', log.output)
+        self.flags(host_ip='0.0.0.0', group='api')
+        all_cmd.warn_if_open(self.conf)
+        self.assertIn('auth_strategy = noauth and the API listens on '
+                      '0.0.0.0', log.output)
+        self.flags(auth_strategy='keystone')
+        log = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        all_cmd.warn_if_open(self.conf)
+        self.assertEqual('', log.output)
 
 
 class MainInProcessTestCase(base.DBTestCase):
@@ -105,6 +126,8 @@ class MainInProcessTestCase(base.DBTestCase):
         self.cmd = self.useFixture(test_manage.CommandFixture())
         self.addCleanup(self.conf.set_default, 'rpc_transport', 'oslo')
         self.flags(group='api', port=0)
+        # cinder-ma-all's own default would be ./cinder-ma-state.
+        self.flags(state_path=self.state_path)
         self.served = []
 
     def _serve(self, server):

@@ -128,3 +128,235 @@ class ServiceCommandsTestCase(base.DBTestCase):
         self.assertEqual(0, manage.main(['cinder-ma-manage', 'service',
                                          'list']))
         self.assertEqual(4, len(self.cmd.stdout.getvalue().splitlines()))
+
+
+class MaintenanceCommandsTestCase(base.DBTestCase):
+    """db purge, volume check and the attachment audit's comparison."""
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = self.useFixture(CommandFixture())
+        from cinder_ma.volume import types as vtypes
+        self.vtype = vtypes.ensure_default_type(self.admin_context)
+
+    def _volume(self, status='available', host='node1@file#file', **values):
+        record = {'project_id': 'p', 'user_id': 'u', 'size': 1,
+                  'status': status, 'host': host,
+                  'volume_type_id': self.vtype.id}
+        record.update(values)
+        return db_api.volume_create(self.admin_context, record)
+
+    def _age(self, model, row_id, seconds):
+        from oslo_utils import timeutils
+        import datetime
+
+        @db_api.writer
+        def age(context):
+            when = timeutils.utcnow() - datetime.timedelta(seconds=seconds)
+            context.session.query(model).filter(model.id == row_id).update(
+                {'updated_at': when, 'created_at': when})
+        age(self.admin_context)
+
+    def test_db_purge(self):
+        from cinder_ma.db import models
+        old = self._volume()
+        db_api.volume_destroy(self.admin_context, old.id)
+        kept = self._volume()
+        self.assertEqual(0, manage.main([
+            'cinder-ma-manage', 'db', 'purge', '--before', '2000-01-01']))
+
+        @db_api.reader
+        def ids(context):
+            return {v.id for v in context.session.query(models.Volume)}
+
+        self.assertIn(old.id, ids(self.admin_context))  # too recent
+        import datetime
+        from oslo_utils import timeutils
+        tomorrow = (timeutils.utcnow() + datetime.timedelta(days=1))
+        self.assertEqual(1, manage.main([
+            'cinder-ma-manage', 'db', 'purge', '--before',
+            tomorrow.isoformat()]))
+        self.assertIn('is in the future', self.cmd.stderr.getvalue())
+        now = timeutils.utcnow().isoformat()
+        self.assertEqual(0, manage.main([
+            'cinder-ma-manage', 'db', 'purge', '--before', now]))
+        self.assertEqual({kept.id}, ids(self.admin_context))
+        self.assertRegex(self.cmd.stdout.getvalue(), r'\| volumes +\| 1 ')
+
+    def test_db_purge_bad_date(self):
+        self.assertEqual(2, manage.main([
+            'cinder-ma-manage', 'db', 'purge', '--before', 'yesterday']))
+
+    def test_volume_check(self):
+        from cinder_ma.db import models
+        self.assertEqual(0, manage.main(['cinder-ma-manage', 'volume',
+                                         'check']))
+        self.assertIn('Nothing stuck', self.cmd.stdout.getvalue())
+        stuck = self._volume(status='creating')
+        self._age(models.Volume, stuck.id, 3600)
+        fresh = self._volume(status='creating')
+        wrong = self._volume(status='in-use')  # no attachment
+        self.assertEqual(manage.FOUND, manage.main([
+            'cinder-ma-manage', 'volume', 'check', '--older-than', '60']))
+        out = self.cmd.stdout.getvalue()
+        self.assertIn(stuck.id, out)
+        self.assertNotIn(fresh.id, out)
+        self.assertIn(wrong.id, out)
+        self.assertIn('its attachments give available', out)
+
+    def test_audit_compares_reports(self):
+        import uuid
+        from cinder_ma.db import attachments as attachment_db
+
+        volume = self._volume(multiattach=True)
+        atts = []
+        for host in ('compute1', 'compute2'):
+            att = attachment_db.attachment_reserve(
+                self.admin_context, volume.id, str(uuid.uuid4()),
+                manager_host=host)
+            attachment_db.attachment_update(
+                self.admin_context, att.id,
+                {'attach_status': 'attached', 'attached_host': host,
+                 'connector': {'host': host}})
+            atts.append(att)
+        reports = {
+            # The storage node: one of the two connections is missing, and
+            # one nobody accounts for is there.
+            'node1': {'host': 'node1', 'hypervisor': None, 'backends': {
+                'file': [{'volume_id': volume.id, 'host': 'compute1'},
+                         {'volume_id': 'gone', 'host': 'compute9'}]}},
+            'compute1': {'host': 'compute1', 'backends': {}, 'hypervisor': [
+                {'instance_uuid': atts[0].instance_uuid,
+                 'attachment_id': atts[0].id},
+                {'instance_uuid': 'i-x', 'attachment_id': 'stray'}]},
+            'compute2': 'the manager is down',
+        }
+        rows = manage.audit(self.admin_context, reports)
+        problems = {(r[0], r[1]): r[3] for r in rows}
+        self.assertEqual({
+            ('attachment', atts[1].id):
+                'no connection on backend node1@file',
+            ('connection', 'gone'):
+                'connected on node1@file but no live attachment uses it',
+            ('disk', 'stray'):
+                'attached to instance i-x but no live attachment has this '
+                'id',
+            ('host', 'compute2'): 'not audited: the manager is down',
+        }, problems)
+
+
+class AttachmentDetachTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = self.useFixture(CommandFixture())
+
+    def test_detaches_exactly_the_named_attachment(self):
+        # The detach flow itself is the service layer's (tested there);
+        # here: one attachment, forced, waited for.
+        delete = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.volume.attachments.delete_attachment')).mock
+        self.flags(rpc_transport='oslo')
+        self.assertEqual(0, manage.main(['cinder-ma-manage', 'attachment',
+                                         'detach', 'att-1']))
+        (ctxt, att_id), kwargs = delete.call_args
+        self.assertEqual('att-1', att_id)
+        self.assertEqual({'force': True, 'wait': True}, kwargs)
+        self.assertTrue(ctxt.is_admin)
+
+
+class AttachmentCommandsTestCase(base.DBTestCase):
+    """attachment audit and detach through main(), with the all-in-one's local
+    transport: the command runs the host's manager in its own process and
+    asks it over the (local) RPC API 1.4."""
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = self.useFixture(CommandFixture())
+        self.flags(rpc_transport='local', enabled_backends=['file'])
+        self.flags(group='hypervisor', driver='fake')
+        from cinder_ma import rpc
+        self.addCleanup(rpc.cleanup)
+
+    def test_finds_the_missing_disk_and_the_stray_connection(self):
+        import uuid
+
+        from cinder_ma.db import attachments as attachment_db
+        from cinder_ma.manager import manager as manager_lib
+        from cinder_ma.manager import service as manager_service
+        from cinder_ma.volume import types as vtypes
+
+        vtype = vtypes.ensure_default_type(self.admin_context)
+        backend = manager_service.load_backend(self.conf, 'testhost',
+                                               'file')
+        volume = db_api.volume_create(self.admin_context, {
+            'project_id': 'p', 'user_id': 'u', 'size': 1,
+            'status': 'available', 'host': 'testhost@file#file',
+            'volume_type_id': vtype.id})
+        ref = manager_lib.volume_ref(volume)
+        backend.driver.create_volume(ref)
+        att = attachment_db.attachment_reserve(
+            self.admin_context, volume.id, str(uuid.uuid4()),
+            manager_host='testhost')
+        attachment_db.attachment_update(
+            self.admin_context, att.id,
+            {'attach_status': 'attached', 'attached_host': 'testhost',
+             'connector': {'host': 'testhost'}})
+        backend.driver.initialize_connection(ref, {'host': 'testhost'},
+                                             'rw')
+        backend.driver.initialize_connection(ref, {'host': 'elsewhere'},
+                                             'rw')
+        self.assertEqual(manage.FOUND, manage.main(
+            ['cinder-ma-manage', 'attachment', 'audit']),
+            self.cmd.stderr.getvalue())
+        out = self.cmd.stdout.getvalue()
+        # The fake hypervisor of the command's own manager holds no disk.
+        self.assertIn('not attached to instance %s on the hypervisor' %
+                      att.instance_uuid, out)
+        self.assertIn('connected on testhost@file but no live attachment',
+                      out)
+        self.assertIn('elsewhere', out)
+        self.assertNotIn('no connection on backend', out)
+
+    def test_detach_one_of_a_shared_volume(self):
+        import uuid
+
+        from cinder_ma.db import attachments as attachment_db
+        from cinder_ma.manager import manager as manager_lib
+        from cinder_ma.manager import service as manager_service
+        from cinder_ma.volume import types as vtypes
+
+        vtype = vtypes.ensure_default_type(self.admin_context)
+        backend = manager_service.load_backend(self.conf, 'testhost',
+                                               'file')
+        volume = db_api.volume_create(self.admin_context, {
+            'project_id': 'p', 'user_id': 'u', 'size': 1,
+            'status': 'available', 'host': 'testhost@file#file',
+            'volume_type_id': vtype.id, 'multiattach': True})
+        ref = manager_lib.volume_ref(volume)
+        backend.driver.create_volume(ref)
+        atts = []
+        for _ in range(2):
+            att = attachment_db.attachment_reserve(
+                self.admin_context, volume.id, str(uuid.uuid4()),
+                manager_host='testhost')
+            info = backend.driver.initialize_connection(
+                ref, {'host': 'testhost'}, 'rw')
+            attachment_db.attachment_update(
+                self.admin_context, att.id,
+                {'attach_status': 'attached', 'attached_host': 'testhost',
+                 'connector': {'host': 'testhost'},
+                 'connection_info': info})
+            atts.append(att)
+        self.assertEqual(0, manage.main(
+            ['cinder-ma-manage', 'attachment', 'detach', atts[0].id]),
+            self.cmd.stderr.getvalue())
+        left = attachment_db.attachment_get_all(
+            self.admin_context, filters={'volume_id': volume.id})
+        self.assertEqual([atts[1].id], [a.id for a in left])
+        self.assertEqual('in-use',
+                         db_api.volume_get(self.admin_context,
+                                           volume.id).status)
+        # The other attachment on the host still uses the connection.
+        self.assertEqual([{'volume_id': volume.id, 'host': 'testhost'}],
+                         backend.driver.list_connections())

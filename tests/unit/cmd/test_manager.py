@@ -20,6 +20,11 @@ class ManagerCommandTestCase(base.TestCase):
         self.launch = self.useFixture(fixtures.MockPatch(
             'oslo_service.service.launch')).mock
         self.launch.return_value.wait.return_value = 0
+        # Signal handling of the process: not in the test runner.
+        self.sigint = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.sigint_as_sigterm')).mock
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.setup_guru_meditation'))
 
     def _config(self, text):
         path = self.state_path + '/manager.conf'

@@ -28,7 +28,7 @@ class AttachmentDBTestCase(base.DBTestCase):
         vol = self._volume()
         att = attachment_db.attachment_reserve(self.context, vol.id, 'i1')
         self.assertEqual('reserved', att.attach_status)
-        self.assertEqual(('attaching', 1), self._status(vol.id))
+        self.assertEqual(('reserved', 1), self._status(vol.id))
         exc = self.assertRaises(exception.InvalidVolume,
                                 attachment_db.attachment_reserve,
                                 self.context, vol.id, 'i2')
@@ -36,7 +36,7 @@ class AttachmentDBTestCase(base.DBTestCase):
         self.assertIn('i1', str(exc))
         # The same instance may reserve again (live migration).
         second = attachment_db.attachment_reserve(self.context, vol.id, 'i1')
-        self.assertEqual(('attaching', 2), self._status(vol.id))
+        self.assertEqual(('reserved', 2), self._status(vol.id))
         attachment_db.attachment_destroy(self.context, second.id)
         attachment_db.attachment_destroy(self.context, att.id)
         self.assertEqual(('available', 0), self._status(vol.id))
@@ -76,7 +76,7 @@ class AttachmentDBTestCase(base.DBTestCase):
                                 {'attach_status': 'attached'},
                                 expected_status='attaching')
         self.assertIn('reserved', str(exc))
-        self.assertEqual(('attaching', 1), self._status(vol.id))
+        self.assertEqual(('reserved', 1), self._status(vol.id))
 
     def test_not_attachable_status(self):
         vol = self._volume(status='creating')

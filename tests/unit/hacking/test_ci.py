@@ -50,3 +50,25 @@ class CITestCase(testtools.TestCase):
     def test_test_command_runs_tox_with_pinned_tox(self):
         self.assertIn('-c upper-constraints.txt tox', self.test_command)
         self.assertTrue(self.test_command.endswith('-m tox'))
+
+    def test_test_command_prepares_the_machine_first(self):
+        self.assertTrue(self.test_command.startswith(
+            'bash tools/test-setup.sh && '))
+        self.assertTrue(os.path.exists(
+            os.path.join(_ROOT, 'tools', 'test-setup.sh')))
+
+    def test_pep8_does_not_need_libvirt(self):
+        # libvirt-python builds against libvirt-dev: only the envs that
+        # run tests install it.
+        with open(os.path.join(_ROOT, 'test-requirements.txt')) as f:
+            self.assertNotIn('libvirt-python', f.read())
+        with open(os.path.join(_ROOT, 'tox.ini')) as f:
+            tox_ini = f.read()
+        pep8 = tox_ini.split('[testenv:pep8]', 1)[1].split('\n[', 1)[0]
+        self.assertIn('deps =', pep8)
+        self.assertNotIn('libvirt-requirements.txt', pep8)
+
+    def test_bindep_lists_libvirt_dev_for_tests(self):
+        with open(os.path.join(_ROOT, 'bindep.txt')) as f:
+            self.assertRegex(f.read(),
+                             r'(?m)^libvirt-dev \[platform:dpkg test\]$')

@@ -259,27 +259,30 @@ class RecordingHypervisor(_Recording, fake_hv.FakeDriver):
 class NoMultiattachHypervisor(RecordingHypervisor):
     """A recording hypervisor driver that cannot share disks."""
 
-    capabilities = hv_base.HypervisorCapabilities(supports_multiattach=False)
+    capabilities = hv_base.HypervisorCapabilities(
+        supports_multiattach=False, reports_instance_owner=True)
 
 
 class FlowInjector(fixtures.Fixture):
     """Makes the next flow built by ``flow_module.get_flow`` fail.
 
     :param fail_after: a task class appended to fail after the last task.
+    :param factory: the name of the module's factory to patch.
     """
 
-    def __init__(self, flow_module, fail_after):
+    def __init__(self, flow_module, fail_after, factory='get_flow'):
         super().__init__()
         self.module = flow_module
         self.fail_after = fail_after
-        self.original = flow_module.get_flow
+        self.factory = factory
+        self.original = getattr(flow_module, factory)
         self._index = None
         self._armed = False
         self.failed = None
 
     def _setUp(self):
         self.useFixture(fixtures.MockPatchObject(
-            self.module, 'get_flow', side_effect=self._get_flow))
+            self.module, self.factory, side_effect=self._get_flow))
 
     def fail_at(self, index):
         """Fail the next flow in its task ``index`` (None: after its last
@@ -357,6 +360,8 @@ class AttachmentTestCase(base.DBTestCase):
                                     driver=self.driver, config=config,
                                     host='testhost@file')})
         self.hypervisor = self.HYPERVISOR(self.conf)
+        # The instances of these tests are the test project's.
+        self.hypervisor.default_owner = 'fake-project'
         self.connectors = host_connector.Connectors(
             self.conf, classes={'file': RecordingFileConnector})
         self.connector = self.connectors.get('file')
@@ -418,15 +423,17 @@ class AttachmentTestCase(base.DBTestCase):
         self.assertTrue(rpc.wait_for_casts(self.TIMEOUT),
                         'casts still running after %ss' % self.TIMEOUT)
 
-    def start_attach(self, volume, instance, mode='rw', host=None):
+    def start_attach(self, volume, instance, mode='rw', host=None,
+                     context=None):
         """Reserve and cast the attach; the attachment, 'reserved'."""
         return attachments.create_attachment(
-            self.context, volume.id, instance, mode=mode,
+            context or self.context, volume.id, instance, mode=mode,
             instance_host=host or self.COMPUTE)
 
-    def attach(self, volume, instance, mode='rw', host=None):
+    def attach(self, volume, instance, mode='rw', host=None, context=None):
         """Attach through the API; the attachment once its flow ran."""
-        attachment = self.start_attach(volume, instance, mode, host)
+        attachment = self.start_attach(volume, instance, mode, host,
+                                       context)
         self.settle()
         return self.get(attachment.id)
 

@@ -101,7 +101,7 @@ class FileConnectorTestCase(base.TestCase):
                                 {'driver_volume_type': 'iscsi', 'data': {}})
         self.assertIn("no connector for driver_volume_type 'iscsi'",
                       str(exc))
-        self.assertIn('known: file', str(exc))
+        self.assertIn('known: file, nbd', str(exc))
         self.assertIn(connector.NAMESPACE, str(exc))
         self.assertRaises(exception.DriverError,
                           self.connectors.disconnect_volume,
@@ -114,6 +114,36 @@ class FileConnectorTestCase(base.TestCase):
     def test_instances_are_reused(self):
         self.assertIs(self.connectors.get('file'),
                       self.connectors.get('file'))
+
+
+class NBDConnectorTestCase(base.TestCase):
+    """The host needs nothing for NBD: the hypervisor connects itself."""
+
+    def setUp(self):
+        super().setUp()
+        self.connectors = connector.Connectors(self.conf)
+        self.info = {'driver_volume_type': 'nbd',
+                     'data': {'host': '192.0.2.10', 'port': 10811,
+                              'export': 'volume-1', 'access_mode': 'ro'}}
+
+    def test_connect_and_disconnect(self):
+        device = self.connectors.connect_volume(self.info)
+        self.assertEqual({'path': 'nbd://192.0.2.10:10811/volume-1'},
+                         device)
+        self.connectors.disconnect_volume(self.info, device)
+        self.connectors.disconnect_volume(self.info)
+
+    def test_ipv6_host(self):
+        self.info['data']['host'] = '2001:db8::1'
+        self.assertEqual(
+            {'path': 'nbd://[2001:db8::1]:10811/volume-1'},
+            self.connectors.connect_volume(self.info))
+
+    def test_incomplete(self):
+        del self.info['data']['export']
+        exc = self.assertRaises(exception.DriverError,
+                                self.connectors.connect_volume, self.info)
+        self.assertIn('export', str(exc))
 
 
 class PluginTestCase(base.TestCase):

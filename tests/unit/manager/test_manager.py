@@ -11,6 +11,8 @@ import oslo_messaging as messaging
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import qos_specs as qos_db
+from cinder_ma.db import quotas as quota_db
 from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
@@ -58,6 +60,22 @@ class ManagerTestCase(ManagerBase):
         self.client.call(self.context, 'delete_volume', volume_id=volume.id)
         self.assertFalse(os.path.exists(self._path(volume)))
         self.assertRaises(exception.VolumeNotFound, self._get, volume)
+
+    def test_create_gets_back_end_qos_specs(self):
+        volume = self.volumes.create(size=2)
+        qos = qos_db.qos_specs_create(self.context, 'limits', 'both',
+                                      {'total_iops_sec_per_gb': '10'})
+        qos_db.qos_specs_associate(self.context, qos.id,
+                                   volume.volume_type_id)
+        refs = []
+        real = self.driver.create_volume
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'create_volume',
+            side_effect=lambda ref: refs.append(ref) or real(ref)))
+        self.client.call(self.context, 'create_volume', volume_id=volume.id)
+        self.assertEqual({'total_iops_sec': '20'}, refs[0].qos_specs)
+        # A reference stays hashable with its specs.
+        self.assertIsInstance(hash(refs[0]), int)
 
     def test_create_through_the_rpc_api(self):
         volume = self.volumes.create()
@@ -119,31 +137,6 @@ class ManagerTestCase(ManagerBase):
         self.assertIsInstance(exc.exc_info[1], exception.InvalidVolume)
 
 
-class RecoveryTestCase(ManagerBase):
-    """What a restart of an all-in-one manager finds half-done."""
-
-    def test_interrupted_work_recorded_as_failed(self):
-        creating = self.volumes.create(status='creating')
-        deleting = self.volumes.create(status='deleting')
-        other = self.volumes.create(status='creating',
-                                    host='otherhost@file#file')
-        available = self.volumes.create(status='available',
-                                        multiattach=True)
-        reserved = attachment_db.attachment_reserve(
-            self.context, available.id, 'i1', manager_host='testhost')
-        elsewhere = attachment_db.attachment_reserve(
-            self.context, available.id, 'i2', manager_host='otherhost')
-        self.manager.recover_interrupted(self.admin_context)
-        self.assertEqual('error', self._get(creating).status)
-        self.assertIn('restarted', self._get(creating).error_reason)
-        self.assertEqual('error_deleting', self._get(deleting).status)
-        self.assertEqual('creating', self._get(other).status)
-        self.assertEqual('error_attaching', attachment_db.attachment_get(
-            self.context, reserved.id).attach_status)
-        self.assertEqual('reserved', attachment_db.attachment_get(
-            self.context, elsewhere.id).attach_status)
-
-
 class ExtendEndpointTestCase(ManagerBase):
 
     def test_extend_of_another_backend_is_not_left_extending(self):
@@ -156,6 +149,24 @@ class ExtendEndpointTestCase(ManagerBase):
         vol = self._get(volume)
         self.assertEqual('available', vol.status)
         self.assertIn('extend failed', vol.error_reason)
+
+    def test_extend_of_another_backend_gives_quota_back(self):
+        volume = self.volumes.create(status='extending',
+                                     host='otherhost@file#file')
+        # What the API charged for the extend from 1 to 3 GiB.
+        quota_db.ensure_usages(self.context, volume.project_id,
+                               ['gigabytes'])
+        quota_db.retrying(self.context, db_api.volume_update, self.context,
+                          volume.id, {}, quota=lambda ctx, before: (
+                              quota_db.change_usage(
+                                  ctx, before.project_id,
+                                  {'gigabytes': 2})))
+        self.assertRaises(exception.InvalidVolume,
+                          self.client.prepare(version='1.2').call,
+                          self.context, 'extend_volume',
+                          volume_id=volume.id, new_size=3)
+        usage = quota_db.usage_get_all(self.context, volume.project_id)
+        self.assertEqual(1, usage['gigabytes'])
 
 
 class ConnectionEndpointsTestCase(ManagerBase):
@@ -182,6 +193,56 @@ class ConnectionEndpointsTestCase(ManagerBase):
         self.assertIsNone(self.client.call(
             self.context, 'terminate_connection', volume_id=self.volume.id,
             connector=self.connector))
+
+    def _qos(self, consumer, **specs):
+        qos = qos_db.qos_specs_create(self.context, 'qos-' + consumer,
+                                      consumer, specs)
+        qos_db.qos_specs_associate(self.context, qos.id,
+                                   self.volume.volume_type_id)
+        return qos
+
+    def _driver_refs(self, method):
+        calls = []
+        real = getattr(self.driver, method)
+
+        def recording(volume, *args):
+            calls.append(volume)
+            return real(volume, *args)
+
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, method, side_effect=recording))
+        return calls
+
+    def test_no_qos_specs(self):
+        # As Cinder: the key is there, null, when the type has none.
+        info = self._initialize()
+        self.assertIn('qos_specs', info['data'])
+        self.assertIsNone(info['data']['qos_specs'])
+
+    def test_front_end_qos_specs_in_connection_info(self):
+        refs = self._driver_refs('initialize_connection')
+        self._qos('front-end', total_bytes_sec='1048576',
+                  read_iops_sec_per_gb='100', read_iops_sec_per_gb_min='50')
+        info = self._initialize()
+        # Per-GiB keys become fixed ones for the volume's size (1 GiB).
+        self.assertEqual({'total_bytes_sec': '1048576',
+                          'read_iops_sec': '100'}, info['data']['qos_specs'])
+        self.assertIsNone(refs[0].qos_specs)
+
+    def test_back_end_qos_specs_reach_the_driver(self):
+        refs = self._driver_refs('initialize_connection')
+        self._qos('back-end', total_iops_sec='500')
+        info = self._initialize()
+        self.assertIsNone(info['data']['qos_specs'])
+        self.assertEqual({'total_iops_sec': '500'}, refs[0].qos_specs)
+
+    def test_both_qos_specs(self):
+        refs = self._driver_refs('initialize_connection')
+        self._qos('both', write_bytes_sec='2048')
+        info = self._initialize()
+        self.assertEqual({'write_bytes_sec': '2048'},
+                         info['data']['qos_specs'])
+        self.assertEqual({'write_bytes_sec': '2048'}, refs[0].qos_specs)
 
     def test_access_mode_is_the_one_asked_for(self):
         real = self.driver.initialize_connection
@@ -247,6 +308,30 @@ class ConnectionEndpointsTestCase(ManagerBase):
                                     getattr(self.manager, method),
                                     self.context, 'nope', **kwargs)
             self.assertIsInstance(exc.exc_info[1], exception.VolumeNotFound)
+
+
+class ListConnectionsTestCase(ManagerBase):
+    """list_connections (1.3): what the node's drivers hold."""
+
+    def test_backends_and_no_hypervisor(self):
+        volume = self.volumes.create(status='available')
+        self.driver.create_volume(self.volumes.ref(volume))
+        client = self.client.prepare(version='1.3')
+        client.call(self.context, 'initialize_connection',
+                    volume_id=volume.id, connector={'host': 'compute1'},
+                    attach_mode='rw')
+        self.assertEqual(
+            {'host': 'testhost', 'hypervisor': None,
+             'backends': {'file': [{'volume_id': volume.id,
+                                    'host': 'compute1'}]}},
+            client.call(self.context, 'list_connections'))
+
+    def test_a_failing_driver_is_reported_not_raised(self):
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'list_connections', side_effect=OSError('EIO')))
+        report = self.client.prepare(version='1.3').call(
+            self.context, 'list_connections')
+        self.assertEqual('listing failed: EIO', report['backends']['file'])
 
 
 class AttachmentEndpointsTestCase(ManagerBase):

@@ -1,10 +1,14 @@
 """Tests of cinder_ma.manager.rpcapi: routing by volume host."""
 
+import datetime
 import threading
 
 import oslo_messaging as messaging
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
 
 from cinder_ma import context
+from cinder_ma.db import api as db_api
 from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
@@ -69,7 +73,7 @@ class RecordingManager:
         self.event.set()
 
 
-class ManagerAPITestCase(base.TestCase):
+class ManagerAPITestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
@@ -82,7 +86,7 @@ class ManagerAPITestCase(base.TestCase):
         self.api = rpcapi.ManagerAPI()
 
     def test_version_shared_with_manager(self):
-        self.assertEqual('1.2', rpcapi.ManagerAPI.RPC_API_VERSION)
+        self.assertEqual('1.4', rpcapi.ManagerAPI.RPC_API_VERSION)
         self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
                          manager.Manager.target.version)
         self.assertEqual('cinder-ma-manager', rpcapi.ManagerAPI.TOPIC)
@@ -149,6 +153,19 @@ class ManagerAPITestCase(base.TestCase):
         self.assertRaises(messaging.UnsupportedVersion,
                           self.api.attach_volume, self.ctxt, 'att-9', 'old')
 
+    def test_call_to_a_manager_that_is_down_is_refused_promptly(self):
+        row = db_api.service_create(self.admin_context, {
+            'host': 'node2@file', 'binary': 'cinder-ma-volume',
+            'topic': rpcapi.ManagerAPI.TOPIC})
+        db_api.service_update(self.admin_context, row.id, {
+            'heartbeat_at': timeutils.utcnow() - datetime.timedelta(
+                hours=1)})
+        exc = self.assertRaises(
+            exception.ManagerUnavailable, self.api.initialize_connection,
+            self.ctxt, 'vol-1', 'node2@file#file', {'host': 'h'}, 'rw')
+        self.assertIn('node2@file', str(exc))
+        self.assertEqual([], self.node2.calls)
+
     def test_unknown_node(self):
         self.assertRaises(exception.ManagerUnavailable,
                           self.api.create_volume, self.ctxt, 'vol-3',
@@ -159,4 +176,68 @@ class ManagerAPITestCase(base.TestCase):
         api = rpcapi.ManagerAPI()   # no RPC needed to build it
         rpc.init(self.conf)
         self.assertTrue(api.client.can_send_version('1.1'))
-        self.assertEqual('1.2', api.client.version_cap)
+        self.assertEqual('1.4', api.client.version_cap)
+
+
+class VersionPinTestCase(base.DBTestCase):
+    """[upgrade_levels] manager: pinned, auto, unset."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(mgr_fixtures.LocalRPC(self.conf))
+        self.node = RecordingManager()
+        self.node.list_connections = lambda ctxt: {'host': 'node1'}
+        rpc.register_local_endpoint('node1', self.node)
+        self.addCleanup(rpcapi.reset_version_cap)
+        rpcapi.reset_version_cap()
+
+    def _manager_row(self, host, version=None):
+        from oslo_utils import timeutils
+
+        from cinder_ma.db import api as db_api
+        caps = {'hypervisor': None}
+        if version:
+            caps[rpcapi.VERSION_KEY] = version
+        db_api.service_create(self.admin_context, {
+            'host': host, 'binary': 'cinder-ma-manager',
+            'topic': rpcapi.ManagerAPI.TOPIC,
+            'heartbeat_at': timeutils.utcnow(),
+            'capabilities': jsonutils.dumps(caps)})
+
+    def test_unset_sends_the_newest(self):
+        self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
+                         rpcapi.version_cap(self.conf))
+        self.assertEqual({'host': 'node1'}, rpcapi.ManagerAPI()
+                         .list_connections(self.admin_context, 'node1'))
+
+    def test_pinned_below_refuses_clearly(self):
+        self.flags(group='upgrade_levels', manager='1.2')
+        api = rpcapi.ManagerAPI()
+        self.assertFalse(api.can_send_version('1.4'))
+        self.assertFalse(api.can_send_version('1.3'))
+        self.assertTrue(api.can_send_version('1.2'))
+        exc = self.assertRaises(exception.ServiceTooOld,
+                                api.list_connections, self.admin_context,
+                                'node1')
+        self.assertIn('pins 1.2', str(exc))
+        self.assertEqual(409, exc.code)
+
+    def test_auto_takes_the_lowest_reported(self):
+        self.flags(group='upgrade_levels', manager='auto')
+        self._manager_row('node1', '1.3')
+        self._manager_row('node2')  # an older manager reports nothing
+        self.assertEqual('1.2', rpcapi.version_cap(self.conf))
+        # Read once per process.
+        self._manager_row('node3', '1.1')
+        self.assertEqual('1.2', rpcapi.version_cap(self.conf))
+        rpcapi.reset_version_cap()
+        self.assertEqual('1.1', rpcapi.version_cap(self.conf))
+
+    def test_auto_without_managers_is_the_newest(self):
+        self.flags(group='upgrade_levels', manager='auto')
+        self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
+                         rpcapi.version_cap(self.conf))
+
+    def test_bad_pin_is_refused_by_the_option(self):
+        self.assertRaises(ValueError, self.flags, group='upgrade_levels',
+                          manager='newest')

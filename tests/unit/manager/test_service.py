@@ -66,7 +66,9 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual('cinder-ma-manager', row.topic)
         self.assertTrue(db_api.service_is_up(row))
         self.assertEqual({'hypervisor': {'driver': 'fake',
-                                         'supports_multiattach': True}},
+                                         'supports_multiattach': True,
+                                         'reports_instance_owner': True},
+                          'rpc_api_version': '1.4'},
                          jsonutils.loads(row.capabilities))
 
     def test_hypervisor_options_registered(self):
@@ -85,7 +87,9 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertIsInstance(driver, WithOptions)
         self.assertEqual('/run/acme.sock', self.conf.hypervisor.acme_socket)
         self.assertEqual({'hypervisor': {'driver': 'fake',
-                                         'supports_multiattach': True}},
+                                         'supports_multiattach': True,
+                                         'reports_instance_owner': True},
+                          'rpc_api_version': '1.4'},
                          manager_service.hypervisor_capabilities(name,
                                                                  driver))
 
@@ -93,14 +97,16 @@ class ManagerServiceTestCase(base.DBTestCase):
         svc = self._start()
         self.assertIs(svc.hypervisor, svc.manager.hypervisor)
         self.assertIs(self.conf, svc.manager.connectors.conf)
-        self.assertEqual('1.2', svc.manager.target.version)
+        self.assertEqual('1.4', svc.manager.target.version)
 
     def test_no_hypervisor(self):
         self.flags(group='hypervisor', driver=None)
         svc = self._start()
         self.assertIsNone(svc.hypervisor)
-        self.assertEqual({'hypervisor': None}, jsonutils.loads(
-            self._row('testhost', 'cinder-ma-manager').capabilities))
+        self.assertEqual(
+            {'hypervisor': None, 'rpc_api_version': '1.4'},
+            jsonutils.loads(
+                self._row('testhost', 'cinder-ma-manager').capabilities))
 
     def test_restart_reuses_rows(self):
         svc = self._start()

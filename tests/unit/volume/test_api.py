@@ -60,11 +60,11 @@ class VolumeAPITestCase(VolumeTestBase):
         self.assertEqual([('create_volume', vol.id, 'node1@file#file')],
                          self.rpc.calls)
 
-    def test_create_rpc_failure_leaves_visible_error(self):
+    def test_create_rpc_failure_keeps_the_request(self):
         self.rpc.fail = True
         vol = volume_api.create_volume(self.context, 1)
-        self.assertEqual('error', vol.status)
-        self.assertIn('broker down', vol.error_reason)
+        # Recorded: the reconcile loop runs it (tests/unit/manager).
+        self.assertEqual('creating', vol.status)
 
     def test_create_no_backend_records_nothing(self):
         db_api.service_update(self.admin_context, self.backend.id,
@@ -76,19 +76,26 @@ class VolumeAPITestCase(VolumeTestBase):
     def test_multiattach_type(self):
         vtypes.create_type(self.admin_context, 'shared',
                            extra_specs={'multiattach': '<is> True'})
-        # volume:multiattach is admin-only by default ...
+        # Members may by default, as in Cinder: the type is the gate ...
+        vol = volume_api.create_volume(self.context, 1,
+                                       volume_type='shared')
+        self.assertTrue(vol.multiattach)
+        # ... and a cloud may keep volume:multiattach to admins.
+        self.set_policy_rules({'volume:multiattach': 'rule:admin_api'})
         self.assertRaises(exception.PolicyNotAuthorized,
                           volume_api.create_volume, self.context, 1,
                           volume_type='shared')
         vol = volume_api.create_volume(self.admin_context, 1,
                                        volume_type='shared')
         self.assertTrue(vol.multiattach)
-        # ... and a cloud offering multiattach types opens it to members.
-        self.set_policy_rules({'volume:multiattach':
-                               'rule:context_is_admin or '
-                               'rule:project_member_api'})
-        vol = volume_api.create_volume(self.context, 1,
-                                       volume_type='shared')
+
+    def test_legacy_flag_has_its_own_admin_rule(self):
+        exc = self.assertRaises(exception.PolicyNotAuthorized,
+                                volume_api.create_volume, self.context, 1,
+                                multiattach=True)
+        self.assertIn('volume:multiattach_legacy_flag', str(exc))
+        vol = volume_api.create_volume(self.admin_context, 1,
+                                       multiattach=True)
         self.assertTrue(vol.multiattach)
 
     def test_encrypted_multiattach_refused(self):
@@ -124,6 +131,29 @@ class VolumeAPITestCase(VolumeTestBase):
                                                      all_tenants=True))
         self.assertEqual(1, len(volume_api.list_volumes(
             self.admin_context, all_tenants=True)))
+
+    def test_list_project_filter(self):
+        vol = volume_api.create_volume(self.context, 1)
+        other = cm_context.RequestContext(user_id='u2', project_id='p2',
+                                          roles=['member', 'reader'])
+        volume_api.create_volume(other, 1)
+        # An admin lists one project's volumes with all_tenants.
+        listed = volume_api.list_volumes(
+            self.admin_context, all_tenants=True,
+            project_filter=self.context.project_id)
+        self.assertEqual([vol.id], [v.id for v in listed])
+        self.assertEqual(1, volume_api.count_volumes(
+            self.admin_context, all_tenants=True,
+            project_filter=self.context.project_id))
+        self.assertEqual(2, volume_api.count_volumes(
+            self.admin_context, all_tenants=True))
+        # Without all_tenants the filter narrows the caller's own list.
+        self.assertEqual([], volume_api.list_volumes(
+            other, project_filter=self.context.project_id))
+        self.assertEqual(0, volume_api.count_volumes(
+            other, all_tenants=True, project_filter=self.context.project_id))
+        self.assertEqual(1, len(volume_api.list_volumes(
+            other, project_filter='p2')))
 
     def test_reader_cannot_write(self):
         reader = cm_context.RequestContext(user_id='u', roles=['reader'],
@@ -164,7 +194,7 @@ class VolumeAPITestCase(VolumeTestBase):
         self.rpc.fail = True
         volume_api.delete_volume(self.context, vol.id)
         vol = db_api.volume_get(self.context, vol.id)
-        self.assertEqual('error_deleting', vol.status)
+        self.assertEqual('deleting', vol.status)
 
     def test_force_delete_admin_only(self):
         vol = volume_api.create_volume(self.context, 1)
@@ -212,6 +242,9 @@ class VolumeLifecycleTestCase(VolumeTestBase):
         self.assertFalse(vol.multiattach)
 
     def test_retype_to_shareable_needs_policy(self):
+        volume_api.retype(self.context, self._available(
+            context=self.context).id, 'shared')
+        self.set_policy_rules({'volume:multiattach': 'rule:admin_api'})
         vol = self._available(context=self.context)
         self.assertRaises(exception.PolicyNotAuthorized, volume_api.retype,
                           self.context, vol.id, 'shared')
@@ -274,10 +307,9 @@ class VolumeLifecycleTestCase(VolumeTestBase):
         vol = volume_api.extend(self.admin_context, vol.id, 2)
         self.assertEqual('extending', vol.status)
 
-    def test_extend_rpc_failure_restores_status(self):
+    def test_extend_rpc_failure_keeps_the_request(self):
         vol = self._available()
         self.rpc.fail = True
-        self.assertRaises(exception.ManagerUnavailable, volume_api.extend,
-                          self.admin_context, vol.id, 2)
-        self.assertEqual('available', db_api.volume_get(
-            self.admin_context, vol.id).status)
+        volume_api.extend(self.admin_context, vol.id, 2)
+        vol = db_api.volume_get(self.admin_context, vol.id)
+        self.assertEqual(('extending', 2), (vol.status, vol.target_size))

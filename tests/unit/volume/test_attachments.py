@@ -5,17 +5,24 @@ recorder that hands back a connection_info as a backend would (the manager
 side and the functional tests exercise the real thing).
 """
 
+import datetime
+
 import fixtures
+from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from cinder_ma import context as cm_context
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import models
 from cinder_ma import exception
+from cinder_ma.manager import reconcile
 from cinder_ma.volume import actions
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
 from cinder_ma.volume import types as vtypes
 from tests import base
+from tests.unit.manager import fixtures as mgr_fixtures
 
 
 class RecordingRPC:
@@ -29,6 +36,8 @@ class RecordingRPC:
             if name == 'initialize_connection':
                 return {'driver_volume_type': 'file',
                         'data': {'path': '/x/volume-%s' % args[0]}}
+            if name == 'get_instance_owner':
+                return 'fake-project'
         return record
 
 
@@ -77,6 +86,7 @@ class AttachmentRulesTestCase(AttachmentBase):
                                             {'host': 'compute1'})
         self.assertEqual('attaching', att.attach_status)
         info = attachments.connection_info_of(att)
+        # Inside, the backend's nested form (the API's view flattens it).
         self.assertEqual('rw', info['data']['access_mode'])
         self.assertEqual(att.id, info['attachment_id'])
         attachments.complete_attachment(self.context, att.id)
@@ -202,6 +212,9 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.assertIn('max_attachments', str(exc))
 
     def test_bootable_shared_needs_policy(self):
+        # Members may by default (as in Cinder); the rule is enforced.
+        self.set_policy_rules({'volume:multiattach_bootable_volume':
+                               'rule:admin_api'})
         vol = self._volume(shared=True)
         db_api.volume_update(self.context, vol.id, {'bootable': True})
         attachments.create_attachment(self.context, vol.id, 'i1')
@@ -210,7 +223,15 @@ class AttachmentRulesTestCase(AttachmentBase):
                           vol.id, 'i2')
         attachments.create_attachment(self.admin_context, vol.id, 'i2')
 
+    def test_members_attach_bootable_shared_by_default(self):
+        vol = self._volume(shared=True)
+        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        attachments.create_attachment(self.context, vol.id, 'i2')
+
     def test_bootable_shared_reserve_and_attach_need_policy(self):
+        self.set_policy_rules({'volume:multiattach_bootable_volume':
+                               'rule:admin_api'})
         vol = self._volume(shared=True)
         db_api.volume_update(self.context, vol.id, {'bootable': True})
         actions.attach(self.context, vol.id, instance_uuid='i1')
@@ -229,7 +250,8 @@ class AttachmentRulesTestCase(AttachmentBase):
         db_api.service_update(self.admin_context, service.id, {
             'heartbeat_at': db_api._now(),
             'capabilities': {'hypervisor': {
-                'driver': 'plain', 'supports_multiattach': False}}})
+                'driver': 'plain', 'supports_multiattach': False,
+                'reports_instance_owner': True}}})
         exc = self.assertRaises(exception.InvalidVolume,
                                 attachments.create_attachment, self.context,
                                 vol.id, 'i1', instance_host='compute1')
@@ -237,7 +259,8 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.assertIn('does not support multiattach', str(exc))
         self.assertEqual([], attachment_db.attachment_get_all(self.context))
         self.assertEqual([], [c for c in self.rpc.calls
-                              if c[0] != 'create_volume'])
+                              if c[0] not in ('create_volume',
+                                              'get_instance_owner')])
 
 
 class LegacyActionsTestCase(AttachmentBase):
@@ -245,7 +268,7 @@ class LegacyActionsTestCase(AttachmentBase):
     def test_reserve_attach_detach(self):
         vol = self._volume()
         actions.reserve(self.context, vol.id)
-        self.assertEqual('attaching',
+        self.assertEqual('reserved',
                          volume_api.get_volume(self.context, vol.id).status)
         actions.unreserve(self.context, vol.id)
         self.assertEqual('available',
@@ -303,3 +326,72 @@ class AttachmentNotificationsTestCase(AttachmentBase):
                          {k: payload[k] for k in (
                              'volume_id', 'attachment_id', 'instance_uuid',
                              'host', 'mode')})
+
+
+class ExitThroughHostTestCase(mgr_fixtures.AttachmentTestCase):
+    """Force-detach, force-delete and a service's delete of an attachment
+    made through a manager run the detach flow on its host; when that
+    manager is down they record it for its return, or refuse."""
+
+    def host_down(self, host=None):
+        service = db_api.service_get_by_host_and_binary(
+            self.admin_context, host or self.COMPUTE, 'cinder-ma-manager')
+        db_api.service_update(self.admin_context, service.id, {
+            'heartbeat_at': timeutils.utcnow() - datetime.timedelta(
+                hours=1)})
+
+    def test_force_detach_of_attaching_goes_through_the_host(self):
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        # Stuck half-way: the disk is on the instance.
+        attachment_db.attachment_update(
+            self.admin_context, attachment.id,
+            {'attach_status': 'attaching'}, expected_status='attached')
+        attachments.force_detach(self.admin_context, volume.id,
+                                 attachment.id)
+        self.settle()
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual([], self.hypervisor.list_attachments())
+        self.assertEqual(1, len(self.hypervisor.called('detach_volume')))
+
+    def test_force_detach_with_the_host_down_waits_for_it(self):
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        self.host_down()
+        attachments.force_detach(self.admin_context, volume.id,
+                                 attachment.id)
+        self.settle()
+        # Recorded, not gone: the disk is still on the instance.
+        self.assertEqual('detaching', self.get(attachment.id).attach_status)
+        self.assertEqual(1, len(self.hypervisor.list_attachments()))
+        # The host's manager is back: its reconcile loop detaches it.
+        self.conf.set_override('work_lease_time', 2, 'manager')
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.execute(
+                sa.update(models.VolumeAttachment).where(
+                    models.VolumeAttachment.id == attachment.id).values(
+                    updated_at=timeutils.utcnow() -
+                    datetime.timedelta(hours=1)))
+        reconcile.reconcile(self.compute_manager, self.admin_context)
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual([], self.hypervisor.list_attachments())
+
+    def test_force_delete_with_the_host_down_refuses(self):
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        self.host_down()
+        exc = self.assertRaises(exception.ManagerUnavailable,
+                                actions.force_delete, self.admin_context,
+                                volume.id)
+        self.assertIn(self.COMPUTE, str(exc))
+        self.assertEqual('attached', self.get(attachment.id).attach_status)
+        self.assertEqual('in-use', self.status(volume))
+
+    def test_force_delete_detaches_through_the_host(self):
+        volume = self.volume()
+        self.attach(volume, 'inst1')
+        actions.force_delete(self.admin_context, volume.id)
+        self.settle()
+        self.assertEqual([], self.hypervisor.list_attachments())
+        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+                          self.admin_context, volume.id)

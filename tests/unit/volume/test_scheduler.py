@@ -1,5 +1,10 @@
 """Tests of backend selection on the real (SQLite) services table."""
 
+import logging
+
+import fixtures
+
+from cinder_ma.db import api as db_api
 from cinder_ma import exception
 from cinder_ma.volume import scheduler
 from tests import base
@@ -24,8 +29,8 @@ class SelectBackendTestCase(base.DBTestCase):
     def test_multiattach_needs_capable_backend(self):
         self.make_backend('node1@plain', multiattach=False)
         exc = self.assertRaises(exception.NoValidBackend,
-                                scheduler.select_backend, self.context, 1,
-                                multiattach=True)
+                                scheduler.select_backend,
+                                self.admin_context, 1, multiattach=True)
         self.assertIn('does not support multiattach', str(exc))
         self.make_backend('node1@shared', multiattach=True, free=1.0)
         placement = scheduler.select_backend(self.context, 1,
@@ -44,14 +49,49 @@ class SelectBackendTestCase(base.DBTestCase):
         placement = scheduler.select_backend(self.context, 5)
         self.assertEqual('node1@a#a', placement.host)
         exc = self.assertRaises(exception.NoValidBackend,
-                                scheduler.select_backend, self.context, 6,
+                                scheduler.select_backend,
+                                self.admin_context, 6,
                                 {'volume_backend_name': 'r'})
         self.assertIn('node1@r has no pool with 6 GiB free', str(exc))
+
+    def test_disabled_and_frozen_backends_skipped(self):
+        disabled = self.make_backend('node1@a', free=90.0)
+        frozen = self.make_backend('node1@b', free=80.0)
+        self.make_backend('node1@c', free=1.0)
+        db_api.service_update(self.context, disabled.id, {'disabled': True})
+        db_api.service_update(self.context, frozen.id, {'frozen': True})
+        placement = scheduler.select_backend(self.context, 1)
+        self.assertEqual('node1@c#c', placement.host)
+        # The reasons name the hosts to admins only.
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend,
+                                self.admin_context, 5)
+        self.assertIn('node1@a is disabled', str(exc))
+        self.assertIn('node1@b is frozen', str(exc))
 
     def test_down_backend_skipped(self):
         self.make_backend('node1@a', heartbeat=False)
         exc = self.assertRaises(exception.NoValidBackend,
-                                scheduler.select_backend, self.context, 1)
+                                scheduler.select_backend,
+                                self.admin_context, 1)
+        self.assertIn('node1@a is down', str(exc))
+
+    def test_hosts_are_named_to_admins_only(self):
+        self.make_backend('node1@a', heartbeat=False)
+        self.make_backend('node2@b', multiattach=False)
+        log = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend, self.context, 1,
+                                multiattach=True)
+        self.assertEqual('No valid backend was found. %s' %
+                         scheduler.PUBLIC_NO_BACKEND, str(exc))
+        self.assertNotIn('node', str(exc))
+        # The operator finds the reasons in the log.
+        self.assertIn('node1@a is down', log.output)
+        self.assertIn('node2@b does not support multiattach', log.output)
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend,
+                                self.admin_context, 1, multiattach=True)
         self.assertIn('node1@a is down', str(exc))
 
     def test_extra_specs_filter(self):

@@ -9,7 +9,10 @@ CASES = [
     (('detached',), 'available'),
     (('error_attaching',), 'available'),
     (('error_attaching', 'detached'), 'available'),
-    (('reserved',), 'attaching'),
+    (('reserved',), 'reserved'),
+    (('reserved', 'reserved'), 'reserved'),
+    (('reserved', 'detached'), 'reserved'),
+    (('reserved', 'error_attaching'), 'reserved'),
     (('attaching',), 'attaching'),
     (('reserved', 'attaching'), 'attaching'),
     (('attached',), 'in-use'),
@@ -21,11 +24,13 @@ CASES = [
     (('attached', 'detached'), 'in-use'),
     (('detaching',), 'detaching'),
     (('detaching', 'detached'), 'detaching'),
-    (('detaching', 'reserved'), 'attaching'),
+    (('detaching', 'reserved'), 'detaching'),
+    (('detaching', 'attaching'), 'attaching'),
     (('error_detaching',), 'error_detaching'),
     (('error_detaching', 'detaching'), 'detaching'),
     (('error_detaching', 'error_attaching'), 'error_detaching'),
-    (('error_detaching', 'reserved'), 'attaching'),
+    (('error_detaching', 'reserved'), 'error_detaching'),
+    (('error_detaching', 'attaching'), 'attaching'),
 ]
 
 

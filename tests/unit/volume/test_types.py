@@ -39,7 +39,14 @@ class TypesTestCase(base.DBTestCase):
                                   {'volume_backend_name': 'b'})
         self.assertEqual({'multiattach': '<is> True',
                           'volume_backend_name': 'b'},
+                         vtypes.get_extra_specs(self.admin_context,
+                                                vtype.id))
+        # Members see the user-visible specs only (read_sensitive).
+        self.assertEqual({'multiattach': '<is> True'},
                          vtypes.get_extra_specs(self.context, vtype.id))
+        self.assertRaises(exception.VolumeTypeExtraSpecsNotFound,
+                          vtypes.get_extra_spec, self.context, vtype.id,
+                          'volume_backend_name')
         vtypes.delete_extra_spec(self.admin_context, vtype.id, 'multiattach')
         self.assertRaises(exception.VolumeTypeExtraSpecsNotFound,
                           vtypes.get_extra_spec, self.context, vtype.id,

@@ -5,6 +5,7 @@ import os
 import fixtures
 import webob
 
+from cinder_ma import exception
 from cinder_ma.wsgi import api as wsgi_api
 from tests import base
 
@@ -61,3 +62,20 @@ class TestLazyApplication(base.TestCase):
             self.assertEqual(204, webob.Request.blank('/').get_response(
                 application).status_int)
         self.assertEqual([1], built)
+
+    def test_bad_configuration_is_a_503_fault_until_mended(self):
+        attempts = []
+
+        def factory():
+            attempts.append(1)
+            if len(attempts) < 3:
+                raise exception.InvalidConfiguration(reason='nope')
+            return webob.Response(status=204)
+        application = wsgi_api.LazyApplication(factory)
+        for _ in range(2):
+            response = webob.Request.blank('/').get_response(application)
+            self.assertEqual(503, response.status_int)
+            self.assertEqual(503, response.json['serviceUnavailable'][
+                'code'])
+        self.assertEqual(204, webob.Request.blank('/').get_response(
+            application).status_int)

@@ -8,8 +8,9 @@ from cinder_ma.api import validation
 
 ALL = (volume_actions.attach, volume_actions.detach,
        volume_actions.force_detach, volume_actions.any_value,
-       volume_actions.begin_detaching_v355,
-       volume_actions.roll_detaching_v355)
+       volume_actions.begin_detaching_v350,
+       volume_actions.roll_detaching_v350,
+       volume_actions.extend_volume_completion)
 
 
 class TestSchemas(testtools.TestCase):
@@ -27,14 +28,35 @@ class TestSchemas(testtools.TestCase):
 
     def test_attachment_id_of_detaching(self):
         for schema, key in (
-                (volume_actions.begin_detaching_v355, 'os-begin_detaching'),
-                (volume_actions.roll_detaching_v355, 'os-roll_detaching')):
+                (volume_actions.begin_detaching_v350, 'os-begin_detaching'),
+                (volume_actions.roll_detaching_v350, 'os-roll_detaching')):
             validation.validate(schema, {key: None})
             validation.validate(schema, {key: {}})
+            # Other keys are ignored, as Cinder ignores them.
+            validation.validate(schema, {key: {'whatever': 1}})
+            validation.validate(schema, {key: {
+                'cinder-ma-multiattach:attachment_id': None}})
             self.assertRaises(validation.ValidationError,
                               validation.validate, schema,
-                              {key: {'attachment_id': 'x'}})
+                              {key: {'cinder-ma-multiattach:attachment_id':
+                                     'x'}})
+            # The former 3.55 form: a 400 naming the extension field.
+            exc = self.assertRaises(
+                validation.ValidationError, validation.validate, schema,
+                {key: {'attachment_id':
+                       '6a1d3d4c-3f4e-4b6f-9a53-1d5f6b1a2c3d'}})
+            self.assertIn('cinder-ma-multiattach:attachment_id', str(exc))
             # The schema of one action does not take another's key.
             self.assertRaises(validation.ValidationError,
                               validation.validate, schema,
                               {'os-detach': None})
+
+    def test_extend_volume_completion(self):
+        schema = volume_actions.extend_volume_completion
+        for value in (None, {}, {'error': True}, {'error': 'false'}):
+            validation.validate(schema,
+                                {'os-extend_volume_completion': value})
+        for value in ({'error': 'maybe'}, {'other': 1}):
+            self.assertRaises(validation.ValidationError,
+                              validation.validate, schema,
+                              {'os-extend_volume_completion': value})

@@ -1,6 +1,6 @@
 """Tests of the attachments API: shapes, microversion gates, validation,
 policy, the attach flow of an external consumer and the one through a
-cinder_ma manager (3.55).
+cinder_ma manager (extension cinder-ma-manager-attach).
 
 Manager calls go to the recorder of tests.unit.api.base (see there why);
 test_attachments_end_to_end drives the same API with python-cinderclient
@@ -12,6 +12,7 @@ import uuid
 import fixtures
 
 from cinder_ma.api import microversions as mv
+from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.volume import attachments as volume_attachments
@@ -20,6 +21,8 @@ from tests.unit.api import base
 SUMMARY_KEYS = {'id', 'status', 'instance', 'volume_id'}
 DETAIL_KEYS = SUMMARY_KEYS | {'attached_at', 'detached_at', 'attach_mode',
                               'connection_info'}
+INSTANCE_HOST = 'cinder-ma-manager-attach:instance_host'
+ATTACH_MODE = 'cinder-ma-multiattach:attach_mode'
 CONNECTOR = {'host': 'compute1', 'initiator': 'iqn.2026-11.test:compute1',
              'platform': 'x86_64', 'os_type': 'linux', 'multipath': False}
 
@@ -157,15 +160,28 @@ class TestGates(AttachmentsTestCase):
                 'attachment']
         self.assertEqual('ro', attachment['attach_mode'])
 
-    def test_instance_host_from_3_55(self):
+    def test_instance_host_from_3_54(self):
         self.make_manager()
         response = self.post(
             {'volume_uuid': self.volume.id, 'instance_uuid': self.instance,
-             'instance_host': base.MANAGER_HOST},
-            headers=member(mv.prior(mv.ATTACH_THROUGH_MANAGER)),
+             INSTANCE_HOST: base.MANAGER_HOST},
+            headers=member(mv.prior(mv.ATTACHMENT_CREATE_MODE_ARG)),
             status=400)
         self.assertFault(response, 400, 'badRequest',
-                         "'instance_host' was unexpected")
+                         "'%s' was unexpected" % INSTANCE_HOST)
+        self.assertEqual([], self.rpc.calls)
+
+    def test_former_3_55_form_names_the_extension(self):
+        self.make_manager()
+        for version in (mv.TRANSFER_WITH_SNAPSHOTS, mv.NEW_ATTACH):
+            response = self.post(
+                {'volume_uuid': self.volume.id,
+                 'instance_uuid': self.instance,
+                 'instance_host': base.MANAGER_HOST},
+                headers=member(version), status=400)
+            self.assertFault(response, 400, 'badRequest',
+                             'send %s with microversion 3.54 or later'
+                             % INSTANCE_HOST)
         self.assertEqual([], self.rpc.calls)
 
 
@@ -182,16 +198,20 @@ class TestCreate(AttachmentsTestCase):
         self.assertEqual('', attachment['attached_at'])
         self.assertEqual('', attachment['detached_at'])
         self.assertIsNone(attachment['connection_info'])
-        self.assertEqual('attaching', self.volume_view()['status'])
+        # Only reservations: Cinder's "reserved", which clients wait for.
+        self.assertEqual('reserved', self.volume_view()['status'])
         self.assertEqual([], self.rpc.calls)
 
     def test_with_connector_connects(self):
         attachment = self.reserve(connector=CONNECTOR)
         self.assertEqual('attaching', attachment['status'])
         info = attachment['connection_info']
-        self.assertEqual('file', info['driver_volume_type'])
-        self.assertEqual('rw', info['data']['access_mode'])
-        self.assertEqual(attachment['id'], info['attachment_id'])
+        # Cinder's flat shape: the backend's data at the top level.
+        self.assertEqual({'driver_volume_type': 'file',
+                          'path': '/srv/volume-%s' % self.volume.id,
+                          'access_mode': 'rw',
+                          'attachment_id': attachment['id']}, info)
+        self.assertEqual('attaching', self.volume_view()['status'])
         self.assertEqual([('initialize_connection', self.volume.id,
                            self.volume.host, CONNECTOR, 'rw')],
                          self.rpc.calls)
@@ -200,7 +220,7 @@ class TestCreate(AttachmentsTestCase):
         attachment = self.reserve(connector=CONNECTOR, mode='ro')
         self.assertEqual('ro', attachment['attach_mode'])
         self.assertEqual('ro',
-                         attachment['connection_info']['data']['access_mode'])
+                         attachment['connection_info']['access_mode'])
         self.assertEqual('ro', self.rpc.calls[-1][-1])
 
     def test_connector_mode_below_3_54(self):
@@ -330,26 +350,87 @@ class TestCreate(AttachmentsTestCase):
         self.reserve(connector=dict(CONNECTOR, host='compute2'))
 
 
+class TestWriterPolicy(AttachmentsTestCase):
+    """multiattach:writers = one: any number of ro, one rw at a time (the
+    race of it is in tests/functional/db/test_writer_races.py)."""
+
+    def one_writer_volume(self):
+        vtype = db_api.volume_type_create(
+            self.admin_context, {'name': 'one-writer'},
+            extra_specs={'multiattach': '<is> True',
+                         'multiattach:writers': 'one'})
+        return self.shared_volume(volume_type_id=vtype.id)
+
+    def test_second_writer_is_a_409_naming_the_writer(self):
+        volume = self.one_writer_volume()
+        writer = self.attach(volume)
+        readers = [self.reserve(volume, str(uuid.uuid4()), mode='ro')
+                   for _ in range(2)]
+        other = str(uuid.uuid4())
+        response = self.post({'volume_uuid': volume.id,
+                              'instance_uuid': other, 'mode': 'rw'},
+                             status=409)
+        self.assertFault(response, 409, 'conflictingRequest',
+                         'attachment %s of instance %s' % (
+                             writer['id'], self.instance))
+        self.assertIn('multiattach:writers=one',
+                      response.json['conflictingRequest']['message'])
+        # Once the writer is gone, another may write.
+        self.app.delete(self.url('attachments/%s' % writer['id']),
+                        headers=service())
+        self.reserve(volume, other, mode='rw')
+        self.assertEqual(2, len(readers))
+
+    def test_volume_view_shows_the_policy(self):
+        """Behind the extension cinder-ma-writers: Cinder's shape for the
+        clients that do not ask for it."""
+        asking = dict(member(), **{'Cinder-MA-Extensions':
+                                   'cinder-ma-writers'})
+        field = 'cinder-ma-writers:writers'
+        volume = self.one_writer_volume()
+        self.assertEqual('one', self.volume_view(volume, asking)[field])
+        self.assertNotIn(field, self.volume_view(volume))
+        listed = self.app.get(self.url('volumes/detail'),
+                              headers=asking).json['volumes']
+        by_id = {v['id']: v for v in listed}
+        self.assertEqual('one', by_id[volume.id][field])
+        shared = self.shared_volume()
+        self.assertEqual('many', self.volume_view(shared, asking)[field])
+        self.assertNotIn(field, self.volume_view(headers=asking))
+
+    def test_many_is_cinders_behaviour(self):
+        volume = self.shared_volume()
+        self.reserve(volume, mode='rw')
+        self.reserve(volume, str(uuid.uuid4()), mode='rw')
+
+
 class TestThroughManager(AttachmentsTestCase):
-    """3.55: the manager of instance_host runs the attach flow."""
+    """cinder-ma-manager-attach: the manager of the host runs the attach
+    flow."""
 
     def setUp(self):
         super().setUp()
         self.make_manager()
 
-    def _post(self, status=200, **extra):
+    def _post(self, status=200, headers=None, **extra):
         attachment = {'volume_uuid': self.volume.id,
                       'instance_uuid': self.instance,
-                      'instance_host': base.MANAGER_HOST}
-        attachment.update(extra)
-        return self.post(attachment, status=status)
+                      INSTANCE_HOST: base.MANAGER_HOST}
+        attachment.update({INSTANCE_HOST if k == 'instance_host' else k: v
+                           for k, v in extra.items()})
+        return self.post(attachment, status=status,
+                         headers=headers and dict(
+                             headers, **{'OpenStack-API-Version':
+                                         'volume %s' % mv.MAX_VERSION}))
 
     def test_casts_the_attach_to_the_host(self):
         attachment = self._post(mode='ro').json['attachment']
         self.assertEqual(DETAIL_KEYS, set(attachment))
         self.assertEqual('reserved', attachment['status'])
         self.assertEqual('ro', attachment['attach_mode'])
-        self.assertEqual([('attach_volume', attachment['id'],
+        self.assertEqual([('get_instance_owner', self.instance,
+                           base.MANAGER_HOST),
+                          ('attach_volume', attachment['id'],
                            base.MANAGER_HOST)], self.rpc.calls)
         self.assertEqual('volume.attach.start',
                          self.notify.call_args[0][1])
@@ -360,8 +441,8 @@ class TestThroughManager(AttachmentsTestCase):
     def test_connector_is_exclusive(self):
         response = self._post(connector=CONNECTOR, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'instance_host and connector are mutually '
-                         'exclusive')
+                         '%s and connector are mutually '
+                         'exclusive' % INSTANCE_HOST)
         self.assertEqual('available', self.volume_view()['status'])
         self.assertEqual([], self.rpc.calls)
         # A null connector is no connector (python-cinderclient sends it).
@@ -370,16 +451,57 @@ class TestThroughManager(AttachmentsTestCase):
     def test_needs_an_instance(self):
         response = self._post(instance_uuid=None, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'instance_host needs instance_uuid')
+                         '%s needs instance_uuid' % INSTANCE_HOST)
 
     def test_bad_hosts(self):
-        response = self._post(instance_host='nowhere', status=400)
+        response = self._post(instance_host='nowhere', status=400,
+                              headers=base.ADMIN)
         self.assertFault(response, 400, 'badRequest',
                          'host nowhere is not run by a cinder_ma manager')
         response = self._post(instance_host='  ', status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'field/attribute instance_host')
+                         'field/attribute %s' % INSTANCE_HOST)
         self.assertEqual([], self.rpc.calls)
+
+    def test_members_attach_only_into_their_own_instances(self):
+        """A host or an instance that is not the caller's answers as one
+        that does not exist: same status, same message."""
+        self.make_manager('compute2')
+        self.make_manager('compute3')
+        db_api.service_update(
+            self.admin_context,
+            db_api.service_get_by_host_and_binary(
+                self.admin_context, 'compute3', 'cinder-ma-manager').id,
+            {'capabilities': {'hypervisor': {
+                'driver': 'blind', 'supports_multiattach': True}}})
+        theirs = str(uuid.uuid4())
+        self.rpc.owners[theirs] = base.OTHER_PROJECT
+        unknown = str(uuid.uuid4())
+        self.rpc.owners[unknown] = None
+        answers = []
+        for instance, host in ((theirs, base.MANAGER_HOST),
+                               (unknown, base.MANAGER_HOST),
+                               (self.instance, 'nowhere'),
+                               # A driver that cannot tell owners.
+                               (self.instance, 'compute3')):
+            response = self._post(instance_uuid=instance,
+                                  instance_host=host, status=400)
+            self.assertFault(response, 400, 'badRequest',
+                             'runs no instance')
+            answers.append(response.json['badRequest']['message'].replace(
+                instance, '<instance>').replace(host, '<host>'))
+        self.assertEqual(1, len(set(answers)), answers)
+        self.assertEqual([], [c for c in self.rpc.calls
+                              if c[0] != 'get_instance_owner'])
+        self.assertEqual('available', self.volume_view()['status'])
+        # Their own instance, on any host that runs it.
+        self.rpc.owners[theirs] = base.PROJECT
+        self._post(instance_uuid=theirs, instance_host='compute2')
+        # Administrators attach into any instance.
+        other = str(uuid.uuid4())
+        self.rpc.owners[other] = base.OTHER_PROJECT
+        self._post(volume_uuid=self.shared_volume().id,
+                   instance_uuid=other, headers=base.ADMIN)
 
     def test_shared_volume_needs_a_multiattach_hypervisor(self):
         self.make_manager('compute2', supports_multiattach=False)
@@ -394,25 +516,22 @@ class TestThroughManager(AttachmentsTestCase):
     def test_reader_cannot(self):
         response = self.post({'volume_uuid': self.volume.id,
                               'instance_uuid': self.instance,
-                              'instance_host': base.MANAGER_HOST},
+                              INSTANCE_HOST: base.MANAGER_HOST},
                              headers=reader(), status=403)
         self.assertFault(response, 403, 'forbidden')
 
-    def test_unreachable_manager_is_a_503(self):
+    def test_lost_cast_keeps_the_reservation(self):
         def broken():
             raise RuntimeError('no route to compute1')
         rpc = base.RecordingRPC()
         rpc.attach_volume = lambda *a, **k: broken()
         self.useFixture(fixtures.MockPatchObject(
             volume_attachments, '_rpc', lambda: rpc))
-        response = self._post(status=503)
-        self.assertFault(response, 503, 'serviceUnavailable')
-        self.assertNotIn('no route', response.text)
-        attachments = self.app.get(self.url('attachments/detail'),
-                                   headers=member()).json['attachments']
-        self.assertEqual(['error_attaching'],
-                         [a['status'] for a in attachments])
-        self.assertEqual('available', self.volume_view()['status'])
+        # The reservation is the request: the host's reconcile loop
+        # attaches it (tests/unit/manager/test_reconcile.py).
+        attachment = self._post().json['attachment']
+        self.assertEqual('reserved', attachment['status'])
+        self.assertEqual('reserved', self.volume_view()['status'])
 
     def test_delete_casts_the_detach(self):
         attachment = self._post().json['attachment']
@@ -438,8 +557,8 @@ class TestUpdate(AttachmentsTestCase):
         updated = self.put(attachment['id'], CONNECTOR).json['attachment']
         self.assertEqual(DETAIL_KEYS, set(updated))
         self.assertEqual('attaching', updated['status'])
-        self.assertEqual('rw',
-                         updated['connection_info']['data']['access_mode'])
+        self.assertEqual('rw', updated['connection_info']['access_mode'])
+        self.assertNotIn('data', updated['connection_info'])
         self.assertEqual(updated['connection_info'],
                          self.show(attachment['id']).json['attachment'][
                              'connection_info'])
@@ -615,10 +734,19 @@ class TestShowAndList(AttachmentsTestCase):
         shown = self.show(self.ids[0]).json['attachment']
         self.assertEqual(DETAIL_KEYS, set(shown))
         self.assertEqual('attaching', shown['status'])
-        self.assertEqual('rw', shown['connection_info']['data'][
-            'access_mode'])
+        self.assertEqual('rw', shown['connection_info']['access_mode'])
         self.show(self.ids[0], headers=reader())
         self.show(self.ids[0], headers=service())
+        # Administrators see why the last step failed when they ask for
+        # the extension cinder-ma-recovery.
+        shown = self.show(self.ids[0], headers=admin()).json[
+            'attachment']
+        self.assertEqual(DETAIL_KEYS, set(shown))
+        shown = self.show(self.ids[0], headers=dict(
+            admin(), **{'Cinder-MA-Extensions': 'cinder-ma-recovery'})).json[
+            'attachment']
+        self.assertIsNone(shown.pop('cinder-ma-recovery:failure_reason'))
+        self.assertEqual(DETAIL_KEYS, set(shown))
         self.show(self.foreign_id, status=404)
         self.show('not-a-uuid', status=404)
 
@@ -663,24 +791,15 @@ class TestShowAndList(AttachmentsTestCase):
         page = self.get('?sort=created_at:asc&limit=2').json
         self.assertEqual(self.ids[:2], [a['id'] for a in
                                         page['attachments']])
-        (link,) = page['attachments_links']
-        self.assertEqual('next', link['rel'])
-        self.assertIn('marker=%s' % self.ids[1], link['href'])
-        self.assertTrue(link['href'].startswith(
-            'http://localhost/v3/%s/attachments?' % base.PROJECT))
+        # Cinder's attachment lists have no links: the client pages
+        # with the marker.
+        self.assertEqual(['attachments'], list(page))
         page = self.get('?sort=created_at:asc&limit=2&marker=%s'
                         % self.ids[1]).json
         self.assertEqual(self.ids[2:], [a['id'] for a in
                                         page['attachments']])
-        self.assertNotIn('attachments_links', page)
         detail = self.get('?limit=1', detail=True).json
-        self.assertIn('/attachments/detail?',
-                      detail['attachments_links'][0]['href'])
-
-    def test_links_from_3_55_only(self):
-        page = self.get('?limit=1', headers=member(
-            mv.prior(mv.ATTACH_THROUGH_MANAGER))).json
-        self.assertEqual(['attachments'], list(page))
+        self.assertEqual(['attachments'], list(detail))
 
     def test_bad_paging(self):
         for query, message in (
@@ -717,18 +836,25 @@ class TestShowAndList(AttachmentsTestCase):
 
 class TestVolumeViewAttachMode(AttachmentsTestCase):
 
-    def test_attach_mode_from_3_55(self):
+    def test_attach_mode_with_the_extension(self):
         volume = self.shared_volume()
         attachment = self.reserve(volume, connector=CONNECTOR, mode='ro')
         self.action(attachment['id'], {'os-complete': None})
-        (entry,) = self.volume_view(volume, headers=member(
-            mv.prior(mv.ATTACH_THROUGH_MANAGER)))['attachments']
-        self.assertNotIn('attach_mode', entry)
+        cinders = {'id', 'attachment_id', 'volume_id', 'server_id',
+                   'host_name', 'device', 'attached_at'}
+        # Without asking: Cinder's shape, at any version.
         (entry,) = self.volume_view(volume)['attachments']
-        self.assertEqual({'id', 'attachment_id', 'volume_id', 'server_id',
-                          'host_name', 'device', 'attached_at',
-                          'attach_mode'}, set(entry))
-        self.assertEqual('ro', entry['attach_mode'])
+        self.assertEqual(cinders, set(entry))
+        asked = dict(member(), **{'Cinder-MA-Extensions':
+                                  'cinder-ma-multiattach, other'})
+        (entry,) = self.volume_view(volume, headers=asked)['attachments']
+        self.assertEqual(cinders | {ATTACH_MODE}, set(entry))
+        self.assertEqual('ro', entry[ATTACH_MODE])
+        # Below the extension's microversion, not even when asked.
+        asked = dict(member(mv.prior(mv.MULTIATTACH_VOLUMES)),
+                     **{'Cinder-MA-Extensions': 'cinder-ma-multiattach'})
+        (entry,) = self.volume_view(volume, headers=asked)['attachments']
+        self.assertEqual(cinders, set(entry))
 
 
 class TestServiceLayerErrors(AttachmentsTestCase):

@@ -1,6 +1,7 @@
 """End-to-end tests of the attachments API (cinder_ma/api/v3/attachments.py;
 its unit tests are in test_attachments): python-cinderclient over HTTP,
-and 3.55 through real managers running in-process.
+and the extension cinder-ma-manager-attach through real managers running
+in-process.
 """
 
 import uuid
@@ -37,8 +38,12 @@ class TestWithCinderclient(AttachmentsTestCase):
         self.assertEqual('reserved', created['status'])
         self.assertEqual('ro', created['attach_mode'])
         updated = self.nova.attachments.update(created['id'], CONNECTOR)
-        self.assertEqual('ro', updated.connection_info['data'][
-            'access_mode'])
+        # Cinder's flat connection_info, as Nova reads it.
+        self.assertEqual('ro', updated.connection_info['access_mode'])
+        self.assertEqual(created['id'],
+                         updated.connection_info['attachment_id'])
+        self.assertEqual('file',
+                         updated.connection_info['driver_volume_type'])
         response = self.nova.attachments.complete(created['id'])
         self.assertEqual(204, response.status_code)
         shown = self.client.attachments.show(created['id'])
@@ -49,7 +54,7 @@ class TestWithCinderclient(AttachmentsTestCase):
         self.assertEqual([created['id']], [a.id for a in listed])
         got = self.client.volumes.get(volume.id)
         self.assertEqual('in-use', got.status)
-        self.assertEqual('ro', got.attachments[0]['attach_mode'])
+        self.assertNotIn('attach_mode', got.attachments[0])
         # A member may not delete a connected attachment; the service may.
         error = self.assertRaises(self.client_errors.ClientException,
                                   self.client.attachments.delete,
@@ -60,22 +65,35 @@ class TestWithCinderclient(AttachmentsTestCase):
         self.assertEqual('available',
                          self.client.volumes.get(volume.id).status)
 
-    def test_list_follows_the_links(self):
+    def test_list_pages_with_the_marker(self):
+        # As with Cinder, attachment lists have no links: a client pages
+        # with marker and limit.
         self.flags(max_limit=2, group='api')
         volume = self.shared_volume()
         ids = {self.reserve(volume, str(uuid.uuid4()))['id']
                for _ in range(5)}
         listed = self.client.attachments.list(detailed=True)
-        self.assertEqual(ids, {a.id for a in listed})
+        self.assertEqual(2, len(listed))
+        seen, marker = [], None
+        while True:
+            page = self.client.attachments.list(detailed=True,
+                                                marker=marker, limit=2)
+            if not page:
+                break
+            seen.extend(a.id for a in page)
+            marker = page[-1].id
+        self.assertEqual(ids, set(seen))
 
 
 class TestThroughARealManager(mgr_fixtures.AttachmentTestCase):
-    """3.55 end to end: the API, then the managers of the compute host
-    and of the backend over the in-process RPC transport (the manager
-    tests' harness), with recording storage and hypervisor drivers."""
+    """cinder-ma-manager-attach end to end: the API, then the managers of
+    the compute host and of the backend over the in-process RPC transport
+    (the manager tests' harness), with recording storage and hypervisor
+    drivers."""
 
     def setUp(self):
         super().setUp()
+        self.flags(auth_strategy='noauth')
         self.app = webtest.TestApp(app.setup_app(self.conf))
 
     def test_attach_poll_detach(self):
@@ -85,7 +103,9 @@ class TestThroughARealManager(mgr_fixtures.AttachmentTestCase):
             '/v3/%s/attachments' % base.PROJECT,
             {'attachment': {'volume_uuid': volume.id,
                             'instance_uuid': instance,
-                            'instance_host': self.COMPUTE, 'mode': 'ro'}},
+                            'cinder-ma-manager-attach:instance_host':
+                                self.COMPUTE,
+                            'mode': 'ro'}},
             headers=member()).json['attachment']
         self.assertEqual('reserved', attachment['status'])
         self.settle()
@@ -93,14 +113,17 @@ class TestThroughARealManager(mgr_fixtures.AttachmentTestCase):
         shown = self.app.get(url, headers=member()).json['attachment']
         self.assertEqual('attached', shown['status'])
         self.assertEqual('ro', shown['attach_mode'])
-        self.assertEqual('ro', shown['connection_info']['data'][
-            'access_mode'])
-        view = self.app.get('/v3/%s/volumes/%s' % (base.PROJECT, volume.id),
-                            headers=member()).json['volume']
+        self.assertEqual('ro', shown['connection_info']['access_mode'])
+        view = self.app.get(
+            '/v3/%s/volumes/%s' % (base.PROJECT, volume.id),
+            headers=dict(member(), **{
+                'Cinder-MA-Extensions': 'cinder-ma-multiattach'})).json[
+                    'volume']
         self.assertEqual('in-use', view['status'])
         (entry,) = view['attachments']
         self.assertEqual((instance, 'ro'),
-                         (entry['server_id'], entry['attach_mode']))
+                         (entry['server_id'],
+                          entry['cinder-ma-multiattach:attach_mode']))
         # The hypervisor driver attached it read-only and shareable.
         (call,) = self.hypervisor.called('attach_volume')
         self.assertEqual((instance, attachment['id'], 'ro', True),

@@ -22,7 +22,8 @@ class TestTypes(TypesTestCase):
     def test_create_and_show(self):
         created = self._create(description='fast disks', extra_specs={
             'volume_backend_name': 'file'}).json['volume_type']
-        self.assertEqual(TYPE_KEYS | {'qos_specs_id'}, set(created))
+        # As Cinder's create: no qos_specs_id (show and list have it).
+        self.assertEqual(TYPE_KEYS, set(created))
         self.assertEqual('gold', created['name'])
         self.assertEqual('fast disks', created['description'])
         self.assertTrue(created['is_public'])
@@ -33,6 +34,16 @@ class TestTypes(TypesTestCase):
                              headers=base.MEMBER).json['volume_type']
         self.assertEqual(TYPE_KEYS, set(shown))
         self.assertEqual(created['id'], shown['id'])
+        shown = self.app.get(self.url('types/%s' % created['id']),
+                             headers=base.ADMIN).json['volume_type']
+        self.assertEqual(TYPE_KEYS | {'qos_specs_id'}, set(shown))
+        # Update: neither qos_specs_id nor the access attribute.
+        updated = self.app.put_json(
+            self.url('types/%s' % created['id']),
+            {'volume_type': {'description': 'faster'}},
+            headers=base.ADMIN).json['volume_type']
+        self.assertEqual(TYPE_KEYS - {'os-volume-type-access:is_public'},
+                         set(updated))
 
     def test_default(self):
         shown = self.app.get(self.url('types/default'),
@@ -169,26 +180,71 @@ class TestExtraSpecs(TypesTestCase):
 
     def test_crud(self):
         self.assertEqual({'extra_specs': {'a': '1'}}, self.app.get(
-            self.specs_url, headers=base.MEMBER).json)
+            self.specs_url, headers=base.ADMIN).json)
         response = self.app.post_json(
             self.specs_url, {'extra_specs': {'b': '2', 'a': '3'}},
             headers=base.ADMIN)
         self.assertEqual({'extra_specs': {'b': '2', 'a': '3'}},
                          response.json)
         self.assertEqual({'a': '3', 'b': '2'}, self.app.get(
-            self.specs_url, headers=base.MEMBER).json['extra_specs'])
+            self.specs_url, headers=base.ADMIN).json['extra_specs'])
         self.assertEqual({'b': '2'}, self.app.get(
-            self.specs_url + '/b', headers=base.MEMBER).json)
+            self.specs_url + '/b', headers=base.ADMIN).json)
         self.assertEqual({'b': '4'}, self.app.put_json(
             self.specs_url + '/b', {'b': '4'}, headers=base.ADMIN).json)
         self.app.delete(self.specs_url + '/b', headers=base.ADMIN,
                         status=202)
-        response = self.app.get(self.specs_url + '/b', headers=base.MEMBER,
+        response = self.app.get(self.specs_url + '/b', headers=base.ADMIN,
                                 status=404)
         self.assertFault(response, 404, 'itemNotFound', 'b')
         response = self.app.delete(self.specs_url + '/b',
                                    headers=base.ADMIN, status=404)
         self.assertFault(response, 404, 'itemNotFound')
+
+    def test_members_see_user_visible_specs_only(self):
+        type_id = self._create(name='shared', extra_specs={
+            'multiattach': '<is> True', 'volume_backend_name': 'file',
+            'multiattach:max_attachments': '4',
+            'replication_enabled': '<is> False'}).json['volume_type']['id']
+        visible = {'multiattach': '<is> True',
+                   'multiattach:max_attachments': '4',
+                   'replication_enabled': '<is> False'}
+        specs_url = self.url('types/%s/extra_specs' % type_id)
+        for headers in (base.MEMBER, base.READER):
+            self.assertEqual(visible, self.app.get(
+                specs_url, headers=headers).json['extra_specs'])
+            self.assertEqual(visible, self.app.get(
+                self.url('types/%s' % type_id),
+                headers=headers).json['volume_type']['extra_specs'])
+            listed = {t['id']: t for t in self.app.get(
+                self.url('types'), headers=headers).json['volume_types']}
+            self.assertEqual(visible, listed[type_id]['extra_specs'])
+            # A hidden spec is not found, like one that does not exist.
+            response = self.app.get(specs_url + '/volume_backend_name',
+                                    headers=headers, status=404)
+            self.assertFault(response, 404, 'itemNotFound')
+            self.assertEqual({'multiattach': '<is> True'}, self.app.get(
+                specs_url + '/multiattach', headers=headers).json)
+        self.assertEqual('file', self.app.get(
+            specs_url, headers=base.ADMIN).json['extra_specs'][
+                'volume_backend_name'])
+
+    def test_members_cannot_filter_by_hidden_specs(self):
+        self._create(name='a', extra_specs={'volume_backend_name': 'x'})
+        self._create(name='b', extra_specs={'volume_backend_name': 'y'})
+
+        def names(headers, value):
+            query = '?extra_specs={"volume_backend_name": "%s"}' % value
+            return sorted(t['name'] for t in self.app.get(
+                self.url('types') + query,
+                headers=dict(headers, **{'OpenStack-API-Version':
+                                         'volume 3.52'})).json[
+                    'volume_types'])
+        self.assertEqual(['a'], names(base.ADMIN, 'x'))
+        # Ignored for members: it would tell the hidden value.
+        self.assertEqual(names(base.MEMBER, 'x'), names(base.MEMBER, 'y'))
+        self.assertIn('a', names(base.MEMBER, 'x'))
+        self.assertIn('b', names(base.MEMBER, 'x'))
 
     def test_member_cannot_write(self):
         for response in (

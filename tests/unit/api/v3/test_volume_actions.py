@@ -58,7 +58,7 @@ class TestAttachFlow(VolumeActionsTestCase):
     def test_reserve_attach_detach(self):
         response = self.act({'os-reserve': None})
         self.assertEqual(b'', response.body)
-        self.assertEqual('attaching', self.view()['status'])
+        self.assertEqual('reserved', self.view()['status'])
         (reserved,) = self.attachments()
         self.assertEqual('reserved', reserved['status'])
         self.assertIsNone(reserved['instance'])
@@ -83,6 +83,108 @@ class TestAttachFlow(VolumeActionsTestCase):
         self.assertEqual('available', view['status'])
         self.assertEqual([], view['attachments'])
         self.assertEqual([], self.attachments())
+
+    def test_legacy_connection_cycle(self):
+        """reserve, initialize, attach; begin detaching, terminate,
+        detach: Cinder's pre-3.27 flow, and its wire."""
+        self.act({'os-reserve': None})
+        response = self.act({'os-initialize_connection': {
+            'connector': CONNECTOR}}, status=200)
+        # Cinder's nested shape.
+        self.assertEqual({'connection_info': {
+            'driver_volume_type': 'file',
+            'data': {'path': '/srv/volume-%s' % self.volume.id,
+                     'access_mode': 'rw'}}}, response.json)
+        self.assertEqual('attaching', self.view()['status'])
+        self.os_attach()
+        self.assertEqual('in-use', self.view()['status'])
+        (entry,) = self.attachments()
+        self.assertEqual('attached', entry['status'])
+        self.act({'os-begin_detaching': None})
+        response = self.act({'os-terminate_connection': {
+            'connector': CONNECTOR}})
+        self.assertEqual(b'', response.body)
+        self.act({'os-detach': {}})
+        self.assertEqual('available', self.view()['status'])
+        self.assertEqual(['initialize_connection', 'terminate_connection'],
+                         self.rpc.methods())
+
+    def test_legacy_connection_validation(self):
+        for action in ('os-initialize_connection',
+                       'os-terminate_connection'):
+            for params, message in (
+                    ({}, "'connector' is a required property"),
+                    ({'connector': 'host1'}, "'host1' is not of type "
+                                             "'object'"),
+                    ({'connector': {'initiator': 'x'}},
+                     'connector must be an object with at least "host"'),
+                    ({'connector': CONNECTOR, 'x': 1}, "'x' was "
+                                                       "unexpected")):
+                response = self.act({action: params}, status=400)
+                self.assertFault(response, 400, 'badRequest', message)
+        self.assertEqual([], self.rpc.calls)
+        self.assertEqual('available', self.view()['status'])
+
+    def test_legacy_connection_policy(self):
+        self.act({'os-reserve': None})
+        for action in ('os-initialize_connection',
+                       'os-terminate_connection'):
+            response = self.act({action: {'connector': CONNECTOR}},
+                                headers=base.READER, status=403)
+            self.assertFault(response, 403, 'forbidden')
+            self.app.post_json(
+                self.url('volumes/%s/action' % self.volume.id,
+                         project=base.OTHER_PROJECT),
+                {action: {'connector': CONNECTOR}},
+                headers=base.OTHER_MEMBER, status=404)
+        self.assertEqual([], self.rpc.calls)
+
+    def test_readonly_flag(self):
+        response = self.act({'os-update_readonly_flag': {'readonly': True}})
+        self.assertEqual(b'', response.body)
+        # Whatever mode is asked, the attachment and its connection are
+        # read-only.
+        self.act({'os-reserve': None})
+        info = self.act({'os-initialize_connection': {
+            'connector': CONNECTOR}}, status=200).json['connection_info']
+        self.assertEqual('ro', info['data']['access_mode'])
+        self.os_attach(mode='rw')
+        self.assertEqual('ro', self.attachments()[0]['attach_mode'])
+        # Only while available.
+        response = self.act({'os-update_readonly_flag': {
+            'readonly': False}}, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'only while it is available')
+        # os-attach without a connection, and the attachments API.
+        volume = self.create_volume()
+        self.act({'os-update_readonly_flag': {'readonly': 'true'}}, volume)
+        self.os_attach(volume, mode='rw')
+        self.assertEqual('ro', self.attachments(volume)[0]['attach_mode'])
+        volume = self.create_volume()
+        self.act({'os-update_readonly_flag': {'readonly': True}}, volume)
+        created = self.app.post_json(
+            self.url('attachments'), {'attachment': {
+                'volume_uuid': volume.id, 'instance_uuid': self.instance,
+                'connector': CONNECTOR, 'mode': 'rw'}},
+            headers=base.headers(roles=['member'],
+                                 version=mv.MAX_VERSION)).json['attachment']
+        self.assertEqual('ro', created['attach_mode'])
+        self.assertEqual('ro', self.rpc.calls[-1][-1])
+        # Back to read-write once available again.
+        self.act({'os-update_readonly_flag': {'readonly': False}},
+                 self.create_volume())
+
+    def test_readonly_flag_validation_and_policy(self):
+        for params, message in (
+                ({}, "'readonly' is a required property"),
+                ({'readonly': 'maybe'}, 'field/attribute readonly'),
+                ({'readonly': True, 'x': 1}, "'x' was unexpected")):
+            response = self.act({'os-update_readonly_flag': params},
+                                status=400)
+            self.assertFault(response, 400, 'badRequest', message)
+        response = self.act({'os-update_readonly_flag': {'readonly': True}},
+                            headers=base.READER, status=403)
+        self.assertFault(response, 403, 'forbidden')
 
     def test_unreserve(self):
         self.act({'os-reserve': {}})
@@ -142,35 +244,53 @@ class TestAttachFlow(VolumeActionsTestCase):
         self.assertEqual(second['attachment_id'], left['attachment_id'])
         self.assertEqual('in-use', self.view(volume)['status'])
 
-    def test_detaching_one_of_several_from_3_55(self):
+    def test_detaching_one_of_several_with_the_extension(self):
         volume = self.create_volume(multiattach=True)
         self.os_attach(volume)
         self.os_attach(volume, str(uuid.uuid4()), mountpoint='/dev/vdc')
         first, second = self.view(volume)['attachments']
         latest = base.headers(roles=['member'], version=mv.MAX_VERSION)
         older = base.headers(roles=['member'],
-                             version=mv.prior(mv.ATTACH_THROUGH_MANAGER))
-        body = {'os-begin_detaching': {
-            'attachment_id': second['attachment_id']}}
-        # Ignored below 3.55, as Cinder ignores it.
+                             version=mv.prior(mv.MULTIATTACH_VOLUMES))
+        field = 'cinder-ma-multiattach:attachment_id'
+        body = {'os-begin_detaching': {field: second['attachment_id']}}
+        # Ignored below 3.50, as Cinder ignores it: which of two?
         self.act(body, volume, headers=older, status=400)
         self.act(body, volume, headers=latest)
         statuses = {a['id']: a['status'] for a in self.attachments(volume)}
         self.assertEqual('detaching', statuses[second['attachment_id']])
         self.assertEqual('attached', statuses[first['attachment_id']])
-        self.act({'os-roll_detaching': {
-            'attachment_id': second['attachment_id']}}, volume,
-            headers=latest)
+        self.act({'os-roll_detaching': {field: second['attachment_id']}},
+                 volume, headers=latest)
         self.assertEqual({'attached'}, {a['status'] for a in
                                         self.attachments(volume)})
-        response = self.act({'os-roll_detaching': {'attachment_id': 'x'}},
+        response = self.act({'os-roll_detaching': {field: 'x'}},
                             volume, headers=latest, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'field/attribute attachment_id')
-        response = self.act({'os-begin_detaching': {'force': True}},
-                            volume, headers=latest, status=400)
+                         'field/attribute %s' % field)
+        # cinder_ma's former 3.55 form names the new field.
+        response = self.act({'os-begin_detaching': {
+            'attachment_id': second['attachment_id']}}, volume,
+            headers=latest, status=400)
+        self.assertFault(response, 400, 'badRequest', field)
+
+    def test_extend_volume_completion_from_3_71(self):
+        older = base.headers(version=mv.prior(mv.EXTEND_VOLUME_COMPLETION))
+        latest = base.headers(version=mv.EXTEND_VOLUME_COMPLETION)
+        body = {'os-extend_volume_completion': {'error': False}}
+        response = self.act(body, headers=older, status=404)
+        self.assertFault(response, 404, 'itemNotFound', 'not supported')
+        # Nothing waits for a compute service here.
+        response = self.act(body, headers=latest, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         "'force' was unexpected")
+                         'is not being extended')
+        response = self.act({'os-extend_volume_completion': {'error': 'x'}},
+                            headers=latest, status=400)
+        self.assertFault(response, 400, 'badRequest', 'error')
+        # Admins and services only.
+        member = base.headers(roles=['member', 'reader'],
+                              version=mv.EXTEND_VOLUME_COMPLETION)
+        self.act(body, headers=member, status=403)
 
     def test_detach_validation(self):
         self.os_attach()
@@ -424,12 +544,11 @@ class TestExtend(ManageTestCase):
         self.assertFault(self.extend(2, 'nope', status=404), 404,
                          'itemNotFound')
 
-    def test_manager_unreachable(self):
+    def test_manager_unreachable_keeps_the_request(self):
+        # Recorded with its size: the manager's reconcile loop runs it.
         self.extend_cast.side_effect = OSError('no route')
-        response = self.extend(2, status=503)
-        self.assertFault(response, 503, 'serviceUnavailable')
-        self.assertNotIn('no route', response.text)
-        self.assertEqual('available', self.view()['status'])
+        self.extend(2, status=202)
+        self.assertEqual('extending', self.view()['status'])
 
 
 class TestSetBootable(ManageTestCase):
@@ -488,6 +607,19 @@ class TestRetype(ManageTestCase):
         self.assertEqual(self.default_type.name,
                          self.view()['volume_type'])
 
+    def test_private_type_by_id_is_not_found(self):
+        private = volume_types.create_type(self.admin_context, 'private',
+                                           is_public=False)
+        answers = []
+        for type_id in (private.id, str(uuid.uuid4())):
+            response = self.retype(type_id, status=404)
+            answers.append(response.json['itemNotFound']['message'].replace(
+                type_id, '<id>'))
+        self.assertEqual(answers[0], answers[1])
+        self.assertEqual(self.default_type.name, self.view()['volume_type'])
+        self.retype(private.id, headers=base.ADMIN)
+        self.assertEqual('private', self.view()['volume_type'])
+
     def test_to_and_from_shareable_while_available(self):
         self.retype('shared', headers=base.ADMIN)
         view = self.view()
@@ -519,6 +651,7 @@ class TestRetype(ManageTestCase):
         self.assertEqual('silver', self.view(volume)['volume_type'])
 
     def test_shareable_type_needs_the_multiattach_policy(self):
+        self.set_policy_rules({'volume:multiattach': 'rule:admin_api'})
         response = self.retype('shared', status=403)
         self.assertFault(response, 403, 'forbidden', 'volume:multiattach')
 
@@ -605,7 +738,7 @@ class TestWithCinderclient(ManageTestCase):
     def test_legacy_actions(self):
         volumes = self.client.volumes
         volumes.reserve(self.volume.id)
-        self.assertEqual('attaching', volumes.get(self.volume.id).status)
+        self.assertEqual('reserved', volumes.get(self.volume.id).status)
         volumes.attach(self.volume.id, self.instance, '/dev/vdb', mode='rw')
         self.assertEqual('in-use', volumes.get(self.volume.id).status)
         volumes.begin_detaching(self.volume.id)

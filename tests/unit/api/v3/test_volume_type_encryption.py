@@ -43,9 +43,13 @@ class TestEncryption(EncryptionTestCase):
 
     def test_create_and_show(self):
         response = self.create()
-        # As in Cinder, the fields given.
-        self.assertEqual({'encryption': LUKS}, response.json)
         shown = self.shown()
+        # As in Cinder, the fields given and the record's ids (Tempest's
+        # create_encryption_type schema requires them).
+        self.assertEqual({'encryption': dict(
+            LUKS, volume_type_id=self.vtype.id,
+            encryption_id=shown['encryption_id'])}, response.json)
+        uuid.UUID(shown['encryption_id'])
         self.assertEqual(FIELDS, set(shown))
         self.assertEqual(dict(LUKS, volume_type_id=self.vtype.id,
                               deleted=False, deleted_at=None,
@@ -65,8 +69,8 @@ class TestEncryption(EncryptionTestCase):
         # What python-cinderclient sends without --cipher/--key-size.
         values = {'provider': 'luks', 'cipher': None, 'key_size': None,
                   'control_location': 'back-end'}
-        self.assertEqual({'encryption': values},
-                         self.create(values).json)
+        created = self.create(values).json['encryption']
+        self.assertEqual(values, {k: created[k] for k in values})
         shown = self.shown()
         self.assertEqual((None, None, 'back-end'),
                          (shown['cipher'], shown['key_size'],

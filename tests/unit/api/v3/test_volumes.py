@@ -1,5 +1,6 @@
 """Tests of the volumes API: shapes, validation, paging, contexts."""
 
+import datetime
 import uuid
 
 from oslo_utils import timeutils
@@ -18,6 +19,12 @@ DETAIL_KEYS = {
 ADMIN_KEYS = {'migration_status', 'os-vol-host-attr:host',
               'os-vol-mig-status-attr:migstat',
               'os-vol-mig-status-attr:name_id'}
+# Create and update answer without the attributes of Cinder's extensions
+# (os-vol-*), as Cinder does (Tempest forbids them there).
+CREATED_KEYS = DETAIL_KEYS - {'os-vol-tenant-attr:tenant_id'}
+CREATED_ADMIN_KEYS = {'migration_status'}
+LATEST_KEYS = {'group_id', 'shared_targets', 'service_uuid',
+               'volume_type_id', 'consumes_quota'}
 
 
 class TestCreate(base.APITestCase):
@@ -31,7 +38,7 @@ class TestCreate(base.APITestCase):
                                  'description': 'my disk',
                                  'metadata': {'k': 'v'}})
         volume = response.json['volume']
-        self.assertEqual(DETAIL_KEYS, set(volume))
+        self.assertEqual(CREATED_KEYS, set(volume))
         self.assertEqual('creating', volume['status'])
         self.assertEqual(2, volume['size'])
         self.assertEqual('data', volume['name'])
@@ -41,8 +48,6 @@ class TestCreate(base.APITestCase):
         self.assertEqual('false', volume['bootable'])
         self.assertFalse(volume['multiattach'])
         self.assertEqual([], volume['attachments'])
-        self.assertEqual(base.PROJECT,
-                         volume['os-vol-tenant-attr:tenant_id'])
         self.assertEqual('fake-user', volume['user_id'])
         self.assertEqual(
             [{'rel': 'self', 'href': 'http://localhost/v3/%s/volumes/%s'
@@ -70,22 +75,50 @@ class TestCreate(base.APITestCase):
             'volume']
         self.assertEqual('fast', volume['volume_type'])
 
+    def test_private_type_by_id_is_not_found(self):
+        """A private type of another project is not found by its id
+        either, with the answer of a type that does not exist."""
+        private = self.app.post_json(self.url('types'), {'volume_type': {
+            'name': 'private', 'os-volume-type-access:is_public': False}},
+            headers=base.ADMIN).json['volume_type']
+        missing = str(uuid.uuid4())
+        answers = []
+        for type_id in (private['id'], missing):
+            response = self._create({'size': 1, 'volume_type': type_id},
+                                    status=404)
+            answers.append(response.json['itemNotFound']['message'].replace(
+                type_id, '<id>'))
+        self.assertEqual(answers[0], answers[1])
+        # Given access, the project can use it by id.
+        self.app.post_json(
+            self.url('types/%s/action' % private['id']),
+            {'addProjectAccess': {'project': base.PROJECT}},
+            headers=base.ADMIN, status=202)
+        volume = self._create({'size': 1, 'volume_type': private['id']})
+        self.assertEqual('private', volume.json['volume']['volume_type'])
+
     def test_create_at_latest_shows_new_fields(self):
         volume = self._create({'size': 1}, headers=base.headers(
             roles=['member'], version='latest')).json['volume']
-        self.assertEqual(DETAIL_KEYS | {'group_id', 'shared_targets',
-                                        'service_uuid'}, set(volume))
+        self.assertEqual(CREATED_KEYS | LATEST_KEYS, set(volume))
         self.assertEqual(self.service.uuid, volume['service_uuid'])
         self.assertFalse(volume['shared_targets'])
+        self.assertTrue(volume['consumes_quota'])
 
     def test_admin_sees_admin_fields(self):
         volume = self._create({'size': 1}, headers=base.headers(
             version=mv.VOLUME_DETAIL_PROVIDER_ID)).json['volume']
+        self.assertEqual(CREATED_KEYS | CREATED_ADMIN_KEYS |
+                         {'group_id', 'provider_id'}, set(volume))
+        shown = self.app.get(self.url('volumes/%s' % volume['id']),
+                             headers=base.headers(
+                                 version=mv.VOLUME_DETAIL_PROVIDER_ID)).json[
+                                     'volume']
         self.assertEqual(DETAIL_KEYS | ADMIN_KEYS | {'group_id',
                                                      'provider_id'},
-                         set(volume))
+                         set(shown))
         self.assertEqual(base.BACKEND_HOST + '#pool',
-                         volume['os-vol-host-attr:host'])
+                         shown['os-vol-host-attr:host'])
 
     def test_reader_cannot_create(self):
         response = self._create({'size': 1}, headers=base.READER,
@@ -123,8 +156,22 @@ class TestCreate(base.APITestCase):
                   'field/attribute snapshot_id')
 
     def test_sources_are_refused(self):
-        self._bad({'size': 1, 'snapshot_id': str(uuid.uuid4())},
-                  'creating a volume from a snapshot is not supported')
+        # As in Cinder, a source that does not exist is a 404 (there are
+        # no snapshots here); an existing volume is no source (no clones).
+        snapshot_id = str(uuid.uuid4())
+        response = self.app.post_json(
+            self.url('volumes'),
+            {'volume': {'size': 1, 'snapshot_id': snapshot_id}},
+            headers=base.MEMBER, status=404)
+        self.assertFault(response, 404, 'itemNotFound', snapshot_id)
+        response = self.app.post_json(
+            self.url('volumes'),
+            {'volume': {'size': 1, 'source_volid': str(uuid.uuid4())}},
+            headers=base.MEMBER, status=404)
+        self.assertFault(response, 404, 'itemNotFound')
+        source = self.create_volume()
+        self._bad({'size': 1, 'source_volid': source.id},
+                  'creating a volume from another volume is not supported')
         self._bad({'size': 1, 'imageRef': 'abc'}, 'from an image')
         # Null sources, as clients send them, are fine.
         self._create({'size': 1, 'snapshot_id': None, 'imageRef': None,
@@ -176,7 +223,8 @@ class TestCreate(base.APITestCase):
                                 headers=base.headers(roles=['member'],
                                                      version='3.49'),
                                 status=403)
-        self.assertFault(response, 403, 'forbidden', 'volume:multiattach')
+        self.assertFault(response, 403, 'forbidden',
+                         'volume:multiattach_legacy_flag')
 
     def test_multiattach_flag_refused_from_3_50(self):
         for version in ('3.50', '3.53', 'latest'):
@@ -192,20 +240,18 @@ class TestCreate(base.APITestCase):
             'name': 'shared', 'extra_specs': {
                 'multiattach': '<is> True'}}}, headers=base.ADMIN)
         member = base.headers(roles=['member'], version='3.50')
-        # volume:multiattach is for admins by default...
+        # Members may by default, as in Cinder (the type is the gate)...
+        volume = self._create({'size': 1, 'volume_type': 'shared'},
+                              headers=member).json['volume']
+        self.assertTrue(volume['multiattach'])
+        # ... and a cloud may keep volume:multiattach to admins.
+        self.set_policy_rules({'volume:multiattach': 'rule:admin_api'})
         response = self._create({'size': 1, 'volume_type': 'shared'},
                                 headers=member, status=403)
         self.assertFault(response, 403, 'forbidden', 'volume:multiattach')
         volume = self._create({'size': 1, 'volume_type': 'shared'},
                               headers=base.headers(version='3.50')
                               ).json['volume']
-        self.assertTrue(volume['multiattach'])
-        # ... and a cloud may open it to its projects.
-        self.set_policy_rules({'volume:multiattach':
-                               'rule:context_is_admin or '
-                               'rule:project_member_api'})
-        volume = self._create({'size': 1, 'volume_type': 'shared'},
-                              headers=member).json['volume']
         self.assertTrue(volume['multiattach'])
 
     def test_no_backend_is_a_400(self):
@@ -281,7 +327,7 @@ class TestShowUpdateDelete(base.APITestCase):
             headers=base.MEMBER).json['volume']
         self.assertEqual('renamed', volume['name'])
         self.assertEqual({'b': '2'}, volume['metadata'])
-        self.assertEqual(DETAIL_KEYS, set(volume))
+        self.assertEqual(CREATED_KEYS, set(volume))
 
     def test_update_validation(self):
         url = self.url('volumes/%s' % self.volume.id)
@@ -434,6 +480,8 @@ class TestList(base.APITestCase):
         self.assertEqual(['vol1'], names('?name=vol1'))
         self.assertEqual(['boot'], names('?status=error'))
         self.assertEqual(['boot'], names('?metadata={"role": "db"}'))
+        # Cinder's form too: a Python literal dict.
+        self.assertEqual(['boot'], names("?metadata={'role': 'db'}"))
         self.assertEqual(['boot'], names('?bootable=true'))
         self.assertEqual(5, len(names('?bootable=False')))
         self.assertEqual(6, len(names('?availability_zone=nova')))
@@ -482,6 +530,18 @@ class TestList(base.APITestCase):
         body = self._list(headers=base.ADMIN).json
         self.assertEqual(5, len(body['volumes']))
 
+    def test_all_tenants_of_one_project(self):
+        body = self._list('?all_tenants=1&project_id=%s' % base.PROJECT,
+                          headers=base.ADMIN).json
+        self.assertEqual(5, len(body['volumes']))
+        body = self._list('?all_tenants=1&project_id=nobody',
+                          headers=base.ADMIN).json
+        self.assertEqual([], body['volumes'])
+        # A member's list stays the member's own.
+        body = self._list('?all_tenants=1&project_id=%s'
+                          % base.OTHER_PROJECT).json
+        self.assertEqual([], body['volumes'])
+
     def test_all_tenants_is_ignored_for_members(self):
         body = self._list('?all_tenants=1').json
         self.assertEqual(5, len(body['volumes']))
@@ -494,3 +554,72 @@ class TestList(base.APITestCase):
         body = self.app.get(self.url('volumes', project=base.OTHER_PROJECT),
                             headers=base.OTHER_MEMBER).json
         self.assertEqual(['theirs'], [v['name'] for v in body['volumes']])
+
+
+class TestNewerFilters(base.APITestCase):
+    """3.60 time comparison filters and 3.65 consumes_quota."""
+
+    def setUp(self):
+        super().setUp()
+        self.old = self.create_volume(
+            name='old', created_at=datetime.datetime(2026, 1, 1, 12, 0))
+        self.new = self.create_volume(
+            name='new', created_at=datetime.datetime(2026, 6, 1, 12, 0),
+            updated_at=datetime.datetime(2026, 6, 2, 12, 0))
+
+    def _names(self, query, version=mv.MAX_VERSION, status=200):
+        response = self.app.get(
+            self.url('volumes') + query, status=status,
+            headers=base.headers(roles=['member'], version=version))
+        if status != 200:
+            return response
+        return sorted(v['name'] for v in response.json['volumes'])
+
+    def test_time_filters_from_3_60(self):
+        self.assertEqual(['new'], self._names(
+            '?created_at=gt:2026-03-01T00:00:00'))
+        self.assertEqual(['old'], self._names(
+            '?created_at=lte:2026-01-01T12:00:00'))
+        self.assertEqual(['new', 'old'], self._names(
+            '?created_at=gte:2026-01-01T12:00:00,lt:2026-06-02T00:00:00'))
+        self.assertEqual(['old'], self._names(
+            '?created_at=eq:2026-01-01T12:00:00Z'))
+        self.assertEqual(['new'], self._names(
+            '?created_at=neq:2026-01-01T12:00:00%2B00:00'))
+        # A volume never updated has no updated_at: no time matches it.
+        self.assertEqual(['new'], self._names(
+            '?updated_at=lt:2999-01-01T00:00:00'))
+        for query, message in (
+                ('?created_at=after:2026-01-01T00:00:00',
+                 'Invalid after operator'),
+                ('?created_at=gt:yesterday', 'Invalid created_at value'),
+                ('?created_at=2026', 'operator')):
+            self.assertFault(self._names(query, status=400), 400,
+                             'badRequest', message)
+        # Below 3.60, an unknown filter (3.31 on).
+        self.assertFault(self._names(
+            '?created_at=gt:2026-03-01T00:00:00', status=400,
+            version=mv.prior(mv.VOLUME_TIME_COMPARISON_FILTER)), 400,
+            'badRequest', 'Invalid filters created_at')
+
+    def test_consumes_quota_from_3_65(self):
+        self.assertEqual(['new', 'old'], self._names('?consumes_quota=true'))
+        self.assertEqual([], self._names('?consumes_quota=false'))
+        self.assertFault(self._names('?consumes_quota=maybe', status=400),
+                         400, 'badRequest', 'not a boolean')
+        self.assertFault(self._names(
+            '?consumes_quota=true', status=400,
+            version=mv.prior(mv.USE_QUOTA)), 400, 'badRequest',
+            'Invalid filters consumes_quota')
+
+    def test_urls_without_the_project(self):
+        # 3.67: both forms are routed (at every version, as in Cinder).
+        for version in (mv.SUPPORT_PROJECT_ID_OPTIONAL, '3.0'):
+            headers = base.headers(roles=['member'], version=version)
+            listed = self.app.get('/v3/volumes/detail', headers=headers)
+            self.assertEqual(2, len(listed.json['volumes']))
+            shown = self.app.get('/v3/volumes/%s' % self.old.id,
+                                 headers=headers)
+            self.assertEqual('old', shown.json['volume']['name'])
+        self.app.get('/v3/types', headers=base.MEMBER)
+        self.app.get('/v3/extensions', headers=base.MEMBER)

@@ -33,6 +33,22 @@ class TestVolumeViews(base.APITestCase):
             (mv.VOLUME_DETAIL_PROVIDER_ID, False, {'group_id'}),
             (mv.VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS, False,
              {'group_id', 'shared_targets', 'service_uuid'}),
+            (mv.VOLUME_CLUSTER_NAME, False,
+             {'group_id', 'shared_targets', 'service_uuid'}),
+            (mv.VOLUME_CLUSTER_NAME, True,
+             {'group_id', 'shared_targets', 'service_uuid', 'provider_id',
+              'cluster_name', 'migration_status', 'os-vol-host-attr:host',
+              'os-vol-mig-status-attr:migstat',
+              'os-vol-mig-status-attr:name_id'}),
+            (mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL, False,
+             {'group_id', 'shared_targets', 'service_uuid',
+              'volume_type_id'}),
+            (mv.USE_QUOTA, False,
+             {'group_id', 'shared_targets', 'service_uuid',
+              'volume_type_id', 'consumes_quota'}),
+            (mv.MAX_VERSION, False,
+             {'group_id', 'shared_targets', 'service_uuid',
+              'volume_type_id', 'consumes_quota'}),
         )
         plain = set(views.detail(self._req('3.0'), self.volume))
         for version, admin, extra in cases:
@@ -50,17 +66,52 @@ class TestVolumeViews(base.APITestCase):
         volume = db_api.volume_get(self.admin_context, self.volume.id)
         keys = {'id', 'attachment_id', 'volume_id', 'server_id',
                 'host_name', 'device', 'attached_at'}
-        (entry,) = views.detail(self._req(mv.prior(
-            mv.ATTACH_THROUGH_MANAGER)), volume)['attachments']
-        self.assertEqual(keys, set(entry))
-        (entry,) = views.detail(self._req(mv.ATTACH_THROUGH_MANAGER),
+        (entry,) = views.detail(self._req(mv.MAX_VERSION),
                                 volume)['attachments']
-        self.assertEqual(keys | {'attach_mode'}, set(entry))
-        self.assertEqual('ro', entry['attach_mode'])
+        self.assertEqual(keys, set(entry))
         self.assertIsNone(entry['host_name'])
-        (entry,) = views.detail(self._req(mv.ATTACH_THROUGH_MANAGER, True),
+        req = self._req(mv.MAX_VERSION)
+        req.headers['Cinder-MA-Extensions'] = 'cinder-ma-multiattach'
+        (entry,) = views.detail(req, volume)['attachments']
+        self.assertEqual(keys | {'cinder-ma-multiattach:attach_mode'},
+                         set(entry))
+        self.assertEqual('ro', entry['cinder-ma-multiattach:attach_mode'])
+        (entry,) = views.detail(self._req(mv.MAX_VERSION, True),
                                 volume)['attachments']
         self.assertEqual('h1', entry['host_name'])
+
+    def test_create_and_update_without_extension_attributes(self):
+        for admin in (False, True):
+            shown = views.show(self._req(mv.MAX_VERSION, admin),
+                               self.volume)['volume']
+            plain = views.plain(self._req(mv.MAX_VERSION, admin),
+                                self.volume)['volume']
+            self.assertIn('os-vol-tenant-attr:tenant_id', shown)
+            self.assertEqual({k for k in shown if k.startswith('os-vol-')},
+                             set(shown) - set(plain))
+
+    def test_volume_type_from_3_63(self):
+        untyped = self.create_volume(name='u')
+        old = views.detail(self._req(mv.prior(
+            mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL)), self.volume)
+        new = views.detail(self._req(mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL),
+                           self.volume)
+        self.assertEqual(old['volume_type'], new['volume_type'])
+        self.assertEqual(self.volume.volume_type_id, new['volume_type_id'])
+        del untyped
+
+    def test_shared_targets_tristate(self):
+        class Unknown:
+            def __getattr__(inner, name):
+                if name == 'shared_targets':
+                    return None
+                return getattr(self.volume, name)
+        below = views.detail(self._req(mv.prior(mv.SHARED_TARGETS_TRISTATE)),
+                             Unknown())
+        self.assertIs(True, below['shared_targets'])
+        above = views.detail(self._req(mv.SHARED_TARGETS_TRISTATE),
+                             Unknown())
+        self.assertIsNone(above['shared_targets'])
 
     def test_values(self):
         view = views.detail(self._req(mv.MAX_VERSION), self.volume)

@@ -69,3 +69,13 @@ class InterfaceTestCase(base.TestCase):
         self.assertFalse(caps.supports_multiattach)
         self.assertRaises(dataclasses.FrozenInstanceError, setattr, caps,
                           'supports_multiattach', True)
+
+    def test_listing_disks_is_unsupported_by_default(self):
+        class Minimal(hv_base.HypervisorDriver):
+            def attach_volume(self, *args, **kwargs):
+                pass
+
+            def detach_volume(self, *args, **kwargs):
+                pass
+
+        self.assertIsNone(Minimal(None).list_attached_disks())

@@ -65,3 +65,16 @@ class FakeDriverTestCase(base.TestCase):
     def test_bad_mode(self):
         self.assertRaises(exception.DriverError, self.driver.attach_volume,
                           'i1', INFO, 'a1', mode='wo')
+
+    def test_instance_owners(self):
+        self.assertTrue(self.driver.capabilities.reports_instance_owner)
+        self.assertIsNone(self.driver.get_instance_owner('i1'))
+        self.driver.add_instance('i1', 'project-a')
+        self.assertEqual('project-a', self.driver.get_instance_owner('i1'))
+        self.assertIsNone(self.driver.get_instance_owner('i2'))
+
+    def test_list_attached_disks(self):
+        self.driver.attach_volume('i1', INFO, 'a1', mountpoint='/dev/vdb')
+        self.assertEqual([{'instance_uuid': 'i1', 'attachment_id': 'a1',
+                           'target': '/dev/vdb'}],
+                         self.driver.list_attached_disks())

@@ -38,6 +38,13 @@ def _file_info(path, volume_id=None):
     return {'driver_volume_type': 'file', 'data': data}
 
 
+def _nbd_info(volume_id='vol-1', **extra):
+    data = dict({'host': '192.0.2.10', 'port': 10811,
+                 'export': 'volume-%s' % volume_id, 'access_mode': 'rw',
+                 'volume_id': volume_id}, **extra)
+    return {'driver_volume_type': 'nbd', 'data': data}
+
+
 class DiskXmlTestCase(base.TestCase):
     """disk_xml() and the other pure helpers."""
 
@@ -60,6 +67,25 @@ class DiskXmlTestCase(base.TestCase):
         self.assertEqual('ua-att-1', disk.find('alias').get('name'))
         self.assertEqual('vol-1', disk.find('serial').text)
 
+    def test_front_end_qos_specs_become_iotune(self):
+        info = _file_info('/vols/volume-1')
+        info['data']['qos_specs'] = {
+            'read_iops_sec': '2000', 'total_bytes_sec': 1048576,
+            'write_iops_sec_max': '300', 'size_iops_sec': '4096',
+            'vendor:key': 'x', 'read_bytes_sec': 'fast',
+            'write_bytes_sec': '-1'}
+        iotune = self._disk(info=info).find('iotune')
+        self.assertEqual(
+            [('total_bytes_sec', '1048576'), ('read_iops_sec', '2000'),
+             ('write_iops_sec_max', '300'), ('size_iops_sec', '4096')],
+            [(e.tag, e.text) for e in iotune])
+
+    def test_no_qos_specs_no_iotune(self):
+        for specs in (None, {}, {'vendor:key': '1'}):
+            info = _file_info('/vols/volume-1')
+            info['data']['qos_specs'] = specs
+            self.assertIsNone(self._disk(info=info).find('iotune'))
+
     def test_readonly(self):
         disk = self._disk(mode='ro', shareable=True)
         self.assertIsNotNone(disk.find('readonly'))
@@ -75,6 +101,34 @@ class DiskXmlTestCase(base.TestCase):
         disk = self._disk(mode='ro')
         self.assertIsNotNone(disk.find('readonly'))
         self.assertIsNone(disk.find('shareable'))
+
+    def test_nbd_network_disk(self):
+        disk = self._disk(mode='ro', shareable=True, info=_nbd_info())
+        self.assertEqual({'type': 'network', 'device': 'disk'}, disk.attrib)
+        self.assertEqual(['driver', 'source', 'target', 'readonly',
+                          'shareable', 'serial', 'alias'],
+                         [child.tag for child in disk])
+        self.assertEqual('none', disk.find('driver').get('cache'))
+        source = disk.find('source')
+        self.assertEqual({'protocol': 'nbd', 'name': 'volume-vol-1'},
+                         source.attrib)
+        self.assertEqual({'name': '192.0.2.10', 'port': '10811'},
+                         source.find('host').attrib)
+
+    def test_nbd_incomplete(self):
+        info = _nbd_info()
+        del info['data']['port']
+        exc = self.assertRaises(exception.DriverError,
+                                libvirt_driver.disk_xml, info, 'vdb', 'a')
+        self.assertIn('port', str(exc))
+
+    def test_nbd_with_psk_refused(self):
+        info = _nbd_info(tls_psk_identity='cinder-ma-1',
+                         tls_psk_secret='00ff')
+        exc = self.assertRaises(exception.DriverError,
+                                libvirt_driver.disk_xml, info, 'vdb', 'a')
+        self.assertIn('X.509', str(exc))
+        self.assertNotIn('00ff', str(exc))
 
     def test_device_path_wins_for_file(self):
         info = _file_info('/vols/volume-1')
@@ -133,6 +187,20 @@ class DiskXmlTestCase(base.TestCase):
         self.assertEqual('vdz', libvirt_driver.device_name('vd', 25))
         self.assertEqual('sdaa', libvirt_driver.device_name('sd', 26))
         self.assertEqual('vdzz', libvirt_driver.device_name('vd', 26 * 27 - 1))
+
+    def test_instance_owner(self):
+        xml = ("<domain><metadata><nova:instance xmlns:nova='%s'>"
+               "<nova:owner><nova:project uuid='p-1'>p</nova:project>"
+               "</nova:owner></nova:instance>"
+               "<other xmlns='urn:x'><owner><project uuid='p-2'/></owner>"
+               "</other></metadata></domain>"
+               % libvirt_driver.NOVA_METADATA_NS)
+        self.assertEqual('p-1', libvirt_driver.instance_owner(xml))
+        # Only Nova's namespace counts.
+        self.assertIsNone(libvirt_driver.instance_owner(
+            "<domain><metadata><instance><owner><project uuid='p-2'/>"
+            "</owner></instance></metadata></domain>"))
+        self.assertIsNone(libvirt_driver.instance_owner('<domain/>'))
 
     def test_disk_targets(self):
         xml = ("<domain><devices>"
@@ -215,13 +283,20 @@ class LibvirtDriverTestCase(base.TestCase):
 
     # -- helpers -----------------------------------------------------------
 
-    def _domain_xml(self, name, dom_uuid):
+    def _domain_xml(self, name, dom_uuid, owner=None):
+        # The metadata a compute service records (Nova's namespace).
+        metadata = '' if owner is None else (
+            "<metadata><nova:instance xmlns:nova='%s'><nova:owner>"
+            "<nova:user uuid='u-1'>user</nova:user>"
+            "<nova:project uuid='%s'>project</nova:project>"
+            "</nova:owner></nova:instance></metadata>" % (
+                libvirt_driver.NOVA_METADATA_NS, owner))
         return ("<domain type='test'><name>%s</name><uuid>%s</uuid>"
-                "<memory>1024</memory><os><type>hvm</type></os>"
+                "%s<memory>1024</memory><os><type>hvm</type></os>"
                 "<devices><disk type='file' device='disk'>"
                 "<source file='/guest/root-%s'/>"
                 "<target dev='vda' bus='virtio'/></disk></devices>"
-                "</domain>" % (name, dom_uuid, name))
+                "</domain>" % (name, dom_uuid, metadata, name))
 
     def _destroy(self, dom):
         try:
@@ -232,10 +307,12 @@ class LibvirtDriverTestCase(base.TestCase):
         except self.libvirt.libvirtError:
             pass
 
-    def make_instance(self, persistent=False):
-        """A running domain with a root disk vda; returns its UUID."""
+    def make_instance(self, persistent=False, owner=None):
+        """A running domain with a root disk vda (and the metadata of a
+        compute service naming ``owner``); returns its UUID."""
         dom_uuid = str(uuid.uuid4())
-        xml = self._domain_xml('cm-test-%s' % dom_uuid[:8], dom_uuid)
+        xml = self._domain_xml('cm-test-%s' % dom_uuid[:8], dom_uuid,
+                               owner)
         if persistent:
             dom = self.conn.defineXML(xml)
             self.addCleanup(self._destroy, dom)
@@ -282,6 +359,19 @@ class LibvirtDriverTestCase(base.TestCase):
 
     # -- attach ------------------------------------------------------------
 
+    def test_instance_owner_from_the_domain_metadata(self):
+        self.assertTrue(self.driver.capabilities.reports_instance_owner)
+        owned = self.make_instance(owner='project-a')
+        self.assertEqual('project-a', self.driver.get_instance_owner(owned))
+        persistent = self.make_instance(persistent=True, owner='project-b')
+        self.assertEqual('project-b',
+                         self.driver.get_instance_owner(persistent))
+        # No metadata, no owner; no domain, no owner.
+        self.assertIsNone(self.driver.get_instance_owner(
+            self.make_instance()))
+        self.assertIsNone(self.driver.get_instance_owner(
+            str(uuid.uuid4())))
+
     def test_attach_shareable_rw(self):
         instance = self.make_instance()
         volume = self.make_volume()
@@ -294,6 +384,61 @@ class LibvirtDriverTestCase(base.TestCase):
                          volume['data']['path'], 'vdb', 'rw', True)
         self.assertEqual(volume['data']['volume_id'],
                          disks['ua-' + attachment_id].find('serial').text)
+
+    def test_attach_nbd_network_disks(self):
+        first, second = self.make_instance(), self.make_instance()
+        info = _nbd_info(volume_id=str(uuid.uuid4()))
+        rw, ro = str(uuid.uuid4()), str(uuid.uuid4())
+        self.driver.attach_volume(first, info, rw, mode='rw',
+                                  shareable=True)
+        self.driver.attach_volume(second, info, ro, mode='ro',
+                                  shareable=True)
+        for instance, attachment_id, mode in ((first, rw, 'rw'),
+                                              (second, ro, 'ro')):
+            disk = self.live_disks(instance)['ua-' + attachment_id]
+            self.assertEqual('network', disk.get('type'))
+            source = disk.find('source')
+            self.assertEqual('nbd', source.get('protocol'))
+            self.assertEqual(info['data']['export'], source.get('name'))
+            self.assertEqual('10811', source.find('host').get('port'))
+            self.assertIsNotNone(disk.find('shareable'))
+            self.assertEqual('none', disk.find('driver').get('cache'))
+            self.assertEqual(mode == 'ro',
+                             disk.find('readonly') is not None)
+        self.driver.detach_volume(first, info, rw)
+        self.assertNotIn('ua-' + rw, self.live_disks(first))
+
+    def test_attach_applies_qos_specs(self):
+        # Every attachment of a shared volume gets the type's front-end
+        # specs on its own disk.
+        volume = self.make_volume()
+        volume['data']['qos_specs'] = {'total_bytes_sec': '1048576',
+                                       'read_iops_sec': '2000'}
+        for _ in range(2):
+            instance = self.make_instance()
+            attachment_id = str(uuid.uuid4())
+            self.driver.attach_volume(instance, volume, attachment_id,
+                                      mode='rw', shareable=True)
+            iotune = self.live_disks(instance)['ua-' + attachment_id].find(
+                'iotune')
+            self.assertEqual({'total_bytes_sec': '1048576',
+                              'read_iops_sec': '2000'},
+                             {e.tag: e.text for e in iotune})
+
+    def test_list_attached_disks(self):
+        instance = self.make_instance()
+        attachment_id = str(uuid.uuid4())
+        self.driver.attach_volume(instance, self.make_volume(),
+                                  attachment_id, mode='rw', shareable=True)
+        # Domains of other tests may be there too (one test driver per
+        # process): look at this instance's.
+        mine = [d for d in self.driver.list_attached_disks()
+                if d['instance_uuid'] == instance]
+        self.assertEqual([attachment_id], [d['attachment_id'] for d in mine])
+        self.assertEqual('vdb', mine[0]['target'])
+        self.driver.detach_volume(instance, None, attachment_id)
+        self.assertEqual([], [d for d in self.driver.list_attached_disks()
+                              if d['instance_uuid'] == instance])
 
     def test_attach_shareable_ro(self):
         instance = self.make_instance()

@@ -263,10 +263,27 @@ class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):
         # Would block forever if the failed flow kept the volume's lock.
         self.assertEqual('attached', self.attach(volume, 'i2').attach_status)
 
+    def test_only_into_the_callers_instances(self):
+        """Issue 8.6, through the real managers: the compute host's
+        hypervisor driver tells the owner."""
+        volume = self.volume()
+        self.hypervisor.add_instance('theirs', 'other-project')
+        exc = self.assertRaises(exception.InvalidInput, self.start_attach,
+                                volume, 'theirs')
+        self.assertIn('runs no instance theirs', str(exc))
+        self.assertEqual([], self.driver.calls)
+        self.assertEqual([], self.hypervisor.calls)
+        self.assertEqual('available', self.status(volume))
+        # The same instance is the administrator's to attach into.
+        self.assertEqual('attached', self.attach(
+            volume, 'theirs', context=self.admin_context).attach_status)
+
     def test_no_hypervisor(self):
         self.compute_manager.hypervisor = None
         volume = self.volume()
-        att = self.attach(volume, 'i1')
+        # An administrator: the host's services row still says it runs a
+        # hypervisor driver (the API trusts it, and asks it no owner).
+        att = self.attach(volume, 'i1', context=self.admin_context)
         self.assertEqual('error_attaching', att.attach_status)
         self.assertEqual([], self.driver.calls)
         self.assertNothingLeft(volume)
@@ -274,6 +291,7 @@ class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):
     def test_multiattach_refused_by_host_without_support(self):
         self.compute_manager.hypervisor = mgr_fixtures.NoMultiattachHypervisor(
             self.conf)
+        self.compute_manager.hypervisor.default_owner = 'fake-project'
         volume = self.volume(multiattach=True)
         # The services row still says it can (the API trusts it): the
         # manager refuses before any driver call.

@@ -284,7 +284,7 @@ class SharedTargetsTestCase(mgr_fixtures.AttachmentTestCase):
 
     def _race(self):
         """Attach v2 while v1 is detached, both on the shared target; the
-        attach's backend call waits (at most 0.5 s) for a teardown to
+        attach's backend call waits (at most 3 s) for a teardown to
         start, so that the two overlap unless serialized.
         """
         v1, v2 = self.volume(), self.volume()
@@ -297,7 +297,7 @@ class SharedTargetsTestCase(mgr_fixtures.AttachmentTestCase):
         def initialize(volume_id, host, mode):
             if volume_id == v2.id:
                 in_initialize.set()
-                teardown.wait(0.5)
+                teardown.wait(3)
 
         self.driver.hooks['initialize_connection'] = initialize
         self.connector.hooks['disconnect_volume'] = (

@@ -70,8 +70,10 @@ class ConnectionTasksTestCase(base.DBTestCase):
         att = attachment_db.attachment_reserve(
             self.context, volume.id, 'i1', manager_host='compute1')
         if status != 'reserved':
-            attachment_db.attachment_update(self.context, att.id,
-                                            {'attach_status': status})
+            # Past 'reserved', an attachment recorded its host's connector.
+            attachment_db.attachment_update(
+                self.context, att.id,
+                {'attach_status': status, 'connector': {'host': 'compute1'}})
         return att
 
     def _init(self, **kw):

@@ -1,6 +1,7 @@
 """Tests of the lifecycle sentinels."""
 
 import fixtures
+from oslo_db import exception as db_exc
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import api as db_api
@@ -57,6 +58,14 @@ class SentinelTestCase(base.DBTestCase):
             vol = db_api.volume_get(self.context, volume.id)
             self.assertEqual(('error', 'Storage driver error: bad'),
                              (vol.status, vol.error_reason))
+
+    def test_lost_database_is_left_for_the_reconcile_loop(self):
+        volume = self.volumes.create()
+        failures = {'t': _failure(db_exc.DBConnectionError('gone'))}
+        lifecycle.VolumeToErrorOnRevert().revert(
+            self.context, volume.id, result=None, flow_failures=failures)
+        self.assertEqual('creating', db_api.volume_get(
+            self.context, volume.id).status)
 
     def test_revert_on_own_failure_still_marks(self):
         volume = self.volumes.create()

@@ -100,6 +100,25 @@ class FileDriverTestCase(base.TestCase):
                           {'host': 'h1'}, 'wo')
         self.driver.terminate_connection(self.volume, {'host': 'h1'})
 
+    def test_connections_are_listed(self):
+        self.assertEqual([], self.driver.list_connections())
+        self.driver.create_volume(self.volume)
+        for host in ('h1', 'h2', 'h1'):
+            self.driver.initialize_connection(self.volume, {'host': host},
+                                              'rw')
+        self.assertEqual([{'volume_id': self.volume.id, 'host': 'h1'},
+                          {'volume_id': self.volume.id, 'host': 'h2'}],
+                         self.driver.list_connections())
+        for _ in range(2):  # idempotent
+            self.driver.terminate_connection(self.volume, {'host': 'h1'})
+        self.assertEqual([{'volume_id': self.volume.id, 'host': 'h2'}],
+                         self.driver.list_connections())
+        self.driver.terminate_connection(self.volume, {'host': 'h2'})
+        self.assertEqual([], self.driver.list_connections())
+        self.assertRaises(exception.DriverError,
+                          self.driver.initialize_connection, self.volume,
+                          {'host': '../x'}, 'rw')
+
     def test_initialize_connection_missing_volume(self):
         exc = self.assertRaises(exception.DriverError,
                                 self.driver.initialize_connection,

@@ -1,0 +1,118 @@
+"""cinder_ma's own additions to Cinder's API: extensions.
+
+Cinder's microversion line is Cinder's (:mod:`cinder_ma.api.microversions`):
+a number there means what it means in Cinder. What cinder_ma adds beyond
+Cinder is an *extension*, as Cinder's own optional parts once were
+(``os-vol-tenant-attr``...): listed by ``GET /v3/{project_id}/extensions``
+with its name, alias, description and the date it last changed, and
+recognisable on the wire because every field and action it adds carries
+its alias as a prefix (``cinder-ma-manager-attach:instance_host``).
+
+The convention, for these and the extensions to come (the writer policy
+``multiattach:writers``, fencing with generations, standby promotion):
+
+* An extension builds on a Cinder microversion (``min_version``): its
+  request fields and actions are accepted from that version on, and are a
+  400 below it (the schemas of the lower ranges do not know them).
+* Request fields and actions are named ``<alias>:<name>``; they never
+  change the meaning of a Cinder field.
+* Response fields of an extension never appear in Cinder's shapes unless
+  the request asks for the extension: the header ``Cinder-MA-Extensions``
+  lists the aliases a client understands (comma separated). A client that
+  does not send it (python-cinderclient, Tempest, Nova) gets exactly
+  Cinder's shape, which Tempest checks with ``additionalProperties:
+  false``.
+* A new extension comes with its entry in :data:`EXTENSIONS`, its api-ref
+  page (``api-ref/source/extensions.inc``), a release note and, when it
+  changes, a new ``updated`` date. An incompatible change is a new alias.
+"""
+
+import collections
+
+from cinder_ma.api import microversions as mv
+
+HEADER = 'Cinder-MA-Extensions'
+
+Extension = collections.namedtuple(
+    'Extension', ('alias', 'name', 'description', 'updated', 'min_version'))
+
+MANAGER_ATTACH = Extension(
+    alias='cinder-ma-manager-attach',
+    name='ManagerAttach',
+    description=(
+        'Attach through a cinder_ma manager: attachment create takes '
+        'cinder-ma-manager-attach:instance_host (with instance_uuid, not '
+        'with connector), a host run by a cinder_ma manager, whose attach '
+        'flow connects the volume and attaches it to the instance '
+        'asynchronously; deleting the attachment detaches it the same '
+        'way.'),
+    updated='2026-11-22T00:00:00+00:00',
+    min_version=mv.ATTACHMENT_CREATE_MODE_ARG)
+
+MULTIATTACH = Extension(
+    alias='cinder-ma-multiattach',
+    name='MultiattachDetails',
+    description=(
+        'Details of shareable volumes: os-begin_detaching and '
+        'os-roll_detaching take cinder-ma-multiattach:attachment_id (a '
+        'shareable volume has several attachments); with the request '
+        'header Cinder-MA-Extensions naming this alias, the attachments of '
+        'a volume show cinder-ma-multiattach:attach_mode.'),
+    updated='2026-11-22T00:00:00+00:00',
+    min_version=mv.MULTIATTACH_VOLUMES)
+
+RECOVERY = Extension(
+    alias='cinder-ma-recovery',
+    name='FailureReasons',
+    description=(
+        'Why the last operation of a volume or an attachment failed: with '
+        'the request header Cinder-MA-Extensions naming this alias, '
+        'administrators see cinder-ma-recovery:failure_reason in volume '
+        'and attachment details (null when nothing failed; see the '
+        'operations guide).'),
+    updated='2026-11-22T00:00:00+00:00',
+    min_version=mv.BASE_VERSION)
+
+WRITERS = Extension(
+    alias='cinder-ma-writers',
+    name='WriterPolicy',
+    description=(
+        'One-writer shareable volumes: a volume type with the extra spec '
+        'multiattach:writers = one takes any number of read-only '
+        'attachments and at most one read-write attachment at a time (a '
+        'second is a 409 naming the writer); with the request header '
+        'Cinder-MA-Extensions naming this alias, shareable volumes show '
+        'cinder-ma-writers:writers (one or many).'),
+    updated='2026-11-22T00:00:00+00:00',
+    min_version=mv.BASE_VERSION)
+
+EXTENSIONS = (MANAGER_ATTACH, MULTIATTACH, RECOVERY, WRITERS)
+
+_BY_ALIAS = {ext.alias: ext for ext in EXTENSIONS}
+_ASKED = 'cinder_ma.extensions'
+
+
+def field(extension, name):
+    """The wire name of an extension's field or action."""
+    return '%s:%s' % (extension.alias, name)
+
+
+def get(alias):
+    """The extension of an alias, or None."""
+    return _BY_ALIAS.get(alias)
+
+
+def available(req, extension):
+    """Whether the request's microversion serves the extension."""
+    return req.api_version.matches(extension.min_version)
+
+
+def asked(req, extension):
+    """Whether the response may carry the extension's fields: the request
+    names it in :data:`HEADER` and its microversion serves it."""
+    if _ASKED not in req.environ:
+        value = req.headers.get(HEADER, '')
+        req.environ[_ASKED] = frozenset(
+            alias.strip() for alias in value.split(',') if alias.strip())
+    return (extension.alias in req.environ[_ASKED] and
+            available(req, extension))

@@ -1,0 +1,26 @@
+"""The read-only flag of volumes (os-update_readonly_flag).
+
+A read-only volume's attachments are ``ro`` whatever mode is asked.
+Cinder keeps the flag as the admin metadata ``readonly``; cinder_ma keeps
+it on the volume row, which every reservation already locks and reads.
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-11-22
+"""
+
+from alembic import op
+import sqlalchemy as sa
+
+revision = '0004'
+down_revision = '0003'
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    # A plain ADD COLUMN (with its default) on every database, SQLite
+    # included: no table copy.
+    op.add_column('volumes', sa.Column('readonly', sa.Boolean,
+                                       nullable=False,
+                                       server_default=sa.false()))

@@ -1,0 +1,240 @@
+"""Database API of QoS specs and their association with volume types.
+
+The rows are Cinder's (see :class:`cinder_ma.db.models.
+QualityOfServiceSpecs`): a root row per specs and a row per key. Readers
+return :class:`QoSSpecs` records, never rows.
+"""
+
+import dataclasses
+import uuid
+
+import sqlalchemy as sa
+
+from cinder_ma.db.api import _now
+from cinder_ma.db.api import _soft_delete
+from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma import exception
+
+_QOS = models.QualityOfServiceSpecs
+_TYPE = models.VolumeType
+
+#: Where specs apply: the hypervisor, the storage backend, or both.
+CONSUMERS = ('front-end', 'back-end', 'both')
+DEFAULT_CONSUMER = 'back-end'
+
+
+@dataclasses.dataclass(frozen=True)
+class QoSSpecs:
+    """QoS specs: ``specs`` excludes ``consumer``, as Cinder shows them."""
+
+    id: str
+    name: str
+    consumer: str
+    specs: dict
+    created_at: object = None
+
+
+def _roots(context):
+    return context.session.query(_QOS).filter(_QOS.specs_id.is_(None),
+                                              _QOS.deleted == sa.false())
+
+
+def _root(context, specs_id):
+    root = _roots(context).filter(_QOS.id == specs_id).first()
+    if root is None:
+        raise exception.QoSSpecsNotFound(specs_id=specs_id)
+    return root
+
+
+def _lock_root(context, specs_id, values=None):
+    """Write the root row of live specs first (its row lock serializes
+    deleting specs with associating them), or raise QoSSpecsNotFound."""
+    if not conditional_update(context.session, _QOS, specs_id,
+                              values or {},
+                              expected={'specs_id': None}):
+        raise exception.QoSSpecsNotFound(specs_id=specs_id)
+
+
+def _items(context, specs_ids):
+    """{specs_id: {key: value}} of the keys below the given roots."""
+    items = {specs_id: {} for specs_id in specs_ids}
+    if not specs_ids:
+        return items
+    rows = context.session.query(_QOS.specs_id, _QOS.key, _QOS.value).filter(
+        _QOS.specs_id.in_(list(specs_ids)), _QOS.deleted == sa.false())
+    for specs_id, key, value in rows:
+        items[specs_id][key] = value
+    return items
+
+
+def _record(root, items):
+    specs = dict(items)
+    consumer = specs.pop('consumer', DEFAULT_CONSUMER)
+    return QoSSpecs(id=root.id, name=root.value, consumer=consumer,
+                    specs=specs, created_at=root.created_at)
+
+
+def _get(context, specs_id):
+    root = _root(context, specs_id)
+    return _record(root, _items(context, [root.id])[root.id])
+
+
+def _set_items(context, specs_id, specs):
+    now = _now()
+    for key, value in specs.items():
+        value = None if value is None else str(value)
+        updated = context.session.execute(
+            sa.update(_QOS).where(_QOS.specs_id == specs_id,
+                                  _QOS.key == key,
+                                  _QOS.deleted == sa.false())
+            .values(value=value, updated_at=now)).rowcount
+        if not updated:
+            context.session.add(_QOS(id=str(uuid.uuid4()),
+                                     specs_id=specs_id, key=key,
+                                     value=value))
+    context.session.flush()
+
+
+@writer
+def qos_specs_create(context, name, consumer, specs):
+    """Create QoS specs; names are unique among live specs.
+
+    :raises QoSSpecsExists: live specs have this name.
+    """
+    if _roots(context).filter(_QOS.value == name).first() is not None:
+        raise exception.QoSSpecsExists(specs_id=name)
+    root = _QOS(id=str(uuid.uuid4()), key=models.QOS_NAME_KEY, value=name)
+    context.session.add(root)
+    context.session.flush()
+    _set_items(context, root.id, dict(specs, consumer=consumer))
+    return _get(context, root.id)
+
+
+@reader
+def qos_specs_get(context, specs_id):
+    return _get(context, specs_id)
+
+
+@reader
+def qos_specs_get_all(context):
+    """Every live QoS specs, oldest first (two queries)."""
+    roots = _roots(context).order_by(_QOS.created_at, _QOS.id).all()
+    items = _items(context, [root.id for root in roots])
+    return [_record(root, items[root.id]) for root in roots]
+
+
+@writer
+def qos_specs_update(context, specs_id, specs):
+    """Set keys of QoS specs (``consumer`` among them), keep the others."""
+    _root(context, specs_id)
+    _set_items(context, specs_id, specs)
+    return _get(context, specs_id)
+
+
+@writer
+def qos_specs_delete_keys(context, specs_id, keys):
+    """Remove keys of QoS specs; all or nothing.
+
+    :raises QoSSpecsKeyNotFound: a key is not in the specs.
+    """
+    _root(context, specs_id)
+    for key in keys:
+        if not _soft_delete(context, _QOS, _QOS.specs_id == specs_id,
+                            _QOS.key == key):
+            raise exception.QoSSpecsKeyNotFound(specs_id=specs_id,
+                                                specs_key=key)
+
+
+def _associated(context, specs_id):
+    return context.session.query(_TYPE).filter(
+        _TYPE.qos_specs_id == specs_id, _TYPE.deleted == sa.false())
+
+
+@writer
+def qos_specs_delete(context, specs_id, force=False):
+    """Delete QoS specs; with ``force``, disassociate them first.
+
+    :raises QoSSpecsInUse: volume types use them and not ``force``.
+    """
+    # The root first: an association racing with this waits for it, and
+    # then finds the specs gone (see qos_specs_associate).
+    _lock_root(context, specs_id, {'deleted': True, 'deleted_at': _now()})
+    if _associated(context, specs_id).first() is not None:
+        if not force:
+            raise exception.QoSSpecsInUse(specs_id=specs_id)
+        _disassociate_all(context, specs_id)
+    _soft_delete(context, _QOS, _QOS.specs_id == specs_id)
+
+
+@reader
+def qos_specs_associations_get(context, specs_id):
+    """The live volume types associated with QoS specs, by name."""
+    _root(context, specs_id)
+    return _associated(context, specs_id).order_by(_TYPE.name).all()
+
+
+@writer
+def qos_specs_associate(context, specs_id, type_id):
+    """Associate QoS specs with a volume type, in one compare-and-swap:
+    the type must have no QoS specs or these.
+
+    :raises InvalidVolumeType: the type has other QoS specs.
+    """
+    _lock_root(context, specs_id)
+    vtype = context.session.query(_TYPE).filter(
+        _TYPE.id == type_id, _TYPE.deleted == sa.false()).first()
+    if vtype is None:
+        raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+    updated = context.session.execute(
+        sa.update(_TYPE).where(
+            _TYPE.id == type_id, _TYPE.deleted == sa.false(),
+            sa.or_(_TYPE.qos_specs_id.is_(None),
+                   _TYPE.qos_specs_id == specs_id))
+        .values(qos_specs_id=specs_id, updated_at=_now())).rowcount
+    if not updated:
+        current = context.session.query(_TYPE.qos_specs_id).filter(
+            _TYPE.id == type_id).scalar()
+        raise exception.InvalidVolumeType(
+            reason='Type %s is already associated with another qos specs: '
+                   '%s' % (type_id, current))
+
+
+@writer
+def qos_specs_disassociate(context, specs_id, type_id):
+    """Take QoS specs from a volume type (nothing if it has others)."""
+    _root(context, specs_id)
+    if context.session.query(_TYPE.id).filter(
+            _TYPE.id == type_id, _TYPE.deleted == sa.false()).first() is None:
+        raise exception.VolumeTypeNotFound(volume_type_id=type_id)
+    context.session.execute(
+        sa.update(_TYPE).where(_TYPE.id == type_id,
+                               _TYPE.qos_specs_id == specs_id)
+        .values(qos_specs_id=None, updated_at=_now()))
+
+
+def _disassociate_all(context, specs_id):
+    context.session.execute(
+        sa.update(_TYPE).where(_TYPE.qos_specs_id == specs_id)
+        .values(qos_specs_id=None, updated_at=_now()))
+
+
+@writer
+def qos_specs_disassociate_all(context, specs_id):
+    _root(context, specs_id)
+    _disassociate_all(context, specs_id)
+
+
+@reader
+def qos_specs_get_by_type(context, type_id):
+    """The QoS specs of a volume type, or None (two small queries)."""
+    specs_id = context.session.query(_TYPE.qos_specs_id).filter(
+        _TYPE.id == type_id).scalar()
+    if specs_id is None:
+        return None
+    try:
+        return _get(context, specs_id)
+    except exception.QoSSpecsNotFound:
+        return None

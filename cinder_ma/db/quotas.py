@@ -1,0 +1,286 @@
+"""Database API of quotas: limits, quota classes and usage counters.
+
+Limits: a project's own rows in ``quotas`` override the rows of its quota
+class (``default``) in ``quota_classes``, which override the options (the
+quota service, :mod:`cinder_ma.volume.quotas`, resolves them).
+
+Usage: one counter per project and resource in ``quota_usages``. Every
+change of a project's volumes changes its counters in the same
+transaction, by a compare-and-swap UPDATE that carries the limit in its
+WHERE clause::
+
+    UPDATE quota_usages SET in_use = in_use + :delta
+     WHERE project_id = :p AND resource = :r AND in_use + :delta <= :limit
+
+so that concurrent creates cannot go past a quota on any database: the
+UPDATE takes the counter's row lock and (READ COMMITTED) re-reads the
+counter a concurrent writer committed. No row changed means over quota.
+
+A counter is created on first use from the volumes present (so volumes
+recorded before the quota tables existed are counted), in a transaction
+of its own before the change (:func:`ensure_usages`), because two
+creations of one counter collide on its unique key.
+
+Resources are named as Cinder names them ('volumes', 'gigabytes',
+'per_volume_gigabytes', ...), except a volume type's, which are keyed by
+the type's id ('volumes:<type id>', 'gigabytes:<type id>') so that a
+renamed type keeps its quotas; the quota service shows them as Cinder's
+'volumes_<type name>'.
+"""
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from cinder_ma.db.api import _now
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma import exception
+
+VOLUMES = 'volumes'
+GIGABYTES = 'gigabytes'
+PER_VOLUME_GIGABYTES = 'per_volume_gigabytes'
+
+_COUNTED = (VOLUMES, GIGABYTES)
+
+
+class UsageMissing(Exception):
+    """A counter the transaction needs does not exist yet; create it with
+    :func:`ensure_usages` and run the transaction again
+    (:func:`retrying` does both)."""
+
+    def __init__(self, project_id, resources):
+        super().__init__('no usage counter of %s for %s' % (
+            project_id, ', '.join(resources)))
+        self.project_id = project_id
+        self.resources = tuple(resources)
+
+
+def type_resource(resource, type_id):
+    """The key of a volume type's own quota of ``resource``."""
+    return '%s:%s' % (resource, type_id)
+
+
+def split_resource(resource):
+    """(resource, type id or None) of a key."""
+    name, _sep, type_id = resource.partition(':')
+    return name, type_id or None
+
+
+def volume_deltas(size, type_id, sign=1):
+    """The counters a volume of ``size`` GiB and type ``type_id`` holds."""
+    return {VOLUMES: sign, GIGABYTES: sign * size,
+            type_resource(VOLUMES, type_id): sign,
+            type_resource(GIGABYTES, type_id): sign * size}
+
+
+# Limits
+
+def _limits(context, model, key_column, key):
+    rows = context.session.query(model.resource, model.hard_limit).filter(
+        key_column == key).all()
+    return dict(rows)
+
+
+def _set_limits(context, model, key_column, key, limits):
+    """Insert or replace rows (the caller's transaction holds a savepoint
+    per insert, so a concurrent insert of the same key turns into an
+    update)."""
+    now = _now()
+    for resource, limit in sorted(limits.items()):
+        where = (key_column == key, model.resource == resource)
+        updated = context.session.execute(
+            sa.update(model).where(*where).values(
+                hard_limit=limit, updated_at=now)).rowcount
+        if updated:
+            continue
+        try:
+            with context.session.begin_nested():
+                context.session.execute(sa.insert(model).values(
+                    {key_column.key: key, 'resource': resource,
+                     'hard_limit': limit, 'created_at': now}))
+        except db_exc.DBDuplicateEntry:
+            context.session.execute(sa.update(model).where(*where).values(
+                hard_limit=limit, updated_at=now))
+
+
+@reader
+def quota_get_all(context, project_id):
+    """A project's own limits: {resource: limit}."""
+    return _limits(context, models.Quota, models.Quota.project_id,
+                   project_id)
+
+
+@writer
+def quota_set(context, project_id, limits):
+    _set_limits(context, models.Quota, models.Quota.project_id, project_id,
+                limits)
+
+
+@writer
+def quota_destroy_all(context, project_id):
+    """Forget a project's own limits (back to its class's)."""
+    context.session.execute(sa.delete(models.Quota).where(
+        models.Quota.project_id == project_id))
+
+
+@reader
+def quota_class_get_all(context, class_name):
+    return _limits(context, models.QuotaClass, models.QuotaClass.class_name,
+                   class_name)
+
+
+@writer
+def quota_class_set(context, class_name, limits):
+    _set_limits(context, models.QuotaClass, models.QuotaClass.class_name,
+                class_name, limits)
+
+
+# Usage
+
+def _count(context, project_id, resource):
+    """What the volumes present use of a resource."""
+    name, type_id = split_resource(resource)
+    volume = models.Volume
+    if name == VOLUMES:
+        what = sa.func.count(volume.id)
+    elif name == GIGABYTES:
+        what = sa.func.coalesce(sa.func.sum(volume.size), 0)
+    else:
+        return 0
+    query = sa.select(what).where(volume.project_id == project_id,
+                                  volume.deleted == sa.false())
+    if type_id is not None:
+        query = query.where(volume.volume_type_id == type_id)
+    return int(context.session.execute(query).scalar() or 0)
+
+
+@reader
+def usage_get_all(context, project_id, resources=()):
+    """A project's usage: {resource: in_use} of its counters, and of
+    ``resources`` without a counter yet, counted from its volumes."""
+    table = models.QuotaUsage
+    usage = dict(context.session.query(table.resource, table.in_use).filter(
+        table.project_id == project_id).all())
+    for resource in resources:
+        if resource not in usage:
+            usage[resource] = _count(context, project_id, resource)
+    return usage
+
+
+@writer
+def ensure_usages(context, project_id, resources):
+    """Create the missing counters of a project from its volumes."""
+    table = models.QuotaUsage
+    present = {row[0] for row in context.session.query(table.resource)
+               .filter(table.project_id == project_id,
+                       table.resource.in_(list(resources)))}
+    now = _now()
+    for resource in sorted(set(resources) - present):
+        try:
+            with context.session.begin_nested():
+                context.session.execute(sa.insert(table).values(
+                    project_id=project_id, resource=resource,
+                    in_use=_count(context, project_id, resource),
+                    created_at=now))
+        except db_exc.DBDuplicateEntry:
+            # Created meanwhile, from the same volumes.
+            pass
+
+
+_CHARGE = sa.update(models.QuotaUsage.__table__).where(
+    models.QuotaUsage.__table__.c.project_id == sa.bindparam('p'),
+    models.QuotaUsage.__table__.c.resource == sa.bindparam('r'))
+_CHARGE_CHECKED = _CHARGE.where(
+    models.QuotaUsage.__table__.c.in_use + sa.bindparam('d') <=
+    sa.bindparam('limit'))
+_IN_USE = sa.select(models.QuotaUsage.__table__.c.in_use).where(
+    models.QuotaUsage.__table__.c.project_id == sa.bindparam('p'),
+    models.QuotaUsage.__table__.c.resource == sa.bindparam('r'))
+
+
+def change_usage(context, project_id, deltas, limits=None,
+                 skip_missing=False):
+    """Change a project's counters inside the caller's writer
+    transaction: a positive delta only within its limit (-1 or no limit:
+    any), a negative one always.
+
+    Counters are changed in the order of their keys, so that concurrent
+    transactions lock them in one order.
+
+    :param limits: {resource: limit} of the resources to check.
+    :param skip_missing: leave alone a counter that does not exist
+        instead of raising UsageMissing (a release of what was never
+        charged).
+    :raises OverQuota: a positive delta does not fit its limit; the
+        caller's transaction is to be rolled back (raising does).
+    :raises UsageMissing: a counter does not exist yet.
+    """
+    limits = limits or {}
+    now = _now()
+    missing = []
+    for resource, delta in sorted(deltas.items()):
+        if not delta:
+            continue
+        params = {'p': project_id, 'r': resource, 'd': delta}
+        limit = limits.get(resource, -1)
+        if delta > 0 and limit is not None and limit >= 0:
+            statement = _CHARGE_CHECKED
+            params['limit'] = limit
+        else:
+            statement = _CHARGE
+        result = context.session.execute(statement.values(
+            in_use=models.QuotaUsage.__table__.c.in_use + delta,
+            updated_at=now), params)
+        if result.rowcount:
+            continue
+        in_use = context.session.execute(
+            _IN_USE, {'p': project_id, 'r': resource}).scalar()
+        if in_use is None or 'limit' not in params or (
+                in_use + delta <= limit):
+            # No counter when the UPDATE ran (one may have been created
+            # since, which this transaction does not see yet).
+            missing.append(resource)
+            continue
+        raise exception.OverQuota(resource, limit, in_use, delta)
+    if missing and not skip_missing:
+        raise UsageMissing(project_id, missing)
+
+
+_TRIES = 5
+
+
+def retrying(context, func, *args, **kwargs):
+    """Run ``func`` (a writer that changes usage); while a counter is
+    missing (or was created by another transaction as this one looked
+    for it), create it and run ``func`` again."""
+    for attempt in range(_TRIES):
+        try:
+            return func(*args, **kwargs)
+        except UsageMissing as missing:
+            if attempt == _TRIES - 1:
+                raise
+            ensure_usages(context, missing.project_id, missing.resources)
+
+
+def release_volume(context, volume):
+    """A ``quota`` hook of volume_destroy: give back what the volume
+    held."""
+    change_usage(context, volume.project_id,
+                 volume_deltas(volume.size, volume.volume_type_id, -1))
+
+
+@writer
+def release_extend(context, volume_id, delta):
+    """Give back the gigabytes charged for an extend that failed."""
+    volume = context.session.execute(
+        sa.select(models.Volume.project_id, models.Volume.volume_type_id)
+        .where(models.Volume.id == volume_id)).first()
+    if volume is None or delta <= 0:
+        return
+    # A counter that does not exist was not charged (the charge makes
+    # them).
+    change_usage(context, volume.project_id, {
+        GIGABYTES: -delta,
+        type_resource(GIGABYTES, volume.volume_type_id): -delta},
+        skip_missing=True)

@@ -1,0 +1,181 @@
+"""Claims on in-flight work: who runs a transient status, until when.
+
+A volume in ``creating``, ``deleting`` or ``extending`` and an attachment
+in ``reserved``, ``attaching`` or ``detaching`` are work that must be
+finished: the status, recorded before the request was answered, is the
+intent. The process that runs that work claims the row first, with a
+compare-and-swap UPDATE that succeeds only when nobody holds a valid
+claim, and renews its claims while it lives (one UPDATE per table per
+heartbeat) while the flow runs. A claim is ``<worker id>:<token>``: the
+worker id names the process (a fresh uuid at every start), the token one
+flow, so that two flows of one process never run the same work.
+
+Work nobody holds is *stuck* when its claim expired (its owner died or
+lost the database for longer than the lease) or when it was never claimed
+and has not changed for a lease (its cast was lost). A manager's
+reconcile loop (:mod:`cinder_ma.manager.reconcile`) claims stuck work it
+can do and finishes or rolls it back. A live owner renews its claim, so
+its work is never taken from it.
+"""
+
+import datetime
+import uuid
+
+import sqlalchemy as sa
+
+from cinder_ma.db.api import _now
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma.volume import status as vstatus
+
+#: Transient statuses: work a process must finish.
+VOLUME_WORK = (vstatus.CREATING, vstatus.DELETING, vstatus.EXTENDING)
+ATTACHMENT_WORK = (vstatus.ATTACH_RESERVED, vstatus.ATTACH_ATTACHING,
+                   vstatus.ATTACH_DETACHING)
+
+_MODELS = {'volume': models.Volume, 'attachment': models.VolumeAttachment}
+_STATUS = {'volume': models.Volume.status,
+           'attachment': models.VolumeAttachment.attach_status}
+
+
+def new_worker_id():
+    """The id of a process that claims work (fresh at every start)."""
+    return uuid.uuid4().hex
+
+
+def owner_token(worker_id):
+    """A claim of ``worker_id`` for one flow."""
+    return '%s:%s' % (worker_id, uuid.uuid4().hex[:16])
+
+
+def worker_of(owner):
+    """The worker id of a claim (None for None)."""
+    return owner.split(':', 1)[0] if owner else None
+
+
+def _seconds(value):
+    return datetime.timedelta(seconds=value)
+
+
+def _claimable(model, now, stale_before=None):
+    """Nobody holds a valid claim; with ``stale_before``, the row must
+    also be stuck (never claimed and unchanged since then, or its claim
+    expired)."""
+    expired = sa.and_(model.claimed_by.isnot(None),
+                      model.claimed_until < now)
+    if stale_before is None:
+        return sa.or_(model.claimed_by.is_(None), expired)
+    # A row inserted in its transient status has no updated_at yet.
+    changed = sa.func.coalesce(model.updated_at, model.created_at)
+    return sa.or_(sa.and_(model.claimed_by.is_(None),
+                          changed < stale_before), expired)
+
+
+@writer
+def claim(context, kind, row_id, owner, statuses, lease,
+          stale_before=None):
+    """Claim a volume's or attachment's work, compare-and-swap.
+
+    :param kind: 'volume' or 'attachment'.
+    :param owner: the claim (:func:`owner_token`).
+    :param statuses: the row must be in one of them.
+    :param lease: seconds the claim holds unless renewed.
+    :param stale_before: only stuck work (see :func:`_claimable`).
+    :returns: True when ``owner`` now holds the claim.
+    """
+    model = _MODELS[kind]
+    now = _now()
+    result = context.session.execute(
+        sa.update(model).where(
+            model.id == row_id, model.deleted == sa.false(),
+            _STATUS[kind].in_(list(statuses)),
+            _claimable(model, now, stale_before))
+        .values(claimed_by=owner, claimed_until=now + _seconds(lease))
+        .execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
+@writer
+def release(context, kind, row_id, owner):
+    """Give a claim up (deleted rows included); a no-op when ``owner``
+    does not hold it."""
+    model = _MODELS[kind]
+    context.session.execute(
+        sa.update(model).where(model.id == row_id,
+                               model.claimed_by == owner)
+        .values(claimed_by=None, claimed_until=None)
+        .execution_options(synchronize_session=False))
+
+
+@writer
+def renew(context, owners, lease):
+    """Extend the claims ``owners`` (the flows a process is running) by
+    ``lease`` seconds from now. A claim whose flow ended without giving it
+    up (its release could not be written) is not renewed: it expires.
+
+    :returns: how many claims were renewed.
+    """
+    owners = list(owners)
+    if not owners:
+        return 0
+    until = _now() + _seconds(lease)
+    count = 0
+    for model in _MODELS.values():
+        count += context.session.execute(
+            sa.update(model).where(
+                model.claimed_by.in_(owners),
+                model.deleted == sa.false())
+            .values(claimed_until=until)
+            .execution_options(synchronize_session=False)).rowcount
+    return count
+
+
+def _stale(model, lease):
+    now = _now()
+    return _claimable(model, now, now - _seconds(lease))
+
+
+@reader
+def stuck_volumes(context, lease):
+    """Volumes in a transient status nobody works on (see the module)."""
+    model = models.Volume
+    return context.session.execute(
+        sa.select(model.id, model.status, model.host, model.claimed_by,
+                  model.target_size, model.updated_at).where(
+            model.deleted == sa.false(),
+            model.status.in_(VOLUME_WORK),
+            _stale(model, lease)).order_by(model.updated_at)).all()
+
+
+@reader
+def stuck_attachments(context, lease):
+    """Attachments in a transient status nobody works on, with the host
+    of their volume (``volume_host``).
+
+    Among them, those without a ``manager_host`` that are ``reserved``
+    are resting states of external consumers, not work: left out.
+    """
+    va = models.VolumeAttachment
+    volume = models.Volume
+    return context.session.execute(
+        sa.select(va.id, va.attach_status, va.volume_id, va.manager_host,
+                  va.claimed_by, va.updated_at,
+                  volume.host.label('volume_host')).join(
+            volume, volume.id == va.volume_id).where(
+            va.deleted == sa.false(),
+            va.attach_status.in_(ATTACHMENT_WORK),
+            sa.or_(va.manager_host.isnot(None),
+                   va.attach_status == vstatus.ATTACH_DETACHING),
+            _stale(va, lease)).order_by(va.updated_at)).all()
+
+
+@reader
+def claim_of(context, kind, row_id):
+    """``(claimed_by, claimed_until)`` of a row (deleted included), or
+    None."""
+    model = _MODELS[kind]
+    row = context.session.execute(
+        sa.select(model.claimed_by, model.claimed_until).where(
+            model.id == row_id)).first()
+    return tuple(row) if row is not None else None

@@ -1,0 +1,55 @@
+"""Flows connecting a reserved attachment to a consumer's host.
+
+Run in the API process for consumers that connect their host themselves
+(a compute service of their own): the attachments API (update with a
+connector, or create with one) and the legacy ``os-initialize_connection``.
+The backend's part is the same task as in the manager's attach flow, an
+RPC call to the manager of the volume's backend, under the same
+connection lock (:mod:`cinder_ma.manager.locks`, taken across processes
+here, since the API runs in several), with the same reverts: a call that
+timed out may have connected, so its revert terminates it, unless another
+attachment on that host uses the connection.
+
+Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
+``attach_mode``, ``connector`` (the consumer's), ``host`` (the
+connector's host), ``mountpoint`` (or None).
+
+The attachment arrives 'reserved' and leaves 'attaching' with the
+connector and the connection info (provided as ``attachment``), or, on
+failure, as its sentinel says, with no connection left on the backend
+that no attachment accounts for.
+"""
+
+from taskflow.patterns import linear_flow
+
+from cinder_ma.manager.tasks import attachment as attachment_tasks
+from cinder_ma.manager.tasks import connection as connection_tasks
+
+FLOW_NAME = 'connect_attachment'
+
+#: The sentinel of each flow: what a failure leaves of the attachment.
+SENTINELS = {
+    # PUT /attachments/{id}: 'error_attaching', as Cinder's manager.
+    'update': attachment_tasks.AttachmentToErrorAttachingOnRevert,
+    # POST /attachments with a connector: no attachment at all.
+    'create': attachment_tasks.ReleaseReservationOnRevert,
+    # os-initialize_connection: still 'reserved', as in Cinder.
+    'legacy': attachment_tasks.AttachmentToReservedOnRevert,
+}
+
+
+def get_flow(manager_api, lock, kind='update'):
+    """The connect flow.
+
+    :param manager_api: the ManagerAPI reaching the backend's manager.
+    :param lock: the ConnectionLock of the volume's connections.
+    :param kind: a key of :data:`SENTINELS`.
+    """
+    flow = linear_flow.Flow(FLOW_NAME)
+    flow.add(SENTINELS[kind](),
+             connection_tasks.AcquireConnectionLock(lock),
+             attachment_tasks.CheckNotConnectedElsewhere(),
+             connection_tasks.InitializeConnection(manager_api),
+             attachment_tasks.RecordConnected(),
+             connection_tasks.ReleaseConnectionLock(lock))
+    return flow

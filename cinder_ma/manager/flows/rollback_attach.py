@@ -1,0 +1,35 @@
+"""Flow rolling back an attach flow that was interrupted (its manager
+died) with the attachment 'attaching'.
+
+Run by the reconcile loop of the manager of the instance's host (see
+:mod:`cinder_ma.manager.reconcile`), before the attach flow runs again.
+Store as for the detach flow. The interrupted flow may have attached the
+disk to the instance, and connected the host and the backend (both
+recorded on the attachment when it became 'attaching'): the disk is
+removed, then, under the connection lock, the host's and the backend's
+connections are torn down unless another attachment on this host uses
+them, and the attachment goes back to 'reserved' without them. On
+failure it is 'error_attaching' (a failed step's reason recorded).
+"""
+
+from taskflow.patterns import linear_flow
+
+from cinder_ma.manager.tasks import attachment as attachment_tasks
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
+
+FLOW_NAME = 'rollback_attach'
+
+
+def get_flow(manager_api, connectors, hypervisor, lock):
+    """The rollback flow (arguments as for the attach flow)."""
+    flow = linear_flow.Flow(FLOW_NAME)
+    flow.add(attachment_tasks.AttachmentToErrorAttachingOnRevert(),
+             hypervisor_tasks.CheckHypervisor(hypervisor),
+             hypervisor_tasks.DetachFromHypervisor(hypervisor),
+             connection_tasks.AcquireConnectionLock(lock),
+             connection_tasks.DisconnectVolume(connectors),
+             connection_tasks.TerminateConnection(manager_api),
+             attachment_tasks.RecordReserved(),
+             connection_tasks.ReleaseConnectionLock(lock))
+    return flow

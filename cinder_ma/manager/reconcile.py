@@ -1,0 +1,128 @@
+"""The reconcile loop: managers converge to what the database records.
+
+A request's intent is in the database before it is answered: a volume
+``creating``, ``deleting`` or ``extending`` (to ``target_size``), an
+attachment ``reserved`` or ``detaching`` for the manager of its instance's
+host. The process running that work holds a claim on the row that it
+renews while it lives (:mod:`cinder_ma.db.work`). Every
+``[manager] reconcile_interval`` seconds each manager looks for work
+nobody holds -- its claim expired (its process died) or it was never
+claimed within ``[manager] work_lease_time`` (its cast was lost) -- that it
+can do, claims it (compare-and-swap, so one manager wins) and:
+
+* a volume ``creating``: deletes what an interrupted run may have left of
+  its storage and runs the create flow again;
+* ``deleting``: runs the delete flow again (every step is idempotent);
+* ``extending``: runs the extend flow to ``target_size`` again (or gives
+  the volume its status back when no size was recorded);
+* an attachment ``reserved`` through a manager: runs the attach flow;
+* ``attaching`` through a manager: rolls the interrupted attach back
+  (disk, host connection, backend connection, unless another attachment
+  on the host uses them) to ``reserved``, then runs the attach flow;
+* ``detaching`` through a manager: runs the detach flow again;
+* ``detaching`` of an external consumer (the API process died while it
+  deleted it): the manager of the volume's backend terminates its
+  connection unless still used and deletes it.
+
+A volume's work is done by the manager of its backend, an attachment's by
+the manager of its instance's host: a restarted manager, a sibling process
+of the same host (the workers of cinder-ma-all), never a manager that
+cannot reach what the work touches. Failures are recorded by the flows as
+always (error statuses with their reason); an exception of one item never
+stops the loop.
+"""
+
+import datetime
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db.api import _now
+from cinder_ma.db import work as work_db
+from cinder_ma import exception
+from cinder_ma.volume import status as vstatus
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+def _stale_before():
+    return _now() - datetime.timedelta(seconds=CONF.manager.work_lease_time)
+
+
+def _takes_volume(manager, row):
+    return manager._can_serve_volume(row.host)
+
+
+def _takes_attachment(manager, row):
+    if row.manager_host:
+        return row.manager_host == manager.host
+    return manager._can_serve_volume(row.volume_host)
+
+
+def _recover_volume(manager, context, row):
+    with manager._claimed(context, 'volume', row.id, (row.status,),
+                          stale_before=_stale_before()):
+        LOG.warning('Volume %s was left %s (claim %s); %s', row.id,
+                    row.status, row.claimed_by or 'none',
+                    'finishing it' if row.status != vstatus.EXTENDING or
+                    row.target_size else 'rolling it back')
+        if row.status == vstatus.CREATING:
+            manager._create_volume(context, row.id, clean_first=True)
+        elif row.status == vstatus.DELETING:
+            manager._delete_volume(context, row.id)
+        elif row.target_size:
+            manager._extend_volume(context, row.id, row.target_size)
+        else:
+            attachment_db.volume_leave_status(
+                context, row.id, vstatus.EXTENDING,
+                {'error_reason': 'extend interrupted: its size was not '
+                                 'recorded'})
+
+
+def _recover_attachment(manager, context, row):
+    with manager._claimed(context, 'attachment', row.id,
+                          (row.attach_status,),
+                          stale_before=_stale_before()):
+        LOG.warning('Attachment %s was left %s (claim %s); finishing it',
+                    row.id, row.attach_status, row.claimed_by or 'none')
+        if not row.manager_host:
+            manager._finish_external_detach(context, row.id)
+        elif row.attach_status == vstatus.ATTACH_RESERVED:
+            manager._attach_volume(context, row.id)
+        elif row.attach_status == vstatus.ATTACH_ATTACHING:
+            manager._rollback_attach(context, row.id)
+            manager._attach_volume(context, row.id)
+        else:
+            manager._detach_volume(context, row.id)
+
+
+def reconcile(manager, context):
+    """One pass: finish or roll back the stuck work ``manager`` can do.
+
+    :returns: how many items it took over.
+    """
+    lease = CONF.manager.work_lease_time
+    done = 0
+    for row in work_db.stuck_volumes(context, lease):
+        if _takes_volume(manager, row):
+            done += _one(_recover_volume, manager, context, row, 'volume')
+    for row in work_db.stuck_attachments(context, lease):
+        if _takes_attachment(manager, row):
+            done += _one(_recover_attachment, manager, context, row,
+                         'attachment')
+    return done
+
+
+def _one(func, manager, context, row, kind):
+    try:
+        func(manager, context, row)
+    except exception.Conflict as exc:
+        # Another manager took it, or it moved on.
+        LOG.debug('Not recovering %s %s: %s', kind, row.id, exc)
+        return 0
+    except Exception:
+        # The flow recorded its failure on the row when it could.
+        LOG.exception('Recovering %s %s failed', kind, row.id)
+    return 1

@@ -1,0 +1,25 @@
+"""Availability zones: those of the storage backends.
+
+A zone is available when one of its backends is enabled and up (Cinder
+looks only at enabled; a zone whose backends are all down cannot take a
+volume either).
+"""
+
+from cinder_ma.db import api as db_api
+from cinder_ma.policies import availability_zones as az_policies
+from cinder_ma import policy
+from cinder_ma.volume import scheduler
+
+
+def list_zones(context):
+    """[(zone name, available)], sorted by name."""
+    policy.authorize(context, az_policies.GET_ALL)
+    zones = {}
+    for service in db_api.service_get_all(
+            context.elevated(), {'binary': scheduler.VOLUME_BINARY}):
+        name = service.availability_zone
+        if not name:
+            continue
+        usable = not service.disabled and db_api.service_is_up(service)
+        zones[name] = zones.get(name, False) or usable
+    return sorted(zones.items())

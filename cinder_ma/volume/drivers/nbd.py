@@ -1,0 +1,549 @@
+"""A network storage driver: volumes as raw files served over NBD.
+
+The reference for a real target. Volumes are sparse raw files in
+``nbd_volumes_dir`` on the storage host. Each connection gets its own NBD
+export: one ``nbdkit`` process, run and supervised by the storage
+manager, listening on ``nbd_listen_address`` at a port of
+``[nbd_port_min, nbd_port_max]``, read-only (``nbdkit --readonly``) for a
+``ro`` connection, and reachable only with its own TLS-PSK credentials
+(``--tls=require --tls-psk``): the export name is checked as well, but it
+is not what keeps other clients out.
+
+A connection is what the manager asks for: one volume, one connecting
+host (``connector['host']``), one access mode. The manager calls
+:meth:`NBDDriver.terminate_connection` when the last attachment of the
+volume on that host goes, which stops the host's exports of the volume.
+
+The driver records every export in ``nbd_exports_dir`` (a JSON record and
+the PSK file nbdkit reads, both readable by the manager's user only).
+When the manager starts again (after a crash, an upgrade or a reboot of
+the host) :meth:`NBDDriver.do_setup` brings every recorded export back on
+the same port with the same credentials, so that the hosts' clients
+reconnect with the connection info they hold; an nbdkit process that
+outlived the manager is adopted as it is. While the manager runs, a
+supervisor thread restarts an export whose nbdkit process died.
+
+``connection_info``::
+
+    {'driver_volume_type': 'nbd',
+     'data': {'host': '192.0.2.10', 'port': 10809,
+              'export': 'volume-<id>', 'access_mode': 'rw' | 'ro',
+              'volume_id': '<id>',
+              'tls_psk_identity': '<identity>',
+              'tls_psk_secret': '<hex key>'}}
+
+The PSK secret is a credential: it is never logged (the flows' logging
+listener masks ``connection_info``; this module logs only ids and ports).
+"""
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import threading
+import time
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from cinder_ma import exception
+from cinder_ma.volume.drivers import base
+from cinder_ma.volume.drivers import file as file_driver
+
+LOG = logging.getLogger(__name__)
+
+nbd_opts = [
+    cfg.StrOpt('nbd_volumes_dir',
+               default='$state_path/nbd-volumes',
+               help='Directory holding the volume files of a backend using '
+                    'the "nbd" driver (local to the storage host).'),
+    cfg.StrOpt('nbd_exports_dir',
+               default='$state_path/nbd-exports',
+               help='Directory where the "nbd" driver records its exports '
+                    '(the credentials included, readable by the manager\'s '
+                    'user only). It must survive a restart of the host '
+                    'for exports to come back with their credentials.'),
+    cfg.HostAddressOpt('nbd_listen_address',
+                       default='127.0.0.1',
+                       help='Address the NBD exports listen on.'),
+    cfg.HostAddressOpt('nbd_export_host',
+                       help='Address hosts connect to, put in the '
+                            'connection info. Defaults to '
+                            'nbd_listen_address.'),
+    cfg.PortOpt('nbd_port_min',
+                default=10809,
+                help='Lowest TCP port of an NBD export.'),
+    cfg.PortOpt('nbd_port_max',
+                default=10999,
+                help='Highest TCP port of an NBD export; the range bounds '
+                     'how many connections the backend can serve at '
+                     'once.'),
+    cfg.StrOpt('nbdkit_path',
+               default='nbdkit',
+               help='The nbdkit program (with its file plugin and '
+                    'exportname filter, Debian package nbdkit).'),
+    cfg.IntOpt('nbd_supervise_interval',
+               default=5, min=1, max=3600,
+               help='Seconds between two checks that every export\'s '
+                    'nbdkit process is alive (a dead one is restarted).'),
+    cfg.IntOpt('nbd_start_timeout',
+               default=10, min=1, max=300,
+               help='Seconds an nbdkit process may take to start '
+                    'listening.'),
+]
+
+#: The driver_volume_type of the connections.
+PROTOCOL = 'nbd'
+
+
+def _host_tag(host):
+    """A file-name-safe tag of a connector's host name."""
+    return hashlib.sha256(host.encode('utf-8')).hexdigest()[:16]
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Export:
+    """One export: one nbdkit process serving one connection."""
+
+    def __init__(self, key, record, process=None, pid=None):
+        self.key = key
+        self.record = record
+        self.process = process
+        self.pid = pid if pid is not None else (
+            process.pid if process else None)
+
+    @property
+    def port(self):
+        return self.record['port']
+
+    def alive(self):
+        if self.process is not None:
+            return self.process.poll() is None
+        return self.pid is not None and _alive(self.pid)
+
+
+class NBDDriver(base.VolumeDriver):
+    """Raw volume files served over NBD, one nbdkit export per
+    connection, with TLS-PSK credentials each."""
+
+    capabilities = base.Capabilities(multiattach=True,
+                                     shared_targets=False,
+                                     online_extend=False)
+    vendor_name = 'Open Source'
+    driver_version = '1.0.0'
+    storage_protocol = PROTOCOL
+
+    def __init__(self, configuration, host):
+        super().__init__(configuration, host)
+        self._files = file_driver.FileDriver(
+            _FilesConfig(configuration), host)
+        self._lock = threading.RLock()
+        self._exports = {}
+        self._stop = threading.Event()
+        self._supervisor = None
+
+    @classmethod
+    def get_driver_options(cls):
+        return list(nbd_opts)
+
+    @property
+    def exports(self):
+        """The running exports, {key: :class:`Export`} (a copy)."""
+        with self._lock:
+            return dict(self._exports)
+
+    @contextlib.contextmanager
+    def _locked(self):
+        """This driver's threads and every other process running a
+        driver on the same ``nbd_exports_dir`` (the workers of
+        cinder-ma-all) manage exports one at a time."""
+        with self._lock:
+            fd = os.open(os.path.join(self.exports_dir, '.lock'),
+                         os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)
+
+    def _records(self):
+        """{key: record} of every export recorded on disk."""
+        records = {}
+        for name in sorted(os.listdir(self.exports_dir)):
+            if not name.endswith('.json'):
+                continue
+            key = name[:-len('.json')]
+            try:
+                with open(self._export_path(key, '.json')) as f:
+                    records[key] = json.load(f)
+            except (OSError, ValueError) as exc:
+                LOG.error('Cannot read the NBD export record %s: %s',
+                          name, exc)
+        return records
+
+    def _ensure(self, key, record):
+        """A live export of ``key``: this process's, one another process
+        (or an earlier run) started, or a new nbdkit."""
+        export = self._exports.get(key)
+        if export is not None and export.alive():
+            return export
+        pid = self._recorded_pid(key)
+        if pid is not None:
+            export = Export(key, record, pid=pid)
+        else:
+            export = self._spawn(key, record)
+        self._exports[key] = export
+        return export
+
+    # Paths
+
+    @property
+    def exports_dir(self):
+        return os.path.abspath(self.configuration.nbd_exports_dir)
+
+    def _export_path(self, key, suffix):
+        return os.path.join(self.exports_dir, key + suffix)
+
+    @staticmethod
+    def _key(volume_id, host, mode):
+        return '%s.%s.%s' % (volume_id, _host_tag(host), mode)
+
+    # Setup and supervision
+
+    def do_setup(self):
+        self._files.do_setup()
+        path = self.exports_dir
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot create nbd_exports_dir %s: %s' % (
+                    path, exc.strerror))
+        cfg_ = self.configuration
+        if cfg_.nbd_port_min > cfg_.nbd_port_max:
+            raise exception.DriverError(
+                reason='nbd_port_min (%d) is above nbd_port_max (%d)' % (
+                    cfg_.nbd_port_min, cfg_.nbd_port_max))
+        self._restore_exports()
+        self._start_supervisor()
+
+    def _restore_exports(self):
+        """Bring back every recorded export (see the module's doc)."""
+        with self._locked():
+            for key, record in self._records().items():
+                adopted = self._recorded_pid(key) is not None
+                try:
+                    self._ensure(key, record)
+                except exception.DriverError as exc:
+                    LOG.error('Could not bring back the NBD export of '
+                              'volume %s on port %d: %s',
+                              record['volume_id'], record['port'], exc)
+                    continue
+                if adopted:
+                    LOG.info('NBD export of volume %s on port %d is still '
+                             'served', record['volume_id'], record['port'])
+                else:
+                    LOG.info('Brought back the NBD export of volume %s on '
+                             'port %d', record['volume_id'], record['port'])
+
+    def _recorded_pid(self, key):
+        """The pid of a live nbdkit serving ``key``, or None."""
+        try:
+            with open(self._export_path(key, '.pid')) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            with open('/proc/%d/cmdline' % pid, 'rb') as f:
+                cmdline = f.read()
+        except OSError:
+            return None
+        # Only an nbdkit of this export: pids are reused.
+        psk = self._export_path(key, '.psk').encode()
+        return pid if b'--tls-psk=' + psk in cmdline.split(b'\0') else None
+
+    def _start_supervisor(self):
+        if self._supervisor is not None:
+            return
+        self._stop.clear()
+        self._supervisor = threading.Thread(
+            target=self._supervise, name='nbd-supervisor-%s' % (
+                self.configuration.name,), daemon=True)
+        self._supervisor.start()
+
+    def stop_supervisor(self):
+        """Stop checking the exports (they keep running)."""
+        self._stop.set()
+        if self._supervisor is not None:
+            self._supervisor.join()
+            self._supervisor = None
+
+    def _supervise(self):
+        while not self._stop.wait(self.configuration.nbd_supervise_interval):
+            self.check_exports()
+
+    def check_exports(self):
+        """Restart every recorded export whose nbdkit process died.
+
+        :returns: the keys of the exports restarted.
+        """
+        restarted = []
+        with self._locked():
+            records = self._records()
+            for key in list(self._exports):
+                if key not in records:
+                    # Terminated by another process.
+                    del self._exports[key]
+            for key, record in records.items():
+                export = self._exports.get(key)
+                if export is not None and export.alive():
+                    continue
+                if self._recorded_pid(key) is not None:
+                    self._ensure(key, record)
+                    continue
+                LOG.warning('The nbdkit process of the NBD export of volume '
+                            '%s on port %d is gone; restarting it',
+                            record['volume_id'], record['port'])
+                try:
+                    self._ensure(key, record)
+                except exception.DriverError as exc:
+                    LOG.error('Could not restart the NBD export of volume '
+                              '%s: %s', record['volume_id'], exc)
+                    continue
+                restarted.append(key)
+        return restarted
+
+    # nbdkit processes
+
+    def _command(self, key, record, path):
+        cmd = [self.configuration.nbdkit_path, '--foreground',
+               '--pidfile', self._export_path(key, '.pid'),
+               '--ipaddr', self.configuration.nbd_listen_address,
+               '--port', str(record['port']),
+               '--tls=require',
+               '--tls-psk=%s' % self._export_path(key, '.psk'),
+               '--filter=exportname']
+        if record['access_mode'] == 'ro':
+            cmd.append('--readonly')
+        cmd += ['file', 'file=%s' % path,
+                'exportname=%s' % record['export'],
+                'exportname-strict=true']
+        return cmd
+
+    def _spawn(self, key, record):
+        """Start nbdkit for ``record`` and wait until it listens."""
+        path = self._files.path_of(record['volume_name'])
+        if not os.path.isfile(path):
+            raise exception.DriverError(
+                reason='volume file %s does not exist' % path)
+        pidfile = self._export_path(key, '.pid')
+        try:
+            os.unlink(pidfile)
+        except FileNotFoundError:
+            pass
+        log_path = self._export_path(key, '.log')
+        with open(log_path, 'ab') as log:
+            try:
+                process = subprocess.Popen(
+                    self._command(key, record, path),
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                    start_new_session=True)
+            except OSError as exc:
+                raise exception.DriverError(
+                    reason='cannot run %s: %s' % (
+                        self.configuration.nbdkit_path, exc.strerror))
+        deadline = time.monotonic() + self.configuration.nbd_start_timeout
+        while not os.path.exists(pidfile):
+            if process.poll() is not None:
+                raise exception.DriverError(
+                    reason='nbdkit could not serve port %d (exit status '
+                           '%d; see %s)' % (record['port'],
+                                            process.returncode, log_path))
+            if time.monotonic() > deadline:
+                self._kill(process.pid, process)
+                raise exception.DriverError(
+                    reason='nbdkit did not listen on port %d within %d '
+                           's' % (record['port'],
+                                  self.configuration.nbd_start_timeout))
+            time.sleep(0.02)
+        return Export(key, record, process=process)
+
+    @staticmethod
+    def _kill(pid, process=None):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        if process is not None:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            return
+        for _ in range(500):
+            if not _alive(pid):
+                return
+            time.sleep(0.02)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def _write_secret_files(self, key, record, identity, secret):
+        psk = self._export_path(key, '.psk')
+        fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write('%s:%s\n' % (identity, secret))
+        tmp = self._export_path(key, '.json.tmp')
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            json.dump(record, f)
+        os.replace(tmp, self._export_path(key, '.json'))
+
+    def _remove_files(self, key):
+        for suffix in ('.json', '.psk', '.pid', '.log', '.json.tmp'):
+            try:
+                os.unlink(self._export_path(key, suffix))
+            except FileNotFoundError:
+                pass
+
+    def _stop_export(self, key):
+        export = self._exports.pop(key, None)
+        if export is not None and export.pid is not None:
+            self._kill(export.pid, export.process)
+        else:
+            pid = self._recorded_pid(key)
+            if pid is not None:
+                self._kill(pid)
+        self._remove_files(key)
+
+    def _free_ports(self):
+        used = {r['port'] for r in self._records().values()}
+        return [p for p in range(self.configuration.nbd_port_min,
+                                 self.configuration.nbd_port_max + 1)
+                if p not in used]
+
+    def _read_psk(self, key):
+        with open(self._export_path(key, '.psk')) as f:
+            identity, _, secret = f.read().strip().partition(':')
+        return identity, secret
+
+    def _connection_info(self, record, identity, secret):
+        cfg_ = self.configuration
+        return {'driver_volume_type': PROTOCOL,
+                'data': {'host': cfg_.nbd_export_host or
+                         cfg_.nbd_listen_address,
+                         'port': record['port'],
+                         'export': record['export'],
+                         'access_mode': record['access_mode'],
+                         'volume_id': record['volume_id'],
+                         'tls_psk_identity': identity,
+                         'tls_psk_secret': secret}}
+
+    # The driver interface
+
+    def create_volume(self, volume):
+        self._files.create_volume(volume)
+
+    def delete_volume(self, volume):
+        with self._locked():
+            for key in [k for k, r in self._records().items()
+                        if r['volume_id'] == volume.id]:
+                self._stop_export(key)
+        self._files.delete_volume(volume)
+
+    def extend_volume(self, volume, new_size):
+        self._files.extend_volume(volume, new_size)
+
+    def initialize_connection(self, volume, connector, attach_mode):
+        """Start (or reuse) the export of ``volume`` for the host of
+        ``connector`` in ``attach_mode``."""
+        self.validate_attach_mode(attach_mode)
+        host = connector.get('host')
+        if not host:
+            raise exception.DriverError(
+                reason='the connector names no host')
+        key = self._key(volume.id, host, attach_mode)
+        with self._locked():
+            record = self._records().get(key)
+            if record is not None:
+                self._ensure(key, record)
+                identity, secret = self._read_psk(key)
+                return self._connection_info(record, identity, secret)
+            identity = 'cinder-ma-%s' % secrets.token_hex(8)
+            secret = secrets.token_hex(32)
+            last_error = None
+            for port in self._free_ports():
+                record = {'volume_id': volume.id,
+                          'volume_name': volume.name,
+                          'host': host, 'access_mode': attach_mode,
+                          'export': volume.name, 'port': port}
+                self._write_secret_files(key, record, identity, secret)
+                try:
+                    self._ensure(key, record)
+                except exception.DriverError as exc:
+                    # Most likely the port is taken by another program;
+                    # try the next one.
+                    last_error = exc
+                    self._remove_files(key)
+                    if not os.path.isfile(self._files.path_of(volume.name)):
+                        raise
+                    continue
+                LOG.info('Exported volume %s over NBD on port %d for host '
+                         '%s (%s)', volume.id, port, host, attach_mode)
+                return self._connection_info(record, identity, secret)
+            raise exception.DriverError(
+                reason='no free NBD port in %d-%d for volume %s%s' % (
+                    self.configuration.nbd_port_min,
+                    self.configuration.nbd_port_max, volume.id,
+                    ': %s' % last_error if last_error else ''))
+
+    def terminate_connection(self, volume, connector):
+        """Stop the exports of ``volume`` for the host of ``connector``
+        (both access modes); open connections are dropped."""
+        host = (connector or {}).get('host')
+        if not host:
+            return
+        with self._locked():
+            for mode in base.ACCESS_MODES:
+                key = self._key(volume.id, host, mode)
+                if key in self._exports or os.path.exists(
+                        self._export_path(key, '.json')):
+                    self._stop_export(key)
+                    LOG.info('Stopped the NBD export of volume %s for '
+                             'host %s (%s)', volume.id, host, mode)
+
+    def get_stats(self):
+        return self._files.get_stats()
+
+
+class _FilesConfig:
+    """The backend's configuration as the file driver it delegates the
+    volume files to reads it."""
+
+    def __init__(self, configuration):
+        self._configuration = configuration
+
+    @property
+    def file_volumes_dir(self):
+        return self._configuration.nbd_volumes_dir
+
+    def __getattr__(self, key):
+        if key.startswith('_'):
+            raise AttributeError(key)
+        return getattr(self._configuration, key)

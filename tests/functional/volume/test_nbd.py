@@ -1,0 +1,270 @@
+"""The NBD driver with real nbdkit exports and real NBD clients.
+
+``qemu-io`` (qemu-utils) reads and writes through an export with TLS-PSK
+credentials, as a hypervisor's NBD client does; ``nbdinfo`` (libnbd-bin)
+probes exports. Skipped when the programs are absent, unless
+``CINDER_MA_REQUIRE_SERVICES=1``.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+from cinder_ma.conf import backend as backend_conf
+from cinder_ma.volume.drivers import base as driver_base
+from cinder_ma.volume.drivers import nbd
+from tests import base
+from tests import fixtures as cm_fixtures
+from tests.functional import fixtures as functional_fixtures
+
+PROGRAMS = ('nbdkit', 'qemu-io', 'nbdinfo')
+VOLUME_ID = '5c0e4a7e-6f2b-4f8e-9a61-2b7f4c1d9e01'
+
+
+def client_args(info, directory):
+    """qemu-io arguments opening the export of ``info`` with its TLS-PSK
+    credentials (the key file written in ``directory``)."""
+    data = info['data']
+    os.makedirs(directory, exist_ok=True)
+    fd = os.open(os.path.join(directory, 'keys.psk'),
+                 os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, 'w') as f:
+        f.write('%s:%s\n' % (data['tls_psk_identity'],
+                             data['tls_psk_secret']))
+    return ['--object',
+            'tls-creds-psk,id=tls0,endpoint=client,dir=%s,username=%s' % (
+                directory, data['tls_psk_identity']),
+            '--image-opts',
+            'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
+            'file.export=%s,file.tls-creds=tls0' % (
+                data['host'], data['port'], data['export'])]
+
+
+class NBDDataPathTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        missing = [p for p in PROGRAMS if shutil.which(p) is None]
+        if missing:
+            cm_fixtures.skip_or_fail(
+                self, 'NBD programs missing: %s' % ', '.join(missing))
+        self.config = backend_conf.BackendConfig(
+            self.conf, 'nbd', nbd.NBDDriver.get_driver_options())
+        first = functional_fixtures.free_port()
+        self.conf.set_override('nbd_port_min', first, group='backend_defaults')
+        self.conf.set_override('nbd_port_max', min(first + 40, 65535),
+                               group='backend_defaults')
+        self.conf.set_override('nbd_supervise_interval', 3600,
+                               group='backend_defaults')
+        self.driver = self._driver()
+        self.volume = driver_base.VolumeRef.for_volume(
+            VOLUME_ID, 1, multiattach=True, host='testhost@nbd#nbd')
+        self.driver.create_volume(self.volume)
+        self.addCleanup(self._stop_all)
+
+    def _driver(self):
+        driver = nbd.NBDDriver(configuration=self.config,
+                               host='testhost@nbd')
+        driver.do_setup()
+        self.addCleanup(driver.stop_supervisor)
+        return driver
+
+    def _stop_all(self):
+        # Exports outlive a driver object on purpose (as they outlive a
+        # manager); stop every nbdkit this test started.
+        exports_dir = self.driver.exports_dir
+        for name in os.listdir(exports_dir):
+            if name.endswith('.pid'):
+                try:
+                    with open(os.path.join(exports_dir, name)) as f:
+                        os.kill(int(f.read()), signal.SIGTERM)
+                except (OSError, ValueError):
+                    pass
+        for export in self.driver.exports.values():
+            if export.process is not None:
+                export.process.wait(timeout=10)
+
+    def connect(self, host, mode):
+        return self.driver.initialize_connection(
+            self.volume, {'host': host}, mode)
+
+    def qemu_io(self, info, *commands, name=None, read_only=False):
+        directory = os.path.join(self.state_path, 'client-%s' % (
+            name or info['data']['tls_psk_identity']))
+        argv = ['qemu-io'] + (['-r'] if read_only else []) + client_args(
+            info, directory)
+        for command in commands:
+            argv += ['-c', command]
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                timeout=60)
+        return result.returncode, result.stdout + result.stderr
+
+    def assertIO(self, info, *commands):
+        # A hypervisor opens an ro attachment's disk read-only.
+        code, out = self.qemu_io(
+            info, *commands,
+            read_only=info['data']['access_mode'] == 'ro')
+        self.assertEqual(0, code, out)
+        self.assertNotIn('failed', out)
+        self.assertNotIn('Pattern verification failed', out)
+        return out
+
+    def test_connection_info(self):
+        info = self.connect('host-a', 'rw')
+        self.assertEqual('nbd', info['driver_volume_type'])
+        data = info['data']
+        self.assertEqual('127.0.0.1', data['host'])
+        self.assertEqual('volume-' + VOLUME_ID, data['export'])
+        self.assertEqual('rw', data['access_mode'])
+        self.assertEqual(64, len(data['tls_psk_secret']))
+        # The same host and mode get the same export back.
+        self.assertEqual(info, self.connect('host-a', 'rw'))
+        other = self.connect('host-b', 'rw')
+        self.assertNotEqual(data['port'], other['data']['port'])
+        self.assertNotEqual(data['tls_psk_secret'],
+                            other['data']['tls_psk_secret'])
+
+    def test_two_writers_see_each_others_writes(self):
+        a = self.connect('host-a', 'rw')
+        b = self.connect('host-b', 'rw')
+        self.assertIO(a, 'write -P 0xa1 0 64k')
+        self.assertIO(b, 'read -P 0xa1 0 64k', 'write -P 0xb2 64k 64k')
+        self.assertIO(a, 'read -P 0xb2 64k 64k', 'read -P 0xa1 0 64k')
+
+    def test_read_only_reads_and_cannot_write(self):
+        writer = self.connect('host-a', 'rw')
+        reader = self.connect('host-c', 'ro')
+        self.assertIO(writer, 'write -P 0x5a 0 1M')
+        self.assertIO(reader, 'read -P 0x5a 0 1M')
+        # A client that asks to write is refused by the target.
+        code, out = self.qemu_io(reader, 'write -P 0x11 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.assertIn('Permission denied', out)
+        self.assertIO(writer, 'read -P 0x5a 0 4k')
+
+    def test_other_credentials_refused(self):
+        a = self.connect('host-a', 'rw')
+        b = self.connect('host-b', 'rw')
+        # b's credentials against a's export (same name, other key).
+        stolen = {'driver_volume_type': 'nbd',
+                  'data': dict(a['data'],
+                               tls_psk_identity=b['data']['tls_psk_identity'],
+                               tls_psk_secret=b['data']['tls_psk_secret'])}
+        code, out = self.qemu_io(stolen, 'read 0 4k', name='stolen')
+        self.assertNotEqual(0, code)
+        self.assertNotIn('read 4096/4096', out)
+        # Knowing the key without the identity does not do either.
+        guessed = {'driver_volume_type': 'nbd',
+                   'data': dict(a['data'], tls_psk_identity='cinder-ma-x')}
+        code, out = self.qemu_io(guessed, 'read 0 4k', name='guessed')
+        self.assertNotIn('read 4096/4096', out)
+
+    def test_plain_nbd_refused(self):
+        a = self.connect('host-a', 'rw')
+        result = subprocess.run(
+            ['nbdinfo', 'nbd://127.0.0.1:%d/%s' % (a['data']['port'],
+                                                   a['data']['export'])],
+            capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(0, result.returncode)
+
+    def test_terminate_stops_the_exports(self):
+        rw = self.connect('host-a', 'rw')
+        ro = self.connect('host-a', 'ro')
+        keep = self.connect('host-b', 'rw')
+        self.driver.terminate_connection(self.volume, {'host': 'host-a'})
+        for info in (rw, ro):
+            code, out = self.qemu_io(info, 'read 0 4k')
+            self.assertNotEqual(0, code, out)
+        self.assertIO(keep, 'read 0 4k')
+        self.assertEqual(
+            [], [n for n in os.listdir(self.driver.exports_dir)
+                 if n.startswith(VOLUME_ID) and
+                 nbd._host_tag('host-a') in n])
+        # Idempotent.
+        self.driver.terminate_connection(self.volume, {'host': 'host-a'})
+
+    def test_manager_restart_brings_exports_back(self):
+        rw = self.connect('host-a', 'rw')
+        ro = self.connect('host-c', 'ro')
+        self.assertIO(rw, 'write -P 0x42 0 64k')
+        # The storage host restarts: every nbdkit is gone, and a new
+        # manager (a new driver object) starts.
+        self.driver.stop_supervisor()
+        for export in list(self.driver.exports.values()):
+            os.kill(export.pid, signal.SIGKILL)
+            export.process.wait()
+        code, out = self.qemu_io(rw, 'read 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.driver = self._driver()
+        # The clients reconnect with the connection info they hold.
+        self.assertIO(rw, 'read -P 0x42 0 64k', 'write -P 0x43 64k 4k')
+        self.assertIO(ro, 'read -P 0x43 64k 4k')
+        code, out = self.qemu_io(ro, 'write 0 4k')
+        self.assertIn('Permission denied', out)
+
+    def test_manager_restart_adopts_running_exports(self):
+        rw = self.connect('host-a', 'rw')
+        pids = sorted(e.pid for e in self.driver.exports.values())
+        self.driver.stop_supervisor()
+        restarted = self._driver()
+        self.assertEqual(
+            pids, sorted(e.pid for e in restarted.exports.values()))
+        self.assertIO(rw, 'write -P 0x07 0 4k', 'read -P 0x07 0 4k')
+        restarted.terminate_connection(self.volume, {'host': 'host-a'})
+        code, out = self.qemu_io(rw, 'read 0 4k')
+        self.assertNotEqual(0, code, out)
+
+    def test_drivers_of_several_processes_share_the_exports(self):
+        # The workers of cinder-ma-all each run a driver on the same
+        # exports directory.
+        other = self._driver()
+        rw = self.connect('host-a', 'rw')
+        self.assertEqual(rw, other.initialize_connection(
+            self.volume, {'host': 'host-a'}, 'rw'))
+        other_b = other.initialize_connection(
+            self.volume, {'host': 'host-b'}, 'rw')
+        self.assertNotEqual(rw['data']['port'], other_b['data']['port'])
+        self.assertIO(rw, 'write -P 0x61 0 4k')
+        self.assertIO(other_b, 'read -P 0x61 0 4k')
+        other.terminate_connection(self.volume, {'host': 'host-a'})
+        # The first driver does not bring back what the other stopped.
+        self.assertEqual([], self.driver.check_exports())
+        code, out = self.qemu_io(rw, 'read 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.assertIO(other_b, 'read -P 0x61 0 4k')
+
+    def test_supervisor_restarts_a_dead_export(self):
+        rw = self.connect('host-a', 'rw')
+        export = next(iter(self.driver.exports.values()))
+        os.kill(export.pid, signal.SIGKILL)
+        export.process.wait()
+        self.assertEqual([export.key], self.driver.check_exports())
+        self.assertIO(rw, 'write -P 0x09 0 4k', 'read -P 0x09 0 4k')
+
+
+class DataPathBenchmarkTestCase(base.TestCase):
+    """tools/benchmark_datapath.py runs and reports every figure (no
+    speed is asserted: that is the tool's job, on a quiet machine)."""
+
+    def test_runs(self):
+        missing = [p for p in ('nbdkit', 'qemu-io')
+                   if shutil.which(p) is None]
+        if missing:
+            cm_fixtures.skip_or_fail(
+                self, 'NBD programs missing: %s' % ', '.join(missing))
+        tool = os.path.join(os.path.dirname(__file__), '..', '..', '..',
+                            'tools', 'benchmark_datapath.py')
+        result = subprocess.run(
+            [sys.executable, tool, '--size-mib', '4', '--ops', '50',
+             '--json'], capture_output=True, text=True, timeout=300)
+        self.assertEqual(0, result.returncode, result.stderr)
+        figures = json.loads(result.stdout)
+        self.assertEqual({'raw_file', 'nbd_one_export',
+                          'nbd_two_attachments'}, set(figures))
+        for row in figures.values():
+            self.assertEqual({'seq_write_mb_s', 'seq_read_mb_s',
+                              'rand_write_iops', 'rand_read_iops',
+                              'seq_ratio_to_raw'}, set(row))

@@ -1,0 +1,100 @@
+"""Tests of cinder-ma-status upgrade check."""
+
+import os
+import subprocess
+import sys
+
+import fixtures
+from oslo_serialization import jsonutils
+from oslo_upgradecheck import upgradecheck
+from oslo_utils import timeutils
+
+from cinder_ma.cmd import status
+from cinder_ma.db import api as db_api
+from cinder_ma.manager import rpcapi
+from cinder_ma import policy
+from tests import base
+
+Code = upgradecheck.Code
+
+
+class ChecksTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.checks = status.Checks()
+
+    def _manager(self, host, version=None):
+        caps = {'hypervisor': None}
+        if version:
+            caps[rpcapi.VERSION_KEY] = version
+        db_api.service_create(self.admin_context, {
+            'host': host, 'binary': 'cinder-ma-manager',
+            'topic': rpcapi.ManagerAPI.TOPIC,
+            'heartbeat_at': timeutils.utcnow(),
+            'capabilities': jsonutils.dumps(caps)})
+
+    def test_schema_at_head(self):
+        self.assertEqual(Code.SUCCESS, self.checks._check_schema().code)
+
+    def test_schema_behind(self):
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.db.migration.version', return_value='0001'))
+        result = self.checks._check_schema()
+        self.assertEqual(Code.FAILURE, result.code)
+        self.assertIn('cinder-ma-manage db sync', result.details)
+
+    def test_pins(self):
+        newest = rpcapi.ManagerAPI.RPC_API_VERSION
+        self.assertEqual(Code.SUCCESS, self.checks._check_pins().code)
+        self._manager('new', newest)
+        self.assertEqual(Code.SUCCESS, self.checks._check_pins().code)
+        self._manager('old')  # reports nothing: 1.2
+        result = self.checks._check_pins()
+        self.assertEqual(Code.WARNING, result.code)
+        self.assertIn('manager = auto', result.details)
+        self.flags(group='upgrade_levels', manager='auto')
+        self.assertEqual(Code.SUCCESS, self.checks._check_pins().code)
+        self.flags(group='upgrade_levels', manager='1.2')
+        self.assertEqual(Code.SUCCESS, self.checks._check_pins().code)
+        self.flags(group='upgrade_levels', manager=newest)
+        result = self.checks._check_pins()
+        self.assertEqual(Code.FAILURE, result.code)
+        self.assertIn('above 1.2', result.details)
+        self.flags(group='upgrade_levels', manager='9.0')
+        self.assertEqual(Code.FAILURE, self.checks._check_pins().code)
+
+    def test_policy_file_rules(self):
+        path = os.path.join(self.state_path, 'policy.yaml')
+        with open(path, 'w') as f:
+            f.write('"volume:create": "rule:admin_api"\n')
+        self.flags(group='oslo_policy', policy_file=path)
+        policy.reset()
+        self.addCleanup(policy.reset)
+        self.assertEqual(Code.SUCCESS,
+                         self.checks._check_policy_file().code)
+        with open(path, 'w') as f:
+            f.write('"volume:creat": "rule:admin_api"\n')
+        result = self.checks._check_policy_file()
+        self.assertEqual(Code.WARNING, result.code)
+        self.assertIn('volume:creat', result.details)
+
+
+class CommandTestCase(base.TestCase):
+
+    def test_upgrade_check_runs(self):
+        # A fresh process: oslo.upgradecheck registers its command line on
+        # the global configuration. No database there: failures, status 2.
+        conf = os.path.join(self.state_path, 'status.conf')
+        with open(conf, 'w') as f:
+            f.write('[DEFAULT]\nstate_path = %s\n' % self.state_path)
+        proc = subprocess.run(
+            [sys.executable, '-m', 'cinder_ma.cmd.status', '--config-file',
+             conf, 'upgrade', 'check', '--json'],
+            capture_output=True, text=True, timeout=120, check=False)
+        self.assertEqual(2, proc.returncode, proc.stderr)
+        output = jsonutils.loads(proc.stdout)
+        self.assertEqual(
+            ['Database schema', 'RPC version pins',
+             'Policy File JSON to YAML Migration', 'Policy file rules'],
+            [c['check'] for c in output['checks']])

@@ -1,0 +1,309 @@
+"""Contract, success, revert and race tests of the disconnect flows,
+which the API runs for consumers that connected their host themselves
+(attachments API delete, os-detach, os-force_detach,
+os-terminate_connection).
+
+Set up as the connect flows' tests (test_connect_attachment.py).
+"""
+
+import threading
+
+import fixtures
+
+from cinder_ma import exception
+from cinder_ma.manager.flows import disconnect_attachment
+from cinder_ma.manager import locks
+from cinder_ma.manager.tasks import attachment as attachment_tasks
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.volume import actions
+from cinder_ma.volume import attachments
+from tests import base
+from tests.unit.manager.flows import test_attach_volume
+from tests.unit.manager import fixtures as mgr_fixtures
+
+CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
+
+DISCONNECT_CONTRACT = [
+    (attachment_tasks.AttachmentToErrorDetachingOnRevert,
+     {'context', 'attachment_id'}, set(), set()),
+    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.TerminateConnection,
+     {'context', 'volume_id', 'volume_host', 'attachment_id', 'host',
+      'connector'}, set(), set()),
+    (attachment_tasks.DestroyAttachment,
+     {'context', 'attachment_id'}, set(), set()),
+    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
+    (attachment_tasks.NotifyAttachment,
+     {'context', 'volume_id', 'attachment_id', 'instance_uuid',
+      'attach_mode', 'host'}, set(), set()),
+]
+
+TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:2] + [
+    DISCONNECT_CONTRACT[2],
+    (attachment_tasks.ForgetConnection,
+     {'context', 'attachment_id'}, set(), set()),
+    DISCONNECT_CONTRACT[4]]
+
+
+class DisconnectFlowContractTestCase(base.TestCase):
+
+    def test_contracts(self):
+        lock = locks.ConnectionLock('test')
+        flow = disconnect_attachment.get_flow(None, lock)
+        self.assertEqual('disconnect_attachment', flow.name)
+        self.assertEqual(DISCONNECT_CONTRACT,
+                         test_attach_volume.contract_of(flow))
+        flow = disconnect_attachment.get_terminate_flow(None, lock)
+        self.assertEqual('terminate_attachment_connection', flow.name)
+        self.assertEqual(TERMINATE_CONTRACT,
+                         test_attach_volume.contract_of(flow))
+
+    def test_lock_guards_the_count_and_the_teardown(self):
+        lock = locks.ConnectionLock('test')
+        for flow, last in (
+                (disconnect_attachment.get_flow(None, lock),
+                 'DestroyAttachment'),
+                (disconnect_attachment.get_terminate_flow(None, lock),
+                 'ForgetConnection')):
+            names = [type(a).__name__ for a in flow]
+            guarded = names[names.index('AcquireConnectionLock') + 1:
+                            names.index('ReleaseConnectionLock')]
+            self.assertEqual(['TerminateConnection', last], guarded)
+
+
+class _Base(mgr_fixtures.AttachmentTestCase):
+
+    def connected(self, volume, instance='i1', host='consumer1'):
+        att = attachments.create_attachment(
+            self.service_context, volume.id, instance,
+            connector=dict(CONNECTOR, host=host))
+        return attachments.complete_attachment(self.service_context,
+                                               att.id)
+
+    def delete(self, attachment):
+        attachments.delete_attachment(self.service_context, attachment.id)
+
+
+class DisconnectFlowTestCase(_Base):
+
+    def setUp(self):
+        super().setUp()
+        self.injector = self.useFixture(mgr_fixtures.FlowInjector(
+            disconnect_attachment, test_attach_volume.FailAfter))
+
+    def test_delete(self):
+        volume = self.volume()
+        att = self.connected(volume)
+        self.delete(att)
+        self.assertIsNone(self.get(att.id))
+        self.assertEqual([(volume.id, 'consumer1')],
+                         self.driver.called('terminate_connection'))
+        self.assertEqual(set(), self.driver.connections)
+        self.assertEqual('available', self.status(volume))
+
+    def test_failure_at_every_step_then_delete_again(self):
+        for index in list(range(len(DISCONNECT_CONTRACT))) + [None]:
+            volume = self.volume()
+            att = self.connected(volume)
+            self.injector.fail_at(index)
+            failed = self.injector.failed
+            self.assertRaises(exception.DriverError, self.delete, att)
+            if self.get(att.id) is not None:
+                self.assertEqual('error_detaching',
+                                 self.get(att.id).attach_status,
+                                 'failure in %s' % failed)
+                self.assertEqual('error_detaching', self.status(volume))
+                # Deleting again finishes it.
+                self.delete(att)
+            # Else it failed past the point of no return (the record is
+            # gone with its connection).
+            self.assertIsNone(self.get(att.id), 'failure in %s' % failed)
+            self.assertEqual(set(), self.driver.connections,
+                             'failure in %s' % failed)
+            self.assertEqual('available', self.status(volume))
+
+    def test_two_attachments_share_the_connection(self):
+        volume = self.volume(multiattach=True)
+        first, second = self.connected(volume, 'i1'), self.connected(
+            volume, 'i2')
+        self.delete(first)
+        self.assertEqual([], self.driver.called('terminate_connection'))
+        self.assertEqual({(volume.id, 'consumer1')}, self.driver.connections)
+        self.delete(second)
+        self.assertEqual([(volume.id, 'consumer1')],
+                         self.driver.called('terminate_connection'))
+        self.assertEqual(set(), self.driver.connections)
+
+    def test_force_detach_goes_through_the_flow(self):
+        volume = self.volume()
+        att = self.connected(volume)
+        attachments.force_detach(self.admin_context, volume.id, att.id)
+        self.assertIsNone(self.get(att.id))
+        self.assertEqual(set(), self.driver.connections)
+
+
+class LegacyFlowTestCase(_Base):
+    """os-reserve, os-initialize_connection, os-attach; os-begin_detaching,
+    os-terminate_connection, os-detach: the pre-3.27 flow."""
+
+    def setUp(self):
+        super().setUp()
+        self.injector = self.useFixture(mgr_fixtures.FlowInjector(
+            disconnect_attachment, test_attach_volume.FailAfter,
+            factory='get_terminate_flow'))
+
+    def legacy_attach(self, volume, instance='i1'):
+        actions.reserve(self.service_context, volume.id)
+        info = actions.initialize_connection(self.service_context,
+                                             volume.id, CONNECTOR)
+        actions.attach(self.service_context, volume.id,
+                       instance_uuid=instance, mountpoint='/dev/vdb')
+        return info
+
+    def test_cycle(self):
+        volume = self.volume()
+        info = self.legacy_attach(volume)
+        self.assertEqual({'driver_volume_type', 'data'}, set(info))
+        self.assertEqual('rw', info['data']['access_mode'])
+        self.assertEqual('in-use', self.status(volume))
+        att, = attachments.attachment_db.attachment_get_all(
+            self.admin_context, filters={'volume_id': volume.id})
+        self.assertEqual(('attached', 'consumer1', 'i1'),
+                         (att.attach_status, att.attached_host,
+                          att.instance_uuid))
+        actions.begin_detaching(self.service_context, volume.id)
+        actions.terminate_connection(self.service_context, volume.id,
+                                     CONNECTOR)
+        self.assertEqual(set(), self.driver.connections)
+        self.assertEqual('detaching', self.get(att.id).attach_status)
+        actions.detach(self.service_context, volume.id)
+        self.assertIsNone(self.get(att.id))
+        # Terminated once: os-detach found no connection left.
+        self.assertEqual([(volume.id, 'consumer1')],
+                         self.driver.called('terminate_connection'))
+        self.assertEqual('available', self.status(volume))
+
+    def test_initialize_without_reserve(self):
+        volume = self.volume()
+        actions.initialize_connection(self.service_context, volume.id,
+                                      CONNECTOR)
+        self.assertEqual('attaching', self.status(volume))
+        self.assertEqual({(volume.id, 'consumer1')}, self.driver.connections)
+
+    def test_terminate_kept_for_another_attachment(self):
+        volume = self.volume(multiattach=True)
+        self.legacy_attach(volume, 'i1')
+        other = self.connected(volume, 'i2')
+        legacy, = [a for a in attachments.attachment_db.attachment_get_all(
+            self.admin_context, filters={'volume_id': volume.id})
+            if a.id != other.id]
+        actions.begin_detaching(self.service_context, volume.id,
+                                attachment_id=legacy.id)
+        actions.terminate_connection(self.service_context, volume.id,
+                                     CONNECTOR)
+        self.assertEqual([], self.driver.called('terminate_connection'))
+        self.assertEqual({(volume.id, 'consumer1')}, self.driver.connections)
+        self.delete(other)
+        self.assertEqual(set(), self.driver.connections)
+
+    def test_terminate_failure_at_every_step(self):
+        for index in list(range(len(TERMINATE_CONTRACT))) + [None]:
+            volume = self.volume()
+            self.legacy_attach(volume)
+            actions.begin_detaching(self.service_context, volume.id)
+            self.injector.fail_at(index)
+            failed = self.injector.failed
+            self.assertRaises(exception.DriverError,
+                              actions.terminate_connection,
+                              self.service_context, volume.id, CONNECTOR)
+            att, = attachments.attachment_db.attachment_get_all(
+                self.admin_context, filters={'volume_id': volume.id})
+            self.assertEqual('error_detaching', att.attach_status,
+                             'failure in %s' % failed)
+            # Detaching again finishes it, and the connection ends.
+            actions.detach(self.service_context, volume.id, att.id)
+            self.assertIsNone(self.get(att.id))
+            self.assertEqual(set(), self.driver.connections,
+                             'failure in %s' % failed)
+
+
+class ConnectionRaceTestCase(_Base):
+    """Issue 9.4: of concurrent deletes of the last attachments on one
+    host, exactly one ends the connection; a delete racing a connect
+    never cuts the new connection."""
+
+    USERS = 8
+
+    def test_concurrent_deletes_terminate_exactly_once(self):
+        volume = self.volume(multiattach=True)
+        atts = [self.connected(volume, 'i%d' % i)
+                for i in range(self.USERS)]
+        barrier = threading.Barrier(self.USERS)
+        errors = []
+
+        def delete(att):
+            barrier.wait()
+            try:
+                self.delete(att)
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=delete, args=(a,)) for a in atts]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual([], errors)
+        self.assertEqual([(volume.id, 'consumer1')],
+                         self.driver.called('terminate_connection'))
+        self.assertEqual(set(), self.driver.connections)
+        self.assertEqual('available', self.status(volume))
+
+    def _delete_while_connecting(self):
+        """Delete the last attachment on the host while another is being
+        connected there: once its connection is initialized, the connect
+        waits (at most 0.5 s) for the delete's terminate before it
+        records the attachment as connected, so that the two overlap
+        unless serialized."""
+        volume = self.volume(multiattach=True)
+        last = self.connected(volume, 'i1')
+        new = attachments.create_attachment(self.service_context,
+                                            volume.id, 'i2')
+        initialized = threading.Event()
+        terminated = threading.Event()
+        record = attachment_tasks.RecordConnected.execute
+
+        # The task's signature names what it requires: keep it.
+        def record_late(task, context, attachment_id, host, connector,
+                        connection_info, mountpoint=None):
+            initialized.set()
+            terminated.wait(0.5)
+            return record(task, context, attachment_id, host, connector,
+                          connection_info, mountpoint)
+
+        self.useFixture(fixtures.MockPatchObject(
+            attachment_tasks.RecordConnected, 'execute', record_late))
+        self.driver.hooks['terminate_connection'] = (
+            lambda *args: terminated.set())
+        connect = threading.Thread(
+            target=attachments.update_attachment,
+            args=(self.service_context, new.id, CONNECTOR))
+        connect.start()
+        self.assertTrue(initialized.wait(self.TIMEOUT))
+        self.delete(last)
+        connect.join()
+        return volume, new
+
+    def test_delete_never_cuts_a_connection_being_made(self):
+        volume, new = self._delete_while_connecting()
+        self.assertEqual('attaching', self.get(new.id).attach_status)
+        # Whatever the order, the new attachment has its connection.
+        self.assertEqual({(volume.id, 'consumer1')}, self.driver.connections)
+
+    def test_without_the_lock_the_connection_is_cut(self):
+        # The control: what the lock prevents.
+        self.useFixture(fixtures.MockPatchObject(
+            locks.ConnectionLock, 'acquire', lambda lock: None))
+        volume, new = self._delete_while_connecting()
+        self.assertEqual('attaching', self.get(new.id).attach_status)
+        self.assertEqual(set(), self.driver.connections)

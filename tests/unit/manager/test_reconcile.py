@@ -1,0 +1,285 @@
+"""Tests of the reconcile loop: work left in a transient status by a
+dead process (an expired claim) or a lost cast (never claimed, old) is
+finished or rolled back by the manager that can do it; work a live
+process holds is never touched.
+
+Real SQLite, real files, the recording drivers of
+tests/unit/manager/fixtures.py (to see every driver call); a dead
+process is simulated by what it leaves in the database: a claim whose
+lease expired, or an old unclaimed row.
+"""
+
+import datetime
+import os
+
+import fixtures
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import models
+from cinder_ma.db import work as work_db
+from cinder_ma import exception
+from cinder_ma.manager import reconcile
+from tests.unit.manager import fixtures as mgr_fixtures
+
+DEAD = 'deadworker:token'
+
+
+class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.conf.set_override('work_lease_time', 30, 'manager')
+
+    def age(self, model, row_id, claimed_by=None):
+        """Make a row look left behind: changed long ago, its claim (if
+        any) expired."""
+        past = timeutils.utcnow() - datetime.timedelta(hours=1)
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.execute(
+                sa.update(model).where(model.id == row_id).values(
+                    created_at=past, updated_at=past, claimed_by=claimed_by,
+                    claimed_until=past if claimed_by else None))
+
+    def hold(self, model, row_id, owner='liveworker:token'):
+        """A claim a live process holds."""
+        future = timeutils.utcnow() + datetime.timedelta(hours=1)
+        past = timeutils.utcnow() - datetime.timedelta(hours=1)
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.execute(
+                sa.update(model).where(model.id == row_id).values(
+                    created_at=past, updated_at=past, claimed_by=owner,
+                    claimed_until=future))
+
+    def run_backend(self):
+        return reconcile.reconcile(self.backend_manager, self.admin_context)
+
+    def run_compute(self):
+        return reconcile.reconcile(self.compute_manager, self.admin_context)
+
+    def vol(self, volume):
+        try:
+            return db_api.volume_get(self.admin_context, volume.id)
+        except exception.VolumeNotFound:
+            return None
+
+    # Volumes
+
+    def test_lost_create_is_finished(self):
+        volume = self.volumes.create(status='creating', size=2)
+        self.age(models.Volume, volume.id)
+        self.assertEqual(1, self.run_backend())
+        self.assertEqual('available', self.vol(volume).status)
+        self.assertEqual(2 * 1024 ** 3, os.stat(self.path(volume)).st_size)
+        self.assertIsNone(self.vol(volume).claimed_by)
+
+    def test_interrupted_create_is_redone(self):
+        volume = self.volumes.create(status='creating')
+        # The dead run had made the file already.
+        self.driver.create_volume(self.volumes.ref(volume))
+        self.age(models.Volume, volume.id, claimed_by=DEAD)
+        self.assertEqual(1, self.run_backend())
+        self.assertEqual('available', self.vol(volume).status)
+
+    def test_fresh_or_held_work_is_left_alone(self):
+        fresh = self.volumes.create(status='creating')
+        held = self.volumes.create(status='creating')
+        self.hold(models.Volume, held.id)
+        self.assertEqual(0, self.run_backend())
+        self.assertEqual('creating', self.vol(fresh).status)
+        self.assertEqual('creating', self.vol(held).status)
+        self.assertFalse(os.path.exists(self.path(held)))
+
+    def test_other_backends_work_is_left_alone(self):
+        volume = self.volumes.create(status='creating',
+                                     host='otherhost@file#file')
+        self.age(models.Volume, volume.id)
+        self.assertEqual(0, self.run_backend())
+        self.assertEqual(0, self.run_compute())
+        self.assertEqual('creating', self.vol(volume).status)
+
+    def test_interrupted_delete_is_finished(self):
+        volume = self.volume()
+        db_api.volume_update(self.admin_context, volume.id,
+                             {'status': 'deleting'})
+        self.age(models.Volume, volume.id, claimed_by=DEAD)
+        self.run_backend()
+        self.assertIsNone(self.vol(volume))
+        self.assertFalse(os.path.exists(self.path(volume)))
+
+    def test_interrupted_extend_is_finished(self):
+        volume = self.volume()
+        db_api.volume_update(self.admin_context, volume.id,
+                             {'status': 'extending', 'target_size': 3})
+        self.age(models.Volume, volume.id, claimed_by=DEAD)
+        self.run_backend()
+        vol = self.vol(volume)
+        self.assertEqual(('available', 3, None),
+                         (vol.status, vol.size, vol.target_size))
+        self.assertEqual(3 * 1024 ** 3, os.stat(self.path(volume)).st_size)
+
+    def test_extend_without_size_is_rolled_back(self):
+        volume = self.volume()
+        db_api.volume_update(self.admin_context, volume.id,
+                             {'status': 'extending'})
+        self.age(models.Volume, volume.id)
+        self.run_backend()
+        vol = self.vol(volume)
+        self.assertEqual(('available', 1), (vol.status, vol.size))
+        self.assertIn('interrupted', vol.error_reason)
+
+    # Attachments through a manager
+
+    def test_lost_attach_is_finished(self):
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1', manager_host=self.COMPUTE)
+        self.age(models.VolumeAttachment, attachment.id)
+        self.assertEqual(0, self.run_backend())
+        self.assertEqual(1, self.run_compute())
+        self.assertEqual('attached', self.get(attachment.id).attach_status)
+        self.assertEqual('in-use', self.status(volume))
+        self.assertEqual([attachment.id], [
+            a['attachment_id'] for a in self.hypervisor.list_attachments()])
+
+    def test_interrupted_attaching_is_rolled_back_then_attached(self):
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        attachment_db.attachment_update(
+            self.admin_context, attachment.id,
+            {'attach_status': 'attaching'}, expected_status='attached')
+        self.age(models.VolumeAttachment, attachment.id, claimed_by=DEAD)
+        self.run_compute()
+        attachment = self.get(attachment.id)
+        self.assertEqual('attached', attachment.attach_status)
+        self.assertIsNone(attachment.claimed_by)
+        self.assertEqual(1, len(self.hypervisor.list_attachments()))
+        # Torn down once (rollback), set up again (attach).
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+        self.assertEqual(2, len(self.driver.called('initialize_connection')))
+
+    def test_interrupted_detach_is_finished(self):
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        attachment_db.attachment_update(
+            self.admin_context, attachment.id,
+            {'attach_status': 'detaching'}, expected_status='attached')
+        self.age(models.VolumeAttachment, attachment.id, claimed_by=DEAD)
+        self.run_compute()
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual('available', self.status(volume))
+        self.assertEqual([], self.hypervisor.list_attachments())
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+
+    def test_held_attachment_is_left_alone(self):
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1', manager_host=self.COMPUTE)
+        self.hold(models.VolumeAttachment, attachment.id)
+        self.assertEqual(0, self.run_compute())
+        self.assertEqual('reserved', self.get(attachment.id).attach_status)
+        # Nor does a (repeated) cast take it.
+        self.assertRaises(exception.Conflict,
+                          self.compute_manager._claimed(
+                              self.admin_context, 'attachment',
+                              attachment.id, ('reserved',)).__enter__)
+
+    def test_failed_attach_reason_is_recorded(self):
+        volume = self.volume()
+        self.hypervisor.fail('attach_volume')
+        attachment = self.attach(volume, 'inst1')
+        self.assertEqual('error_attaching', attachment.attach_status)
+        self.assertTrue(attachment.error_reason)
+
+    # Attachments of external consumers
+
+    def test_interrupted_external_delete_is_finished(self):
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        attachment_db.attachment_update(
+            self.admin_context, attachment.id,
+            {'attach_status': 'detaching', 'connector': connector,
+             'attached_host': 'ext-host'}, expected_status='reserved')
+        self.age(models.VolumeAttachment, attachment.id)
+        self.assertEqual(0, self.run_compute())
+        self.assertEqual(1, self.run_backend())
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+
+    def test_external_delete_counts_and_terminates_under_the_lock(self):
+        events = []
+
+        class RecordingLock:
+            def acquire(self):
+                events.append('acquire')
+
+            def release(self):
+                events.append('release')
+
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.manager.locks.inter_process_lock_of',
+            lambda volume: RecordingLock()))
+        terminate = self.driver.terminate_connection
+
+        def recording_terminate(*args, **kwargs):
+            events.append('terminate')
+            return terminate(*args, **kwargs)
+
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, 'terminate_connection', recording_terminate))
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        attachment_db.attachment_update(
+            self.admin_context, attachment.id,
+            {'attach_status': 'detaching',
+             'connector': {'host': 'ext-host'},
+             'attached_host': 'ext-host'}, expected_status='reserved')
+        self.age(models.VolumeAttachment, attachment.id)
+        self.assertEqual(1, self.run_backend())
+        self.assertEqual(['acquire', 'terminate', 'release'], events)
+        self.assertIsNone(self.get(attachment.id))
+
+    def test_external_resting_states_are_not_work(self):
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        self.age(models.VolumeAttachment, attachment.id)
+        self.assertEqual(0, self.run_backend())
+        self.assertEqual(0, self.run_compute())
+        self.assertEqual('reserved', self.get(attachment.id).attach_status)
+
+
+class WorkDBTestCase(mgr_fixtures.AttachmentTestCase):
+    """cinder_ma.db.work on its own."""
+
+    def test_claim_renew_release(self):
+        volume = self.volumes.create(status='creating')
+        worker = work_db.new_worker_id()
+        owner = work_db.owner_token(worker)
+        self.assertTrue(work_db.claim(self.admin_context, 'volume',
+                                      volume.id, owner, ('creating',), 5))
+        other = work_db.owner_token(work_db.new_worker_id())
+        self.assertFalse(work_db.claim(self.admin_context, 'volume',
+                                       volume.id, other, ('creating',), 5))
+        self.assertFalse(work_db.claim(self.admin_context, 'volume',
+                                       volume.id, owner, ('deleting',), 5))
+        before = work_db.claim_of(self.admin_context, 'volume', volume.id)
+        self.assertEqual(1, work_db.renew(self.admin_context, [owner], 60))
+        after = work_db.claim_of(self.admin_context, 'volume', volume.id)
+        self.assertEqual(owner, after[0])
+        self.assertGreater(after[1], before[1])
+        # Only the claims of running flows are renewed.
+        self.assertEqual(0, work_db.renew(self.admin_context, [other], 60))
+        self.assertEqual(0, work_db.renew(self.admin_context, [], 60))
+        work_db.release(self.admin_context, 'volume', volume.id, other)
+        self.assertEqual(owner, work_db.claim_of(
+            self.admin_context, 'volume', volume.id)[0])
+        work_db.release(self.admin_context, 'volume', volume.id, owner)
+        self.assertEqual((None, None), work_db.claim_of(
+            self.admin_context, 'volume', volume.id))
+        self.assertEqual(worker, work_db.worker_of(owner))

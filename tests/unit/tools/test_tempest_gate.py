@@ -1,0 +1,58 @@
+"""tools/tempest/gate.py: the results of a run, read back from stestr's
+subunit stream, make the compatibility page. (stestr is replaced by a
+recorded stream: the test runs no Tempest.)"""
+
+import importlib.util
+import io
+import os
+import subprocess
+from unittest import mock
+
+import fixtures
+import subunit
+import testtools
+
+GATE = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'tools',
+                    'tempest', 'gate.py')
+
+
+def _gate():
+    spec = importlib.util.spec_from_file_location('tempest_gate', GATE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stream():
+    out = io.BytesIO()
+    writer = subunit.StreamResultToBytes(out)
+    writer.status(test_id='t.A.test_ok[id-1,smoke]', test_status='inprogress')
+    writer.status(test_id='t.A.test_ok[id-1,smoke]', test_status='success')
+    writer.status(test_id='t.A.test_skip[id-2]', file_name='reason',
+                  file_bytes=b'Cinder volume snapshots are disabled',
+                  mime_type='text/plain')
+    writer.status(test_id='t.A.test_skip[id-2]', test_status='skip')
+    writer.status(test_id='t.A.test_bad[id-3]', test_status='fail')
+    return out.getvalue()
+
+
+class TestResults(testtools.TestCase):
+
+    def test_results_and_report(self):
+        gate = _gate()
+        done = subprocess.CompletedProcess([], 0, stdout=_stream())
+        with mock.patch.object(gate.subprocess, 'run', return_value=done):
+            outcome = gate.results('/nowhere')
+        self.assertEqual({
+            't.A.test_ok': ('success', ''),
+            't.A.test_skip': ('skip', 'Cinder volume snapshots are disabled'),
+            't.A.test_bad': ('fail', ''),
+        }, outcome)
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'page.rst')
+        gate.write_report(path, outcome)
+        with open(path) as page:
+            text = page.read()
+        self.assertIn('Last run: 1 passed, 1 skipped, 1 failed.', text)
+        self.assertIn('``t.A.test_skip``: Cinder volume snapshots are '
+                      'disabled', text)

@@ -1,0 +1,107 @@
+"""Unit tests of the NBD driver that need no nbdkit: options, setup,
+records and the nbdkit command line (the data path itself is proven with
+real nbdkit and qemu-io in tests/functional/volume/test_nbd.py)."""
+
+import os
+import stat
+
+from cinder_ma.conf import backend as backend_conf
+from cinder_ma import exception
+from cinder_ma.volume.drivers import base as driver_base
+from cinder_ma.volume.drivers import nbd
+from tests import base
+
+
+class NBDDriverTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.config = backend_conf.BackendConfig(
+            self.conf, 'nbd', nbd.NBDDriver.get_driver_options())
+        self.driver = nbd.NBDDriver(configuration=self.config,
+                                    host='testhost@nbd')
+        self.volume = driver_base.VolumeRef.for_volume(
+            '0b0c6d9e-7a4a-4c55-9a0a-1d1b2b3c4d5e', 1,
+            host='testhost@nbd#nbd')
+
+    def test_capabilities(self):
+        caps = nbd.NBDDriver.capabilities
+        self.assertTrue(caps.multiattach)
+        self.assertFalse(caps.shared_targets)
+        # NBD has no way to tell a connected client that the size
+        # changed.
+        self.assertFalse(caps.online_extend)
+        self.assertEqual('nbd', nbd.NBDDriver.storage_protocol)
+
+    def test_setup_makes_private_exports_dir(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        path = os.path.join(self.state_path, 'nbd-exports')
+        self.assertEqual(path, self.driver.exports_dir)
+        self.assertEqual(0o700, stat.S_IMODE(os.stat(path).st_mode))
+        self.assertTrue(os.path.isdir(
+            os.path.join(self.state_path, 'nbd-volumes')))
+
+    def test_setup_refuses_inverted_port_range(self):
+        self.conf.set_override('nbd_port_min', 11000, group='nbd')
+        self.conf.set_override('nbd_port_max', 10000, group='nbd')
+        exc = self.assertRaises(exception.DriverError, self.driver.do_setup)
+        self.assertIn('nbd_port_min', str(exc))
+
+    def test_volume_files(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.driver.create_volume(self.volume)
+        path = os.path.join(self.state_path, 'nbd-volumes',
+                            self.volume.name)
+        self.assertEqual(driver_base.GiB, os.stat(path).st_size)
+        self.driver.extend_volume(self.volume, 2)
+        self.assertEqual(2 * driver_base.GiB, os.stat(path).st_size)
+        pools = self.driver.get_stats()['pools']
+        self.assertEqual('nbd', pools[0]['pool_name'])
+        self.driver.delete_volume(self.volume)
+        self.assertFalse(os.path.exists(path))
+
+    def test_command_read_only_and_tls(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        record = {'volume_id': self.volume.id,
+                  'volume_name': self.volume.name, 'host': 'h',
+                  'access_mode': 'ro', 'export': self.volume.name,
+                  'port': 10900}
+        cmd = self.driver._command('k', record, '/v')
+        self.assertIn('--readonly', cmd)
+        self.assertIn('--tls=require', cmd)
+        self.assertIn('--tls-psk=%s' % os.path.join(
+            self.driver.exports_dir, 'k.psk'), cmd)
+        self.assertIn('exportname-strict=true', cmd)
+        record['access_mode'] = 'rw'
+        self.assertNotIn('--readonly',
+                         self.driver._command('k', record, '/v'))
+
+    def test_missing_nbdkit_is_a_driver_error(self):
+        self.conf.set_override('nbdkit_path', '/nonexistent/nbdkit',
+                               group='nbd')
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.driver.create_volume(self.volume)
+        exc = self.assertRaises(
+            exception.DriverError, self.driver.initialize_connection,
+            self.volume, {'host': 'h'}, 'rw')
+        self.assertIn('nbdkit', str(exc))
+        # Nothing is left recorded.
+        self.assertEqual([], [n for n in os.listdir(self.driver.exports_dir)
+                              if n != '.lock'])
+
+    def test_connector_without_host(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.assertRaises(exception.DriverError,
+                          self.driver.initialize_connection,
+                          self.volume, {}, 'rw')
+        self.driver.terminate_connection(self.volume, {})
+
+    def test_secret_is_masked_in_logs(self):
+        from oslo_utils import strutils
+        text = str({'data': {'tls_psk_secret': 'abcdef0123'}})
+        self.assertNotIn('abcdef0123', strutils.mask_password(text))
