@@ -105,7 +105,10 @@ class CinderClientTestCase(_AllInOneTestCase):
 
     def _delete_quietly(self, client, volume_id):
         try:
-            wait_for_volume(client, volume_id)
+            # A delete the test sent may still be running: wait for it
+            # (the volume is gone then) rather than send a second one.
+            wait_for_volume(client, volume_id,
+                            statuses=('creating', 'deleting'))
             client.volumes.delete(volume_id)
         except cinder_exc.NotFound:
             return
