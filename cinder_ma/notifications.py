@@ -25,6 +25,16 @@ def attachment_payload(volume, attachment):
     }
 
 
+def enabled():
+    """Whether notifications go anywhere (False with the 'noop' driver):
+    callers skip the reads that only a payload needs."""
+    try:
+        return rpc.get_notifier(PUBLISHER).is_enabled()
+    except Exception:
+        LOG.exception('Cannot tell whether notifications are enabled')
+        return True
+
+
 def notify(context, event_type, payload, priority='info'):
     """Emit ``volume.<event_type>``; failures are logged, never raised."""
     try:

@@ -317,8 +317,11 @@ class NotifyAttachment(task.Task):
 
     def execute(self, context, volume_id, attachment_id, instance_uuid,
                 attach_mode, host):
+        if not notifications.enabled():
+            return
         try:
-            volume = db_api.volume_get(context, volume_id)
+            # The row alone: the payload needs none of its children.
+            volume = db_api.volume_get(context, volume_id, children=False)
         except Exception:
             LOG.exception('No %s notification for attachment %s: its '
                           'volume %s cannot be read', self.event_type,

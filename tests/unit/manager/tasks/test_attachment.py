@@ -119,6 +119,20 @@ class AttachmentTasksTestCase(base.DBTestCase):
         self.assertRaises(exception.VolumeAttachmentNotFound, self._att)
         self.assertEqual('available', self._volume_status())
 
+    def test_notify_reads_nothing_when_notifications_go_nowhere(self):
+        # The 'noop' driver (the all-in-one's default): the payload is
+        # never built.
+        mgr_fixtures.register_test_notifier(self.conf)
+        self.conf.set_override('driver', ['noop'],
+                               group='oslo_messaging_notifications')
+        self.useFixture(mgr_fixtures.LocalRPC(self.conf))
+        volume_get = self.useFixture(fixtures.MockPatchObject(
+            db_api, 'volume_get')).mock
+        attachment_tasks.NotifyAttachment('attach.end').execute(
+            self.context, self.volume.id, self.att.id, 'i1', 'rw',
+            'compute1')
+        volume_get.assert_not_called()
+
     def test_notify_never_raises(self):
         sent = mgr_fixtures.register_test_notifier(self.conf)
         self.useFixture(mgr_fixtures.LocalRPC(self.conf))
