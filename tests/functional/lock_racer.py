@@ -2,11 +2,11 @@
 tests/functional/test_coordination.py::
 
     python -m tests.functional.lock_racer --config-file FILE \\
-        NAME SHARED_DIR ROUNDS HOLD
+        NAME SHARED_DIR ROUNDS HOLD VOLUME_ID
 
 It reads its configuration as cinder_ma's commands do (its own
 ``state_path`` and ``[coordination] backend_url``), takes the connection
-lock of one volume once (starting its coordinator), writes
+lock of volume VOLUME_ID once (starting its coordinator), writes
 ``SHARED_DIR/NAME.ready`` and waits for ``SHARED_DIR/go``. Then, ROUNDS
 times: it takes the lock, puts its marker ``SHARED_DIR/inside-NAME``,
 watches for HOLD seconds whether another racer's marker appears (an
@@ -29,7 +29,6 @@ from cinder_ma import coordination
 from cinder_ma.manager import locks
 
 CONF = cfg.CONF
-VOLUME_ID = 'f0c0a7e2-51b5-4c3e-9a43-7a1d3f1e0b99'
 POLL = 0.01
 
 
@@ -39,8 +38,8 @@ def others_inside(shared, name):
                   entry != 'inside-' + name)
 
 
-def race(name, shared, rounds, hold):
-    lock = locks.ConnectionLock.for_volume(VOLUME_ID, False, None)
+def race(name, shared, rounds, hold, volume_id):
+    lock = locks.ConnectionLock.for_volume(volume_id, False, None)
     lock.acquire()
     lock.release()
     open(os.path.join(shared, name + '.ready'), 'w').close()
@@ -82,11 +81,13 @@ def main(argv=None):
         cfg.StrOpt('racer', positional=True),
         cfg.StrOpt('shared_dir', positional=True),
         cfg.IntOpt('rounds', positional=True),
-        cfg.FloatOpt('hold', positional=True)])
+        cfg.FloatOpt('hold', positional=True),
+        cfg.StrOpt('volume_id', positional=True)])
     CONF(argv, project='cinder_ma', default_config_files=[])
     logging.setup(CONF, 'cinder_ma')
     try:
-        report = race(CONF.racer, CONF.shared_dir, CONF.rounds, CONF.hold)
+        report = race(CONF.racer, CONF.shared_dir, CONF.rounds, CONF.hold,
+                      CONF.volume_id)
     finally:
         coordination.COORDINATOR.stop()
     print(json.dumps(report), flush=True)

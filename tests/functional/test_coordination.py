@@ -2,18 +2,21 @@
 directory (no lock files: two "hosts") race on the connection lock of one
 volume (tests/functional/lock_racer.py).
 
-With a shared Redis ``[coordination] backend_url`` they never hold it at
-the same time; with each its own default backend (lock files in its state
-directory) they do, which is what the shared backend is for. Each test
-has a Redis namespace of its own, deleted afterwards.
+With a shared ``[coordination] backend_url`` (Redis, PostgreSQL, MariaDB)
+they never hold it at the same time; with each its own default backend
+(lock files in its state directory) they do, which is what the shared
+backend is for. Each test locks a volume of its own, and on Redis in a
+namespace of its own, deleted afterwards.
 """
 
 import json
 import os
 import sys
 import time
+import uuid
 
 import fixtures
+import sqlalchemy as sa
 import testtools
 from testtools import content
 
@@ -33,6 +36,7 @@ class CrossHostLockTestCase(testtools.TestCase):
         self.directory = self.useFixture(fixtures.TempDir()).path
         self.shared = os.path.join(self.directory, 'shared')
         os.mkdir(self.shared)
+        self.volume_id = str(uuid.uuid4())
 
     def start_host(self, name, backend_url=None):
         """A racer with a state directory and a lock path of its own."""
@@ -50,7 +54,7 @@ class CrossHostLockTestCase(testtools.TestCase):
         process = self.useFixture(func_fixtures.Process(
             name, [sys.executable, '-m', 'tests.functional.lock_racer',
                    '--config-file', config, name, self.shared, str(ROUNDS),
-                   str(HOLD)],
+                   str(HOLD), self.volume_id],
             home, env=func_fixtures.environ(
                 PYTHONPATH=func_fixtures.SOURCE_ROOT)))
         self.addOnException(lambda exc_info: self.addDetail(
@@ -73,18 +77,36 @@ class CrossHostLockTestCase(testtools.TestCase):
             self.assertEqual(0, racer.proc.returncode, racer.describe())
         return [json.loads(racer.stdout()) for racer in racers]
 
-    def test_shared_redis_backend_serializes_hosts(self):
-        redis = self.useFixture(cm_fixtures.RedisNamespace(self))
-        reports = self.race(redis.url)
+    def assert_serialized(self, backend_url):
+        reports = self.race(backend_url)
         self.assertEqual([[], []], [r['overlaps'] for r in reports])
         self.assertEqual([ROUNDS, ROUNDS], [r['rounds'] for r in reports])
         # They did contend: one waited for the other to release.
         self.assertGreater(sum(r['waited'] for r in reports), HOLD, reports)
-        self.assertEqual({coordination.describe(redis.url)},
+        self.assertEqual({coordination.describe(backend_url)},
                          {r['backend'] for r in reports})
         self.assertNotEqual(reports[0]['member_id'], reports[1]['member_id'])
+
+    def test_shared_redis_backend_serializes_hosts(self):
+        redis = self.useFixture(cm_fixtures.RedisNamespace(self))
+        self.assert_serialized(redis.url)
         # Released: no lock is left held in the test's namespace.
         self.assertEqual([], [k for k in redis.keys() if b'_lock' in k])
+
+    def database_url(self, backend):
+        """tooz's URL of the test database server (its own scheme)."""
+        url = sa.engine.make_url(cm_fixtures.server_url_or_skip(
+            self, backend))
+        return url.set(drivername=url.get_backend_name()).render_as_string(
+            hide_password=False)
+
+    def test_shared_postgresql_backend_serializes_hosts(self):
+        # Advisory locks.
+        self.assert_serialized(self.database_url('postgresql'))
+
+    def test_shared_mysql_backend_serializes_hosts(self):
+        # Named locks (GET_LOCK).
+        self.assert_serialized(self.database_url('mysql'))
 
     def test_host_local_backends_do_not(self):
         # The control: each "host" locks files of its own state directory.
