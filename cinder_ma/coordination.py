@@ -22,9 +22,10 @@ cinder_ma's forking parents takes locks.
 
 Drivers whose locks expire unless renewed (Redis, etcd) get tooz's
 heartbeat thread, which renews the locks held and the process's
-membership. :meth:`Coordinator.stop` releases what the process still
-holds and closes the connection; the services call it when they stop,
-and an interpreter that exits normally calls it too (atexit).
+membership. :meth:`Coordinator.stop` stops the heartbeat and closes the
+connection (the Redis driver also releases the locks the process still
+holds); the services call it when they stop, and an interpreter that
+exits normally calls it too (atexit).
 """
 
 import atexit
@@ -155,7 +156,8 @@ class Coordinator:
         return driver
 
     def stop(self):
-        """Release the locks still held, stop the heartbeat, disconnect.
+        """Stop the heartbeat and disconnect (releasing, on the drivers
+        that do so, the locks still held).
 
         Idempotent; a later use starts a new coordinator.
         """
