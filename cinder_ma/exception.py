@@ -162,6 +162,13 @@ class ManagerUnavailable(CinderMAException):
     code = 503
 
 
+class CoordinationUnavailable(CinderMAException):
+    """The coordination backend ([coordination] backend_url) could not
+    start, or could not give or take a lock."""
+    message = 'The coordination backend is unavailable: %(reason)s'
+    code = 503
+
+
 class ManagerTimeout(ManagerUnavailable):
     """An RPC call got no answer in time: what it asked may have been
     done."""

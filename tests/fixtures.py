@@ -7,15 +7,18 @@ failure.
 
 import os
 import socket
+import urllib.parse
 import uuid
 
 import fixtures
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
 from oslo_db.sqlalchemy import enginefacade
+import redis
 import sqlalchemy as sa
 
 from cinder_ma import conf as cinder_ma_conf  # noqa: F401  registers opts
+from cinder_ma import coordination
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
 from cinder_ma import policy
@@ -30,6 +33,8 @@ MYSQL_URL = os.environ.get(
     'mysql+pymysql://root@127.0.0.1:3306/mysql')
 RABBIT_URL = os.environ.get(
     'CINDER_MA_TEST_TRANSPORT_URL', 'rabbit://guest:guest@127.0.0.1:5672/')
+REDIS_URL = os.environ.get(
+    'CINDER_MA_TEST_REDIS_URL', 'redis://127.0.0.1:6379')
 
 
 def services_required():
@@ -65,6 +70,9 @@ class ConfFixture(fixtures.Fixture):
         self.conf([], project='cinder_ma', default_config_files=[])
         policy.reset()
         self.addCleanup(policy.reset)
+        # The process's coordinator starts on first use, on this test's
+        # [coordination] backend_url (lock files in its state directory).
+        self.addCleanup(coordination.COORDINATOR.stop)
 
 
 class Database(fixtures.Fixture):
@@ -139,6 +147,48 @@ def server_url_or_skip(testcase, backend):
         skip_or_fail(testcase, '%s is not reachable at %s:%s' % (
             backend, host, port))
     return url
+
+
+class RedisNamespace(fixtures.Fixture):
+    """A coordination ``backend_url`` on the test Redis server
+    (:data:`REDIS_URL`) with a namespace of its own, whose keys are
+    deleted on cleanup, so that tests running at the same time never
+    share a lock. Skips (or fails) the test when Redis is not reachable.
+
+    :param testcase: the test to skip.
+    """
+
+    def __init__(self, testcase):
+        super().__init__()
+        self.testcase = testcase
+
+    def _setUp(self):
+        parts = urllib.parse.urlsplit(REDIS_URL)
+        host, port = parts.hostname or '127.0.0.1', parts.port or 6379
+        if not port_open(host, port):
+            skip_or_fail(self.testcase, 'Redis is not reachable at %s:%s'
+                         % (host, port))
+        self.namespace = 'cinder_ma_test_%s' % uuid.uuid4().hex[:12]
+        query = urllib.parse.urlencode({'namespace': self.namespace})
+        self.url = parts._replace(
+            query='&'.join(q for q in (parts.query, query) if q)).geturl()
+        self.addCleanup(self._delete_keys)
+
+    def keys(self):
+        """The keys of this namespace on the server."""
+        client = redis.Redis.from_url(REDIS_URL)
+        try:
+            return sorted(client.scan_iter(match=self.namespace + '*'))
+        finally:
+            client.close()
+
+    def _delete_keys(self):
+        client = redis.Redis.from_url(REDIS_URL)
+        try:
+            for key in client.scan_iter(match=self.namespace + '*'):
+                client.delete(key)
+        finally:
+            client.close()
 
 
 def child_pids(pid):

@@ -27,6 +27,7 @@ from oslo_log import log as logging
 from cinder_ma import cmd
 from cinder_ma.cmd import api as api_cmd
 from cinder_ma import context
+from cinder_ma import coordination
 from cinder_ma.db import migration
 from cinder_ma import exception
 from cinder_ma.manager import service as manager_service
@@ -84,10 +85,6 @@ def prepare_state(conf=CONF):
     return state_path
 
 
-def _worker_manager():
-    return manager_service.ManagerService(worker=True)
-
-
 def _run_workers(count):
     """Prepare, bind, then fork ``count`` API+manager workers."""
     try:
@@ -102,7 +99,9 @@ def _run_workers(count):
         api_cmd.socket_url(sock), state_path), flush=True)
     LOG.info('Starting %d workers', count)
     status = api_cmd.launch_workers(
-        api_cmd.APIWorker(sock, manager_factory=_worker_manager), count)
+        api_cmd.APIWorker(sock,
+                          manager_factory=manager_service.ManagerService),
+        count)
     LOG.info('cinder-ma-all stopped')
     return status
 
@@ -113,6 +112,7 @@ def main(argv=None):
     from cinder_ma.api import auth
     try:
         auth.check_config(CONF)
+        coordination.check_backend(CONF)
     except exception.InvalidConfiguration as exc:
         print('cinder-ma-all: error: %s' % exc, file=sys.stderr)
         return 1

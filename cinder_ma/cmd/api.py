@@ -25,6 +25,7 @@ from waitress import task
 from cinder_ma.api import expose
 
 from cinder_ma import cmd
+from cinder_ma import coordination
 from cinder_ma.db import api as db_api
 from cinder_ma import exception
 from cinder_ma import rpc
@@ -205,6 +206,7 @@ class APIWorker(service.ServiceBase):
         if self.manager is not None:
             self.manager.stop()
             self.manager = None
+        coordination.COORDINATOR.stop()
         rpc.cleanup()
         self._stopped.set()
 
@@ -239,6 +241,7 @@ def main(argv=None):
     try:
         # Here, not in a worker that the launcher would restart.
         auth.check_config(CONF)
+        coordination.check_backend(CONF)
     except exception.InvalidConfiguration as exc:
         print('cinder-ma-api: error: %s' % exc, file=sys.stderr)
         return 1
@@ -259,6 +262,7 @@ def main(argv=None):
         LOG.info('API listening on %s/v3', server_url(server))
         run_server(server)
     finally:
+        coordination.COORDINATOR.stop()
         rpc.cleanup()
     return 0
 

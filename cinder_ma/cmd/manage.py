@@ -178,8 +178,8 @@ class VolumeCommands:
 def _managers():
     """RPC to the managers; with ``rpc_transport = local`` (cinder-ma-all)
     the manager of this host runs in this process for the command's
-    duration, taking its locks between processes as the service's
-    workers do."""
+    duration (its connection locks are the coordination backend's, shared
+    with the service's workers)."""
     from cinder_ma.manager import service as manager_service
     from cinder_ma import rpc
 
@@ -187,7 +187,7 @@ def _managers():
     local = None
     try:
         if rpc.is_local():
-            local = manager_service.ManagerService(worker=True)
+            local = manager_service.ManagerService()
             local.start()
         yield
     finally:

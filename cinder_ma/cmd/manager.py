@@ -13,6 +13,7 @@ import oslo_messaging as messaging
 from oslo_service import service
 
 from cinder_ma import cmd
+from cinder_ma import coordination
 from cinder_ma import exception
 from cinder_ma.manager import service as manager_service
 from cinder_ma import rpc
@@ -32,6 +33,7 @@ def main(argv=None):
     try:
         # Fail here, not in a worker that the launcher would restart.
         manager_service.check_drivers(CONF)
+        coordination.check_backend(CONF)
         # Validates the transport URL; the worker opens the connections.
         rpc.init(CONF)
     except (exception.CinderMAException, messaging.InvalidTransportURL) as exc:

@@ -5,11 +5,13 @@ so that importing :mod:`cinder_ma.conf` is all a command needs.
 """
 
 from oslo_concurrency import lockutils
+from oslo_concurrency import opts as concurrency_opts
 from oslo_config import cfg
 from oslo_middleware import sizelimit
 
 from cinder_ma.conf import api
 from cinder_ma.conf import backend
+from cinder_ma.conf import coordination
 from cinder_ma.conf import database
 from cinder_ma.conf import default
 from cinder_ma.conf import healthcheck
@@ -24,16 +26,19 @@ default.register_opts(CONF)
 healthcheck.register_opts(CONF)
 api.register_opts(CONF)
 backend.register_opts(CONF)
+coordination.register_opts(CONF)
 database.register_opts(CONF)
 hypervisor.register_opts(CONF)
 manager.register_opts(CONF)
 quota.register_opts(CONF)
 upgrade_levels.register_opts(CONF)
 
-# External locks (shared-target serialization) live in the state directory
-# unless [oslo_concurrency] lock_path says otherwise.
+# Host-local file locks (the libvirt driver's per-instance lock) live in
+# the state directory unless [oslo_concurrency] lock_path says otherwise.
+# The connection locks are the coordination backend's ([coordination]).
 lockutils.set_defaults('$state_path/locks')
-CONF.register_opts(lockutils._opts, group='oslo_concurrency')
+for _group, _group_opts in concurrency_opts.list_opts():
+    CONF.register_opts(_group_opts, group=_group)
 
 # The body size limit of the API's sizelimit middleware, registered here
 # so that the embedded server reads the same limit (cinder_ma.cmd.api).

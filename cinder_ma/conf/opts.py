@@ -8,6 +8,7 @@ import stevedore
 
 from cinder_ma.conf import api
 from cinder_ma.conf import backend
+from cinder_ma.conf import coordination
 from cinder_ma.conf import database
 from cinder_ma.conf import default
 from cinder_ma.conf import healthcheck
@@ -16,8 +17,8 @@ from cinder_ma.conf import manager
 from cinder_ma.conf import quota
 from cinder_ma.conf import upgrade_levels
 
-_MODULES = (default, api, backend, database, healthcheck, hypervisor,
-            manager, quota, upgrade_levels)
+_MODULES = (default, api, backend, coordination, database, healthcheck,
+            hypervisor, manager, quota, upgrade_levels)
 
 
 def _driver_opts(namespace):

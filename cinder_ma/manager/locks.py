@@ -1,4 +1,4 @@
-"""Host-local locks of the attach and detach flows.
+"""The connection locks of the attach and detach flows.
 
 A host's connections to one volume (and, when the backend has shared
 targets, to every volume of that backend) change under one lock, from
@@ -7,34 +7,39 @@ targets, to every volume of that backend) change under one lock, from
 connection is still used (counting the attachments in the database) and
 tearing it down happen as one step. Reverts of those steps run under the
 same lock.
+
+Every connection lock is a lock of the coordination backend
+(:mod:`cinder_ma.coordination`), whoever takes it: a manager's flows, the
+API's flows of the attachments API and the legacy actions, the reconcile
+loop. So it serializes the threads of a process, the processes of a host
+(the API's workers, cinder-ma-all's workers) and, with a shared
+``[coordination] backend_url``, the API and manager processes of every
+host.
 """
 
-from oslo_concurrency import lockutils
 from oslo_log import log as logging
+
+from cinder_ma import coordination
 
 LOG = logging.getLogger(__name__)
 
 LOCK_PREFIX = 'cinder_ma-connect-'
 
 
-def connection_lock_name(volume_id, shared_targets, service_uuid,
-                         inter_process=False):
-    """Name and kind of the lock guarding a volume's host connection.
+def connection_lock_name(volume_id, shared_targets, service_uuid):
+    """Name of the lock guarding a volume's host connections.
 
-    :param inter_process: several processes run managers of this host
-        (the workers of cinder-ma-all): every lock must be external.
-    :returns: ``(name, external)``: with shared targets, the external
-        (inter-process) lock ``cinder_ma-connect-<service_uuid>`` of the
-        backend, as os-brick's users take it; otherwise a lock of the
-        volume, internal unless ``inter_process``.
+    :returns: with shared targets, ``cinder_ma-connect-<service_uuid>``,
+        the lock of every volume of the backend (as os-brick's users take
+        it); otherwise ``cinder_ma-connect-volume-<volume_id>``.
     :raises ValueError: shared targets without a service uuid.
     """
     if shared_targets:
         if not service_uuid:
             raise ValueError('volume %s has shared targets but no '
                              'service_uuid' % volume_id)
-        return LOCK_PREFIX + service_uuid, True
-    return '%svolume-%s' % (LOCK_PREFIX, volume_id), inter_process
+        return LOCK_PREFIX + service_uuid
+    return '%svolume-%s' % (LOCK_PREFIX, volume_id)
 
 
 class ConnectionLock:
@@ -44,53 +49,57 @@ class ConnectionLock:
     run one after the other on one thread (the serial engine), so the
     object needs no lock of its own. :meth:`acquire` and :meth:`release`
     are idempotent, so that reverts can call them whatever happened.
+
+    :param coordinator: the :class:`~cinder_ma.coordination.Coordinator`
+        whose lock it is (default: the process's).
     """
 
-    def __init__(self, name, external=False):
+    def __init__(self, name, coordinator=None):
         self.name = name
-        self.external = external
+        self.coordinator = coordinator or coordination.COORDINATOR
         self._held = None
 
     @classmethod
-    def for_volume(cls, volume_id, shared_targets, service_uuid,
-                   inter_process=False):
+    def for_volume(cls, volume_id, shared_targets, service_uuid):
         """The lock of a volume's connections (see
         :func:`connection_lock_name`)."""
-        return cls(*connection_lock_name(volume_id, shared_targets,
-                                         service_uuid, inter_process))
+        return cls(connection_lock_name(volume_id, shared_targets,
+                                        service_uuid))
 
     @property
     def held(self):
         return self._held is not None
 
     def acquire(self):
+        """Take the lock, waiting for any other holder.
+
+        :raises CoordinationUnavailable: the coordination backend failed;
+            the lock is not held.
+        """
         if self._held is not None:
             return
-        held = lockutils.lock(self.name, external=self.external)
-        held.__enter__()
-        self._held = held
+        self._held = self.coordinator.acquire(self.name)
 
     def release(self):
+        """Release the lock if held; never raises."""
         held, self._held = self._held, None
         if held is not None:
-            held.__exit__(None, None, None)
+            self.coordinator.release(held)
 
     def __repr__(self):
-        return '<ConnectionLock %s%s%s>' % (
-            self.name, ' external' if self.external else '',
-            ' held' if self.held else '')
+        return '<ConnectionLock %s%s>' % (self.name,
+                                          ' held' if self.held else '')
 
 
 def inter_process_lock_of(volume):
-    """The connection lock of ``volume``'s connections, held across the
-    processes of this host (the API's workers, cinder-ma-all's workers,
-    a manager's reconcile loop): whoever counts the users of a host's
-    connection and tears it down holds it."""
+    """The lock of ``volume``'s connections, for those who count the
+    users of a host's connection and tear it down outside a manager's
+    flows (the API's flows, the reconcile loop). The same lock as
+    :meth:`ConnectionLock.for_volume`, held across threads, processes and
+    (with a shared coordination backend) hosts."""
     try:
         return ConnectionLock.for_volume(
-            volume.id, volume.shared_targets, volume.service_uuid,
-            inter_process=True)
+            volume.id, volume.shared_targets, volume.service_uuid)
     except ValueError:
         # Shared targets without a service uuid: the volume's own lock.
-        return ConnectionLock.for_volume(volume.id, False, None,
-                                         inter_process=True)
+        return ConnectionLock.for_volume(volume.id, False, None)

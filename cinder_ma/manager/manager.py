@@ -89,15 +89,12 @@ class Manager:
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
     def __init__(self, host, backends, hypervisor=None, connectors=None,
-                 inter_process_locks=False, worker_id=None):
+                 worker_id=None):
         """:param backends: {section name: :class:`Backend`}.
         :param hypervisor: the host's hypervisor driver, or None.
         :param connectors: the host's
             :class:`~cinder_ma.manager.connector.Connectors` (by default
             the in-tree ones and those of installed packages).
-        :param inter_process_locks: other processes run managers of this
-            host too (the workers of cinder-ma-all): connection locks are
-            taken between processes.
         :param worker_id: the id this process claims work under (see
             :mod:`cinder_ma.db.work`); a fresh one by default.
         """
@@ -105,7 +102,6 @@ class Manager:
         self.worker_id = worker_id or work_db.new_worker_id()
         self._active_claims = set()
         self._claims_lock = threading.Lock()
-        self.inter_process_locks = inter_process_locks
         self.backends = dict(backends)
         self.hypervisor = hypervisor
         self.connectors = connectors or host_connector.Connectors()
@@ -371,8 +367,7 @@ class Manager:
                     reason='volume %s has no host' % volume.id)
             try:
                 lock = locks.ConnectionLock.for_volume(
-                    volume.id, volume.shared_targets, volume.service_uuid,
-                    inter_process=self.inter_process_locks)
+                    volume.id, volume.shared_targets, volume.service_uuid)
             except ValueError as exc:
                 raise exception.InvalidVolume(reason=str(exc))
         except exception.InvalidVolume as exc:

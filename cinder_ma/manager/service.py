@@ -24,6 +24,7 @@ from stevedore import exception as stevedore_exc
 
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma import context as cm_context
+from cinder_ma import coordination
 from cinder_ma.db import api as db_api
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
@@ -210,16 +211,15 @@ def register_services(conf, host):
 class ManagerService(service.Service):
     """The manager of one host: its backends and its hypervisor."""
 
-    def __init__(self, host=None, conf=None, worker=False):
-        """:param worker: this manager is one of several processes serving
-            the host (the workers of cinder-ma-all, each with the API and
-            an in-process manager): it takes its connection locks between
-            processes. Each process claims work under its own worker id,
-            so that a worker never takes the work of a live sibling.
+    def __init__(self, host=None, conf=None):
+        """Several processes may serve one host (the workers of
+        cinder-ma-all, each with the API and an in-process manager): each
+        claims work under its own worker id, so that a worker never takes
+        the work of a live sibling, and their connection locks are the
+        coordination backend's (:mod:`cinder_ma.coordination`).
         """
         super().__init__()
         self.conf = conf or CONF
-        self.worker = worker
         self.host = host or self.conf.host
         self.backends = {}
         self.hypervisor_name = None
@@ -257,7 +257,6 @@ class ManagerService(service.Service):
         self.manager = manager.Manager(
             self.host, self.backends, self.hypervisor,
             connectors=host_connector.Connectors(self.conf),
-            inter_process_locks=self.worker,
             worker_id=work_db.new_worker_id())
         target = messaging.Target(topic=rpcapi.ManagerAPI.TOPIC,
                                   server=self.host)
@@ -289,6 +288,9 @@ class ManagerService(service.Service):
                     thread is not threading.current_thread()):
                 thread.join(timeout=30)
         self._reporter = self._reconciler = None
+        # Its flows are done: release what the process may still hold on
+        # the coordination backend (a later use starts it again).
+        coordination.COORDINATOR.stop()
         super().stop(graceful)
         LOG.info('Manager of %s stopped', self.host)
 

@@ -318,8 +318,9 @@ def check_connector(connector):
 
 
 def _connection_lock(volume):
-    """The connection lock of a volume's connections, taken across the
-    API's processes (see :mod:`cinder_ma.manager.locks`)."""
+    """The connection lock of a volume's connections, held across the
+    API's threads, processes and hosts (see
+    :mod:`cinder_ma.manager.locks`)."""
     return locks.inter_process_lock_of(volume)
 
 

@@ -12,9 +12,10 @@ initialised through :func:`cinder_ma.rpc.init`.
 
 All of that happens on the first request of each worker process, not at
 import: uWSGI and gunicorn import the module in a master that then forks,
-and connections (the RPC transport, the database engine, created on first
-use) must not be shared across a fork. A bad configuration (such as
-``auth_strategy = keystone`` without a usable ``[keystone_authtoken]``)
+and connections (the RPC transport, the database engine, the coordination
+backend, each created on first use) must not be shared across a fork. A
+bad configuration (such as ``auth_strategy = keystone`` without a usable
+``[keystone_authtoken]``, or an unknown ``[coordination] backend_url``)
 therefore shows in the log of the first request, which gets a 503 fault,
 as does every request until the configuration is mended.
 """
@@ -71,7 +72,9 @@ def init_application(environ=None, conf=CONF):
     logging.setup(conf, PROJECT)
     log_lines.install()
     conf.log_opt_values(LOG, logging.DEBUG)
+    from cinder_ma import coordination
     from cinder_ma import rpc  # the manager team's module, loaded late
+    coordination.check_backend(conf)
     rpc.init(conf)
     return api_app.setup_app(conf)
 

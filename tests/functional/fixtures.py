@@ -9,6 +9,9 @@ processes.
   over RabbitMQ. Call :func:`require_deployment_services` first: it skips
   the test (or fails it under ``CINDER_MA_REQUIRE_SERVICES=1``) when
   PostgreSQL or RabbitMQ is not reachable.
+* :class:`TestDrivers` -- the drivers of :mod:`tests.functional.drivers`
+  (a recording storage driver) registered as plugins for the processes
+  started with its environment.
 * :class:`WSGIServer` -- ``cinder_ma.wsgi.api:application`` served by
   waitress' own command line (``python -m waitress``), configured through
   ``OS_CINDER_MA_CONFIG_FILES``.
@@ -47,6 +50,7 @@ import requests
 from testtools import content
 
 from tests import fixtures as cm_fixtures
+from tests.functional import drivers
 
 #: The venv's console scripts are next to its interpreter.
 BIN_DIR = os.path.dirname(sys.executable)
@@ -75,6 +79,11 @@ _MODULES = {
 MANAGER_TOPIC = 'cinder-ma-manager'
 
 
+#: The top of the source tree (the directory holding ``tests``).
+SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
 class ServiceFailed(Exception):
     """A process did not start, or not in time."""
 
@@ -94,6 +103,51 @@ def environ(**extra):
     env = dict(os.environ, PYTHONWARNINGS='ignore')
     env.update(extra)
     return env
+
+
+class TestDrivers(fixtures.Fixture):
+    """The drivers of :mod:`tests.functional.drivers`, registered as
+    plugins for the processes that get :attr:`env`.
+
+    Entry points come from installed distributions; this one is a
+    ``.dist-info`` directory in a temporary directory that :attr:`env`
+    puts on ``PYTHONPATH`` (with the source tree, for the module), so
+    that nothing is installed in the environment the tests run from.
+
+    * ``recording_file`` (``cinder_ma.volume.drivers``):
+      :class:`tests.functional.drivers.RecordingFileDriver`, recording
+      into :attr:`record_path` (read with :meth:`calls`).
+    """
+
+    ENTRY_POINTS = {
+        'cinder_ma.volume.drivers': {
+            'recording_file':
+                'tests.functional.drivers:RecordingFileDriver'},
+    }
+
+    def _setUp(self):
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        dist_info = os.path.join(self.directory,
+                                 'cinder_ma_test_drivers-0.dist-info')
+        os.mkdir(dist_info)
+        with open(os.path.join(dist_info, 'METADATA'), 'w') as f:
+            f.write('Metadata-Version: 2.1\nName: cinder-ma-test-drivers\n'
+                    'Version: 0\n')
+        with open(os.path.join(dist_info, 'entry_points.txt'), 'w') as f:
+            for group, points in self.ENTRY_POINTS.items():
+                f.write('[%s]\n' % group)
+                for name, value in points.items():
+                    f.write('%s = %s\n' % (name, value))
+        self.record_path = os.path.join(self.directory, 'calls.jsonl')
+        self.env = environ(**{
+            'PYTHONPATH': os.pathsep.join([self.directory, SOURCE_ROOT]),
+            drivers.RECORD_ENV: self.record_path})
+
+    def calls(self, call=None, volume_id=None):
+        """The recorded calls, of one kind and volume when given."""
+        return [c for c in drivers.read_record(self.record_path)
+                if (call is None or c['call'] == call) and
+                (volume_id is None or c['volume_id'] == volume_id)]
 
 
 def free_port(host='127.0.0.1'):
@@ -438,17 +492,24 @@ class Deployment(_Server):
         :func:`require_deployment_services`).
     :param report_interval, service_down_time: ``[manager]`` options,
         short so that a dead manager shows ``down`` within seconds.
+    :param config: extra ``{section: {option: value}}``.
+    :param env: the processes' environment (default: :func:`environ`).
+    :param api_hosts: how many cinder-ma-api processes to run, each as if
+        on a host of its own: from the second on, with a state directory
+        (so lock files) of its own and another port (:attr:`api_urls`).
     """
 
     BACKEND = 'file'
 
     def __init__(self, admin_url, report_interval=1, service_down_time=3,
-                 config=None):
+                 config=None, env=None, api_hosts=1):
         super().__init__()
         self.admin_url = admin_url
         self.report_interval = report_interval
         self.service_down_time = service_down_time
         self.extra_config = config or {}
+        self.env = env
+        self.api_hosts = api_hosts
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
@@ -487,13 +548,32 @@ class Deployment(_Server):
             self.directory, 'cinder-ma-manage db sync')
         self.managers = []
         self.start_manager()
-        self.api = self.useFixture(Process(
-            'cinder-ma-api',
-            command('cinder-ma-api') + ['--config-file', self.config_file],
-            self.directory))
-        wait_for(lambda: http_get(self.url + '/'), 'answer of cinder-ma-api',
-                 processes=[self.api])
+        self.apis = []
+        self.api_urls = []
+        for index in range(self.api_hosts):
+            self._start_api(index)
+        self.api = self.apis[0]
         self.wait_for_services('up')
+
+    def _start_api(self, index):
+        name = 'cinder-ma-api'
+        argv = command(name) + ['--config-file', self.config_file]
+        port = self.port
+        if index:
+            name += '-%d' % (index + 1)
+            port = free_port()
+            argv += ['--config-file', write_config(
+                os.path.join(self.directory, name + '.conf'), {
+                    'DEFAULT': {'state_path': os.path.join(
+                        self.directory, 'state-' + name)},
+                    'api': {'port': port}})]
+        api = self.useFixture(Process(name, argv, self.directory,
+                                      env=self.env))
+        url = 'http://127.0.0.1:%d' % port
+        wait_for(lambda: http_get(url + '/'), 'answer of ' + name,
+                 processes=[api])
+        self.apis.append(api)
+        self.api_urls.append(url)
 
     @property
     def manager(self):
@@ -503,7 +583,8 @@ class Deployment(_Server):
     def start_manager(self, env=None):
         """Start the node's manager (again: its files get a number).
 
-        :param env: the process's environment (default: :func:`environ`).
+        :param env: the process's environment (default: the
+            deployment's).
         """
         name = 'cinder-ma-manager'
         if self.managers:
@@ -511,11 +592,11 @@ class Deployment(_Server):
         self.managers.append(self.useFixture(Process(
             name, command('cinder-ma-manager') + [
                 '--config-file', self.config_file],
-            self.directory, env=env)))
+            self.directory, env=env if env is not None else self.env)))
         return self.manager
 
     def processes(self):
-        return [self.api] + self.managers
+        return self.apis + self.managers
 
     def wait_for_services(self, state, timeout=START_TIMEOUT):
         """Wait until the node's manager and backend show ``state``."""
@@ -610,9 +691,7 @@ def _drop_class_fixture(cache, key):
 
 
 #: The module that serves Keystone (tools/keystone_wsgi.py).
-KEYSTONE_WSGI = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-        __file__)))), 'tools', 'keystone_wsgi.py')
+KEYSTONE_WSGI = os.path.join(SOURCE_ROOT, 'tools', 'keystone_wsgi.py')
 
 
 class Keystone(_Server):

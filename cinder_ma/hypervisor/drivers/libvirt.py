@@ -32,6 +32,10 @@ libvirt = importutils.try_import('libvirt')
 
 LOG = logging.getLogger(__name__)
 
+#: Name of the per-instance lock, and the prefix of its file.
+INSTANCE_LOCK = 'libvirt-instance-%s'
+LOCK_FILE_PREFIX = 'cinder_ma-'
+
 #: connection_info['driver_volume_type'] values attached as a file.
 FILE_VOLUME_TYPES = ('file',)
 #: Types the host connection turns into a block device
@@ -392,7 +396,15 @@ class LibvirtDriver(base.HypervisorDriver):
 
     @staticmethod
     def _instance_lock(instance_uuid):
-        return lockutils.lock('libvirt-instance-%s' % instance_uuid)
+        """The lock under which a domain's disks are read and changed
+        (choosing a free target name, then plugging the disk), held
+        across the processes of this host that drive its libvirt (the
+        workers of cinder-ma-all, a manager and cinder-ma-manage): a file
+        lock in ``[oslo_concurrency] lock_path``. The domain is this
+        host's, so the lock needs no other host."""
+        return lockutils.lock(INSTANCE_LOCK % instance_uuid,
+                              lock_file_prefix=LOCK_FILE_PREFIX,
+                              external=True)
 
     # -- attach ------------------------------------------------------------
 

@@ -5,8 +5,8 @@ Run in the API process for consumers that connect their host themselves
 connector, or create with one) and the legacy ``os-initialize_connection``.
 The backend's part is the same task as in the manager's attach flow, an
 RPC call to the manager of the volume's backend, under the same
-connection lock (:mod:`cinder_ma.manager.locks`, taken across processes
-here, since the API runs in several), with the same reverts: a call that
+connection lock (:mod:`cinder_ma.manager.locks`, which holds across
+the API's processes and hosts), with the same reverts: a call that
 timed out may have connected, so its revert terminates it, unless another
 attachment on that host uses the connection.
 

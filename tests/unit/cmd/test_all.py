@@ -167,6 +167,14 @@ class MainInProcessTestCase(base.DBTestCase):
         self.assertFalse(rpc.initialized())
 
 
+    def test_unknown_coordination_backend(self):
+        self.flags(backend_url='nosuch://host', group='coordination')
+        self.assertEqual(1, all_cmd.main(['cinder-ma-all']))
+        self.assertIn('cinder-ma-all: error: Invalid configuration: '
+                      '[coordination] backend_url nosuch://host cannot be '
+                      'used', self.cmd.stderr.getvalue())
+
+
 class CommandTestCase(base.TestCase):
     """The real command in a process of its own, stopped by signals."""
 

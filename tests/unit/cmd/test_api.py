@@ -53,6 +53,13 @@ class ApiCommandTestCase(base.TestCase):
                       self.cmd.stderr.getvalue())
         self.assertFalse(rpc.initialized())
 
+    def test_refuses_an_unknown_coordination_backend(self):
+        self.flags(backend_url='nosuch://host', group='coordination')
+        self.assertEqual(1, api_cmd.main(['cinder-ma-api']))
+        self.assertIn('cinder-ma-api: error: Invalid configuration: '
+                      '[coordination] backend_url nosuch://host cannot be '
+                      'used', self.cmd.stderr.getvalue())
+
     def test_safe_defaults(self):
         self.conf.clear_override('auth_strategy')
         self.conf.clear_default('state_path')

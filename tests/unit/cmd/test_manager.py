@@ -62,6 +62,13 @@ class ManagerCommandTestCase(base.TestCase):
         self.assertIn('No driver named nope', self.cmd.stderr.getvalue())
         self.launch.assert_not_called()
 
+    def test_unknown_coordination_backend_fails_before_launch(self):
+        argv = self._config('[coordination]\nbackend_url = nosuch://h\n')
+        self.assertEqual(1, manager_cmd.main(argv))
+        self.assertIn('[coordination] backend_url nosuch://h cannot be used',
+                      self.cmd.stderr.getvalue())
+        self.launch.assert_not_called()
+
     def test_bad_transport_url(self):
         argv = self._config('[DEFAULT]\ntransport_url = rabbit://a:b@h:notaport/\n')
         self.assertEqual(1, manager_cmd.main(argv))

@@ -1,10 +1,14 @@
 """Tests of the option listing and of the library defaults cinder_ma
 changes."""
 
+import os
+
+from oslo_concurrency import opts as concurrency_opts
 from oslo_config import cfg
 import testtools
 
 from cinder_ma.conf import opts
+from tests import base
 
 
 class TestSetDefaults(testtools.TestCase):
@@ -40,3 +44,25 @@ class TestSetDefaults(testtools.TestCase):
         self.assertEqual(['disable_by_file'], names['backends'].default)
         self.assertEqual('$state_path/healthcheck_disable',
                          names['disable_by_file_path'].default)
+
+    def test_coordination_group_listed(self):
+        groups = dict(opts.list_opts())
+        names = {o.name: o for o in groups['coordination']}
+        self.assertEqual('file://$state_path/coordination',
+                         names['backend_url'].default)
+        self.assertTrue(names['backend_url'].secret)
+        self.assertIn('redis://', names['backend_url'].help)
+
+
+class TestLibraryOptions(base.TestCase):
+    """Options of libraries that cinder_ma.conf registers on CONF."""
+
+    def test_lock_path_in_the_state_directory(self):
+        # What the sample generator lists (namespace oslo.concurrency)...
+        listed = {o.name: o for group, group_opts in
+                  concurrency_opts.list_opts() for o in group_opts}
+        self.assertEqual('$state_path/locks', listed['lock_path'].default)
+        # ...and what the processes read.
+        self.conf.clear_default('lock_path', group='oslo_concurrency')
+        self.assertEqual(os.path.join(self.state_path, 'locks'),
+                         self.conf.oslo_concurrency.lock_path)

@@ -1,8 +1,14 @@
-"""Tests of the connection locks of the attach and detach flows."""
+"""Tests of the connection locks of the attach and detach flows, on the
+coordination backend of the tests (lock files in the state directory).
+The same locks across processes and hosts (Redis):
+tests/functional/test_coordination.py."""
 
 import os
 import threading
+import types
 
+from cinder_ma import coordination
+from cinder_ma import exception
 from cinder_ma.manager import locks
 from tests import base
 
@@ -10,25 +16,31 @@ from tests import base
 class LockNameTestCase(base.TestCase):
 
     def test_shared_targets(self):
-        self.assertEqual(('cinder_ma-connect-svc-1', True),
+        self.assertEqual('cinder_ma-connect-svc-1',
                          locks.connection_lock_name('vol-1', True, 'svc-1'))
 
     def test_per_volume(self):
-        self.assertEqual(('cinder_ma-connect-volume-vol-1', False),
+        self.assertEqual('cinder_ma-connect-volume-vol-1',
                          locks.connection_lock_name('vol-1', False, 'svc-1'))
-        self.assertEqual(('cinder_ma-connect-volume-vol-1', False),
+        self.assertEqual('cinder_ma-connect-volume-vol-1',
                          locks.connection_lock_name('vol-1', False, None))
-
-    def test_per_volume_between_processes(self):
-        self.assertEqual(('cinder_ma-connect-volume-vol-1', True),
-                         locks.connection_lock_name('vol-1', False, None,
-                                                    inter_process=True))
-        self.assertTrue(locks.ConnectionLock.for_volume(
-            'vol-1', False, None, inter_process=True).external)
 
     def test_shared_targets_need_a_service(self):
         self.assertRaises(ValueError, locks.connection_lock_name, 'vol-1',
                           True, None)
+
+    def test_lock_of_a_volume(self):
+        volume = types.SimpleNamespace(id='vol-1', shared_targets=True,
+                                       service_uuid='svc-1')
+        self.assertEqual('cinder_ma-connect-svc-1',
+                         locks.inter_process_lock_of(volume).name)
+        # Shared targets without a service uuid: the volume's own lock.
+        volume.service_uuid = None
+        self.assertEqual('cinder_ma-connect-volume-vol-1',
+                         locks.inter_process_lock_of(volume).name)
+        self.assertEqual(
+            locks.inter_process_lock_of(volume).name,
+            locks.ConnectionLock.for_volume('vol-1', False, None).name)
 
 
 class ConnectionLockTestCase(base.TestCase):
@@ -61,16 +73,18 @@ class ConnectionLockTestCase(base.TestCase):
         self.assertTrue(entered.wait(10))
         thread.join(10)
 
-    def test_internal_lock_serializes_threads(self):
+    def test_volume_lock_serializes_threads(self):
         self._serializes(locks.ConnectionLock.for_volume('v', False, None),
                          locks.ConnectionLock.for_volume('v', False, None))
 
-    def test_external_lock_serializes_and_uses_lock_path(self):
+    def test_is_a_lock_of_the_coordination_backend(self):
         first = locks.ConnectionLock.for_volume('v', True, 'svc-1')
         self._serializes(
             first, locks.ConnectionLock.for_volume('w', True, 'svc-1'))
+        self.assertIs(coordination.COORDINATOR, first.coordinator)
+        # The default backend: lock files in the state directory.
         self.assertTrue(os.path.exists(os.path.join(
-            self.conf.oslo_concurrency.lock_path, 'cinder_ma-connect-svc-1')))
+            self.state_path, 'coordination', 'cinder_ma-connect-svc-1')))
 
     def test_other_volumes_do_not_wait(self):
         first = locks.ConnectionLock.for_volume('v', False, None)
@@ -86,3 +100,14 @@ class ConnectionLockTestCase(base.TestCase):
 
         threading.Thread(target=take, daemon=True).start()
         self.assertTrue(done.wait(10))
+
+    def test_backend_down(self):
+        # A directory that cannot be made: the coordinator cannot start.
+        self.flags(backend_url='file:///proc/cinder_ma-nowhere',
+                   group='coordination')
+        lock = locks.ConnectionLock.for_volume('v', False, None)
+        exc = self.assertRaises(exception.CoordinationUnavailable,
+                                lock.acquire)
+        self.assertEqual(503, exc.code)
+        self.assertFalse(lock.held)
+        lock.release()

@@ -12,6 +12,7 @@ import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 
 from cinder_ma import context
+from cinder_ma import coordination
 from cinder_ma.db import api as db_api
 from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import fake as fake_hv
@@ -127,6 +128,16 @@ class ManagerServiceTestCase(base.DBTestCase):
         svc.stop()
         self.assertRaises(exception.ManagerUnavailable, client.call,
                           self.context, 'create_volume', volume_id='nope')
+
+    def test_stop_stops_the_coordinator(self):
+        svc = self._start()
+        # A flow of the process takes a connection lock...
+        coordination.COORDINATOR.release(
+            coordination.COORDINATOR.acquire('a-lock'))
+        self.assertTrue(coordination.COORDINATOR.started)
+        # ...and the service's stop releases the backend.
+        svc.stop()
+        self.assertFalse(coordination.COORDINATOR.started)
 
     def test_missing_volume_driver(self):
         self.flags(enabled_backends=['file', 'bad'])

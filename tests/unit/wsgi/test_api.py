@@ -48,6 +48,18 @@ class TestInitApplication(base.DBTestCase):
         self.assertEqual(300, response.status_int)
 
 
+    def test_unknown_coordination_backend(self):
+        conf_file = os.path.join(self.state_path, 'api.conf')
+        with open(conf_file, 'w') as f:
+            f.write('[DEFAULT]\nauth_strategy = noauth\n'
+                    '[coordination]\nbackend_url = nosuch://host\n')
+        self.useFixture(fixtures.MockPatch('oslo_log.log.setup'))
+        exc = self.assertRaises(
+            exception.InvalidConfiguration, wsgi_api.init_application,
+            {'OS_CINDER_MA_CONFIG_FILES': conf_file}, conf=self.conf)
+        self.assertIn('nosuch://host cannot be used', str(exc))
+
+
 class TestLazyApplication(base.TestCase):
 
     def test_built_once_on_first_request(self):

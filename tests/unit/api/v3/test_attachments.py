@@ -564,6 +564,20 @@ class TestUpdate(AttachmentsTestCase):
                              'connection_info'])
         self.assertEqual('initialize_connection', self.rpc.calls[-1][0])
 
+    def test_coordination_backend_down_is_a_503(self):
+        # The connection lock cannot be taken: nothing is asked of the
+        # backend, and the flow's sentinel marks the attachment failed.
+        attachment = self.reserve()
+        self.flags(backend_url='file:///proc/cinder_ma-nowhere',
+                   group='coordination')
+        response = self.put(attachment['id'], CONNECTOR, status=503)
+        self.assertEqual(503, response.json['serviceUnavailable']['code'])
+        self.assertEqual([], [c for c in self.rpc.calls
+                              if c[0] == 'initialize_connection'])
+        self.assertEqual('error_attaching',
+                         self.show(attachment['id']).json['attachment'][
+                             'status'])
+
     def test_bad_connectors(self):
         attachment_id = self.reserve()['id']
         for connector, message in (

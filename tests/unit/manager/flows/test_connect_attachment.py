@@ -11,6 +11,7 @@ and fail on demand, every call to the backend.
 import fixtures
 import oslo_messaging as messaging
 
+from cinder_ma import coordination
 from cinder_ma import exception
 from cinder_ma.manager.flows import connect_attachment
 from cinder_ma.manager import locks
@@ -207,20 +208,20 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual('attaching', self.update(
             self.reserve(volume, 'i2')).attach_status)
 
-    def test_lock_is_taken_across_processes(self):
+    def test_lock_is_the_coordination_lock_of_the_volume(self):
         volume = self.volume()
         taken = []
-        real = locks.lockutils.lock
+        real = coordination.COORDINATOR.acquire
 
-        def lock(name, *args, **kwargs):
-            taken.append((name, kwargs.get('external')))
-            return real(name, *args, **kwargs)
+        def acquire(name):
+            taken.append(name)
+            return real(name)
 
-        self.useFixture(fixtures.MockPatchObject(locks.lockutils, 'lock',
-                                                 side_effect=lock))
+        self.useFixture(fixtures.MockPatchObject(
+            coordination.COORDINATOR, 'acquire', side_effect=acquire))
         att = self.update(self.reserve(volume))
         attachments.delete_attachment(self.service_context, att.id)
-        expected = ('cinder_ma-connect-volume-%s' % volume.id, True)
+        expected = 'cinder_ma-connect-volume-%s' % volume.id
         self.assertEqual([expected, expected], taken)
 
 

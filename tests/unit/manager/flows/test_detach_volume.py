@@ -15,6 +15,7 @@ import threading
 import fixtures
 from taskflow import task
 
+from cinder_ma import coordination
 from cinder_ma import exception
 from cinder_ma.manager.flows import detach_volume
 from cinder_ma.manager import locks
@@ -266,20 +267,19 @@ class SharedTargetsTestCase(mgr_fixtures.AttachmentTestCase):
                          self.connector.called('disconnect_volume'))
         self.assertEqual({(v1.id, 'compute1')}, self.driver.connections)
 
-    def test_lock_is_the_backends_external_lock(self):
+    def test_lock_is_the_backends_coordination_lock(self):
         volume = self.volume()
         taken = []
-        real = locks.lockutils.lock
+        real = coordination.COORDINATOR.acquire
 
-        def lock(name, *args, **kwargs):
-            taken.append((name, kwargs.get('external')))
-            return real(name, *args, **kwargs)
+        def acquire(name):
+            taken.append(name)
+            return real(name)
 
-        self.useFixture(fixtures.MockPatchObject(locks.lockutils, 'lock',
-                                                 side_effect=lock))
+        self.useFixture(fixtures.MockPatchObject(
+            coordination.COORDINATOR, 'acquire', side_effect=acquire))
         self.detach(self.attach(volume, 'i1').id)
-        expected = ('cinder_ma-connect-%s' % self.backend_service.uuid,
-                    True)
+        expected = 'cinder_ma-connect-%s' % self.backend_service.uuid
         self.assertEqual([expected, expected], taken)
 
     def _race(self):
