@@ -1,5 +1,7 @@
 """Base classes of cinder_ma's tests."""
 
+import os
+
 import fixtures
 from oslo_utils import timeutils
 import testtools
@@ -9,7 +11,27 @@ from cinder_ma.db import api as db_api
 from tests import fixtures as cm_fixtures
 
 
-class TestCase(testtools.TestCase):
+#: Seconds one test may run before it fails, unless OS_TEST_TIMEOUT
+#: (tox.ini sets it per environment) says otherwise; 0 turns it off.
+DEFAULT_TEST_TIMEOUT = 300
+
+
+class BaseTestCase(testtools.TestCase):
+    """Every test of cinder_ma: a hung test fails after OS_TEST_TIMEOUT
+    seconds (with its traceback) instead of holding up the run."""
+
+    def setUp(self):
+        super().setUp()
+        try:
+            timeout = int(os.environ.get('OS_TEST_TIMEOUT',
+                                         DEFAULT_TEST_TIMEOUT))
+        except ValueError:
+            timeout = DEFAULT_TEST_TIMEOUT
+        if timeout > 0:
+            self.useFixture(fixtures.Timeout(timeout, gentle=True))
+
+
+class TestCase(BaseTestCase):
     """Configuration in a temporary state directory; no database."""
 
     def setUp(self):
