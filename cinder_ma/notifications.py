@@ -49,12 +49,26 @@ def notify_attach(context, event_type, volume, attachment):
            attachment_payload(volume, attachment))
 
 
-def notify_extend(context, volume, new_size):
-    """Tell every host with an attachment of the volume its new size."""
+def notify_extend(context, volume, new_size, not_resized=None):
+    """Tell every host with an attachment of the volume its new size.
+
+    :param not_resized: {attachment id: reason} of the attachments made
+        through a manager whose instance does not see the new size: they
+        get ``volume.attachment.extend_failed`` (priority error, with the
+        reason) instead of ``volume.attachment.extended``, and
+        ``volume.extend.end`` lists them.
+    """
+    not_resized = not_resized or {}
     for attachment in volume.volume_attachment:
         payload = attachment_payload(volume, attachment)
         payload['new_size'] = new_size
-        notify(context, 'volume.attachment.extended', payload)
+        if attachment.id in not_resized:
+            payload['reason'] = not_resized[attachment.id]
+            notify(context, 'volume.attachment.extend_failed', payload,
+                   priority='error')
+        else:
+            notify(context, 'volume.attachment.extended', payload)
     notify(context, 'volume.extend.end',
            {'volume_id': volume.id, 'new_size': new_size,
-            'project_id': volume.project_id})
+            'project_id': volume.project_id,
+            'attachments_not_resized': sorted(not_resized)})

@@ -25,6 +25,7 @@ from cinder_ma.db.api import writer
 from cinder_ma.db import models
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
+from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume import status as vstatus
 
 
@@ -621,3 +622,81 @@ def volume_leave_status(context, volume_id, from_status, values=None):
         raise exception.Conflict(
             reason='volume %s is not %s' % (volume_id, from_status))
     return values['status']
+
+
+#: How the ``error_reason`` an extend leaves on an attachment starts: a
+#: later extend that reaches the attachment clears it.
+EXTEND_REASON_PREFIX = 'extend to '
+
+
+def _with_size(connection_info, size):
+    """``connection_info`` (JSON text) with ``data[SIZE_KEY] = size``;
+    the same text when it has no ``data`` object to hold it."""
+    if not connection_info:
+        return connection_info
+    try:
+        info = jsonutils.loads(connection_info)
+    except ValueError:
+        return connection_info
+    if not isinstance(info, dict) or not isinstance(
+            info.get('data') or {}, dict):
+        return connection_info
+    data = dict(info.get('data') or {})
+    if data.get(driver_base.SIZE_KEY) == size:
+        return connection_info
+    data[driver_base.SIZE_KEY] = size
+    info['data'] = data
+    return jsonutils.dumps(info)
+
+
+@writer
+def volume_finish_extend(context, volume_id, new_size, not_updated=None,
+                         reason=None):
+    """Leave ``extending`` with the new size, in one transaction.
+
+    The volume gets ``new_size``, ``reason`` as its error_reason (None:
+    every attachment saw the new size) and the status its attachments
+    give (compare-and-swap on ``extending``). Its attachments' connection
+    info records the new size (``data['volume_size']``); those of
+    ``not_updated`` get their reason as error_reason, and the others lose
+    a reason an earlier extend left (:data:`EXTEND_REASON_PREFIX`).
+    Attachments cannot change meanwhile: every attachment transition
+    needs the volume in an attachable status.
+
+    :param not_updated: {attachment id: reason} of the attachments whose
+        instance does not see the new size.
+    :returns: the volume's new status.
+    :raises Conflict: the volume is not ``extending``.
+    """
+    not_updated = dict(not_updated or {})
+    status = volume_leave_status(
+        context, volume_id, vstatus.EXTENDING,
+        {'size': new_size, 'error_reason': reason, 'target_size': None})
+    rows = context.session.execute(
+        sa.select(_VA_TABLE.c.id, _VA_TABLE.c.connection_info,
+                  _VA_TABLE.c.error_reason).where(
+            _VA_TABLE.c.volume_id == volume_id,
+            _VA_TABLE.c.deleted == sa.false())).all()
+    for row in rows:
+        values = {}
+        info = _with_size(row.connection_info, new_size)
+        if info != row.connection_info:
+            values['connection_info'] = info
+        if row.id in not_updated:
+            values['error_reason'] = not_updated[row.id]
+        elif (row.error_reason or '').startswith(EXTEND_REASON_PREFIX):
+            values['error_reason'] = None
+        if not values:
+            continue
+        values['updated_at'] = _now()
+        # Compare-and-swap on the connection read: one made meanwhile
+        # (nothing in cinder_ma makes one while the volume is extending)
+        # reached the grown volume and is left as it is.
+        column = _VA_TABLE.c.connection_info
+        context.session.execute(
+            sa.update(_VA_TABLE).where(
+                _VA_TABLE.c.id == row.id,
+                _VA_TABLE.c.deleted == sa.false(),
+                column.is_(None) if row.connection_info is None
+                else column == row.connection_info).values(**values))
+    return status

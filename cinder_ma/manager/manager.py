@@ -240,14 +240,20 @@ class Manager:
             quota_db.release_extend(context, volume_id,
                                     new_size - volume.size)
             raise
-        flows.run_flow(extend_flow.get_flow(backend.driver),
-                       {'context': context, 'volume_id': volume_id,
-                        'volume': volume_ref(volume),
-                        'new_size': new_size})
-        LOG.info('Extended volume %s to %s GiB', volume_id, new_size)
+        engine = flows.run_flow(
+            extend_flow.get_flow(backend.driver, self.manager_api),
+            {'context': context, 'volume_id': volume_id,
+             'volume': volume_ref(volume), 'new_size': new_size})
+        not_resized = engine.storage.fetch('not_resized')
+        if not_resized:
+            LOG.warning('Extended volume %s to %s GiB; %d attachment(s) do '
+                        'not see the new size: %s', volume_id, new_size,
+                        len(not_resized), ', '.join(sorted(not_resized)))
+        else:
+            LOG.info('Extended volume %s to %s GiB', volume_id, new_size)
         notifications.notify_extend(context,
                                     db_api.volume_get(context, volume_id),
-                                    new_size)
+                                    new_size, not_resized)
 
     # Connections (backend role)
 
@@ -310,6 +316,9 @@ class Manager:
         # volume's type (null when none) for the hypervisor to apply.
         info['data'] = dict(info.get('data') or {}, access_mode=attach_mode,
                             qos_specs=front_end)
+        # cinder_ma's own: the size the consumer's disk should have,
+        # updated there by an extend (SIZE_KEY).
+        info['data'][driver_base.SIZE_KEY] = volume.size
         LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
                  'host %(host)s (%(mode)s)',
                  {'type': info['driver_volume_type'], 'vol': volume_id,
@@ -339,6 +348,45 @@ class Manager:
         if driver is None or not driver.capabilities.reports_instance_owner:
             return None
         return driver.get_instance_owner(instance_uuid)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def resize_attachment(self, context, attachment_id, new_size):
+        """Make the instance of an attachment of this host see the new
+        size of its volume, grown online by its backend (1.6).
+
+        :param new_size: the volume's new size in GiB.
+        :raises DriverError: this host has no hypervisor driver that can
+            resize disks, or the driver failed.
+        :raises InvalidVolume: the attachment is not attached through this
+            host's manager.
+        """
+        attachment = attachment_db.attachment_get(context, attachment_id)
+        if attachment.manager_host != self.host or \
+                attachment.attach_status != vstatus.ATTACH_ATTACHED:
+            raise exception.InvalidVolume(
+                reason='attachment %s is %s through the manager of %s, not '
+                       'attached through the manager of %s' % (
+                           attachment_id, attachment.attach_status,
+                           attachment.manager_host, self.host))
+        driver = self.hypervisor
+        if driver is None or not driver.capabilities.supports_extend_volume:
+            raise exception.DriverError(
+                reason='the hypervisor driver of host %s cannot resize '
+                       'disks (supports_extend_volume)' % self.host)
+        try:
+            driver.resize_volume(attachment.instance_uuid, attachment_id,
+                                 int(new_size) * driver_base.GiB)
+        except exception.CinderMAException:
+            raise
+        except Exception as exc:
+            LOG.exception('Resizing the disk of attachment %s failed',
+                          attachment_id)
+            raise exception.DriverError(
+                reason='resizing the disk of attachment %s failed: %s' % (
+                    attachment_id, exc)) from None
+        LOG.info('Instance %s sees attachment %s of volume %s at %s GiB',
+                 attachment.instance_uuid, attachment_id,
+                 attachment.volume_id, new_size)
 
     def _load_attachment(self, context, attachment_id, expected_status,
                          error_status):

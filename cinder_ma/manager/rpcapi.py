@@ -68,6 +68,26 @@ def check_up(context, host, binary):
             CONF.manager.service_down_time)
 
 
+def reported_version(context, host):
+    """The manager RPC API version the manager of node ``host`` reports
+    in the services table (1.2 when it reports none), or None when no
+    manager of that node is registered."""
+    service = db_api.service_get_by_host_and_binary(context, host,
+                                                    MANAGER_BINARY)
+    return None if service is None else _version_of(service)
+
+
+def _version_of(service):
+    """The RPC API version a manager's services row reports."""
+    try:
+        caps = jsonutils.loads(service.capabilities or '{}')
+    except ValueError:
+        caps = {}
+    if not isinstance(caps, dict):
+        caps = {}
+    return caps.get(VERSION_KEY) or UNREPORTED_VERSION
+
+
 def _backend_row(host):
     """The services row host of a volume host: ``node@backend``."""
     return host.split('#', 1)[0]
@@ -90,6 +110,9 @@ class ManagerAPI:
       hypervisor hold, for audits); managers report their version in
       the services table (``capabilities['rpc_api_version']``) for
       ``[upgrade_levels] manager = auto``.
+    * 1.6 - resize_attachment (call to the manager of an attachment's
+      host: its hypervisor driver makes the instance see the new size of
+      a volume extended online).
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
@@ -102,7 +125,7 @@ class ManagerAPI:
     older form exists).
     """
 
-    RPC_API_VERSION = '1.4'
+    RPC_API_VERSION = '1.6'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -246,6 +269,35 @@ class ManagerAPI:
                                        volume_id=volume_id,
                                        new_size=new_size)
 
+    def resize_attachment(self, context, attachment_id, instance_host,
+                          new_size):
+        """Have the manager of ``instance_host`` make the instance of an
+        attachment it attached see the new size of its volume, grown
+        online (call, 1.6).
+
+        :param new_size: the volume's new size in GiB.
+        :raises ServiceTooOld: ``[upgrade_levels] manager`` is below 1.6,
+            or the manager of ``instance_host`` reports an older version
+            (nothing is sent).
+        :raises ManagerUnavailable: that manager is down.
+        :raises ManagerTimeout: it did not answer in time.
+        :raises DriverError: its hypervisor driver could not resize the
+            disk (or has no such disk).
+        """
+        what = 'resize the disk of attachment %s' % attachment_id
+        self._require('1.6', what, instance_host)
+        node = server_for(instance_host)
+        version = reported_version(context, node)
+        if version is not None and \
+                _version_key(version) < _version_key('1.6'):
+            raise exception.ServiceTooOld(
+                message='Cannot %s on %s: its manager serves RPC API %s '
+                        'and this needs 1.6; upgrade it.' % (
+                            what, instance_host, version))
+        self._call(context, node, MANAGER_BINARY,
+                   self._client(instance_host, '1.6'), 'resize_attachment',
+                   attachment_id=attachment_id, new_size=new_size)
+
     def list_connections(self, context, host):
         """What the backends and the hypervisor of the manager of ``host``
         hold (call, 1.4), for audits.
@@ -264,17 +316,9 @@ def _reported_versions(context):
     """The RPC API versions the registered managers report."""
     from cinder_ma.db import api as db_api
 
-    versions = []
-    for svc in db_api.service_get_all(context,
-                                      filters={'topic': ManagerAPI.TOPIC}):
-        if svc.binary != 'cinder-ma-manager':
-            continue
-        try:
-            caps = jsonutils.loads(svc.capabilities or '{}')
-        except ValueError:
-            caps = {}
-        versions.append(caps.get(VERSION_KEY) or UNREPORTED_VERSION)
-    return versions
+    return [_version_of(svc) for svc in db_api.service_get_all(
+        context, filters={'topic': ManagerAPI.TOPIC})
+        if svc.binary == MANAGER_BINARY]
 
 
 def _version_key(version):

@@ -179,7 +179,9 @@ def hypervisor_capabilities(name, driver):
         'driver': name,
         'supports_multiattach': driver.capabilities.supports_multiattach,
         'reports_instance_owner':
-            driver.capabilities.reports_instance_owner})
+            driver.capabilities.reports_instance_owner,
+        'supports_extend_volume':
+            driver.capabilities.supports_extend_volume})
 
 
 def _get_or_create_service(ctxt, host, binary, availability_zone):

@@ -308,11 +308,42 @@ def _gib(value):
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
+def _check_hosts_resize(context, volume):
+    """Refuse the online extend of a volume attached through the manager
+    of a host whose hypervisor driver cannot show its instance the new
+    size (``supports_extend_volume``; a manager that does not report it
+    is older than 1.6 and cannot either).
+
+    :raises InvalidVolume: a 400 naming the attachments and hosts.
+    """
+    unable = []
+    for attachment in volume.volume_attachment:
+        if not attachment.manager_host or \
+                attachment.attach_status != vstatus.ATTACH_ATTACHED:
+            continue
+        caps = scheduler.hypervisor_capabilities(context,
+                                                 attachment.manager_host)
+        if not (caps and caps.get('supports_extend_volume')):
+            unable.append('attachment %s on host %s' % (
+                attachment.id, attachment.manager_host))
+    if unable:
+        LOG.info('Extend of in-use volume %s refused: hosts cannot resize '
+                 'attached disks: %s', volume.id, ', '.join(unable))
+        raise exception.InvalidVolume(
+            reason='volume %s is in use and the hypervisor driver of the '
+                   'host of %s cannot resize attached disks '
+                   '(supports_extend_volume); detach it there first' % (
+                       volume.id, ', '.join(unable)))
+
+
 def extend(context, volume_id, new_size):
     """os-extend: grow a volume.
 
-    An in-use volume grows only where its backend declares online extend;
-    the hosts of its attachments are told through a notification.
+    An in-use volume grows only where its backend declares online extend
+    and the hypervisor driver of every host holding an attachment made
+    through its manager can resize the disk; the manager of the backend
+    has those hosts resize it, and the consumers of the other attachments
+    are told through the connection info and a notification.
     """
     volume = get_volume(context, volume_id, volume_policies.EXTEND)
     volume_services.assert_not_frozen(context, volume)
@@ -328,6 +359,7 @@ def extend(context, volume_id, new_size):
             raise exception.InvalidVolume(
                 reason='volume %s is in use and its backend does not '
                        'support extending attached volumes' % volume.id)
+        _check_hosts_resize(context, volume)
     elif volume.status != vstatus.AVAILABLE:
         raise exception.InvalidVolume(
             reason='volume %s is %s; only available or in-use volumes can '
@@ -353,10 +385,13 @@ def extend_volume_completion(context, volume_id, error=False):
     """os-extend_volume_completion (3.71): a compute service finished (or
     failed) an online extend that the volume service left waiting for it.
 
-    cinder_ma's backends extend attached volumes themselves and never
-    wait for a compute service, so no volume is ever waiting: like Cinder
-    for a volume that is not waiting, this is a 400 once the caller is
-    allowed.
+    cinder_ma never waits for a compute service: the manager of the
+    backend has the hosts of the attachments made through a cinder_ma
+    manager resize their disks itself (RPC, see
+    :class:`cinder_ma.manager.tasks.volume.ResizeAttachedDisks`) and
+    tells external consumers through the connection info and a
+    notification. So no volume is ever waiting: like Cinder for a volume
+    that is not waiting, this is a 400 once the caller is allowed.
     """
     volume = get_volume(context, volume_id, volume_policies.GET)
     policy.authorize(context, volume_policies.EXTEND_COMPLETION,

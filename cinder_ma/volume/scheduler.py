@@ -153,6 +153,17 @@ def manager_is_up(context, host):
     return service is not None and db_api.service_is_up(service)
 
 
+def hypervisor_capabilities(context, host):
+    """The hypervisor capabilities reported by the manager of node
+    ``host`` (``{'driver': ..., 'supports_multiattach': ..., ...}``), or
+    None when it runs no hypervisor driver or never registered."""
+    service = db_api.service_get_by_host_and_binary(
+        context, node_of(host), MANAGER_BINARY)
+    if service is None:
+        return None
+    return capabilities_of(service).get('hypervisor') or None
+
+
 def backend_capabilities(context, host):
     """The capabilities reported by the backend of a volume host
     (``node@backend#pool``); {} when it never reported."""

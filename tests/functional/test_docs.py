@@ -51,7 +51,7 @@ class SupportMatrixTestCase(testtools.TestCase):
         nbd_row = rows['nbd']
         self.assertEqual('nbd', nbd_row.protocol)
         self.assertEqual({'multiattach': True, 'shared_targets': False,
-                          'online_extend': False}, nbd_row.capabilities)
+                          'online_extend': True}, nbd_row.capabilities)
 
     def test_hypervisor_drivers(self):
         rows = self._rows(self.matrix.HYPERVISOR)
@@ -59,10 +59,12 @@ class SupportMatrixTestCase(testtools.TestCase):
             'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
             rows['libvirt'].class_path)
         self.assertEqual({'supports_multiattach': True,
-                          'reports_instance_owner': True},
+                          'reports_instance_owner': True,
+                          'supports_extend_volume': True},
                          rows['libvirt'].capabilities)
         self.assertEqual({'supports_multiattach': True,
-                          'reports_instance_owner': True},
+                          'reports_instance_owner': True,
+                          'supports_extend_volume': True},
                          rows['fake'].capabilities)
         self.assertIsNone(rows['libvirt'].protocol)
 
@@ -87,10 +89,11 @@ class SupportMatrixTestCase(testtools.TestCase):
             self.matrix.HYPERVISOR,
             self.matrix.driver_rows(self.matrix.HYPERVISOR))
         self.assertEqual(['Driver', 'Class', 'supports_multiattach',
-                          'reports_instance_owner'], header)
+                          'reports_instance_owner', 'supports_extend_volume'],
+                         header)
         self.assertIn(
             ['libvirt', 'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
-             'yes', 'yes'], body)
+             'yes', 'yes', 'yes'], body)
 
     def test_drivers_are_not_instantiated(self):
         def refuse(*args, **kwargs):

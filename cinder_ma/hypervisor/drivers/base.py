@@ -28,10 +28,16 @@ class HypervisorCapabilities:
         tells which project owns an instance of this host. Projects
         attach through a manager only into their own instances, so on a
         host whose driver cannot tell, only administrators attach.
+    :ivar supports_extend_volume: :meth:`HypervisorDriver.resize_volume`
+        makes a running instance see the new size of an attached disk
+        (libvirt: ``virDomainBlockResize``); Nova's capability of the same
+        name. An in-use volume attached through the manager of a host
+        whose driver does not declare it cannot be extended.
     """
 
     supports_multiattach: bool = False
     reports_instance_owner: bool = False
+    supports_extend_volume: bool = False
 
 
 class HypervisorDriver(abc.ABC):
@@ -98,6 +104,25 @@ class HypervisorDriver(abc.ABC):
 
         Idempotent: a disk that is not attached is not an error.
         """
+
+    def resize_volume(self, instance_uuid, attachment_id, new_size_bytes):
+        """Make an instance see the new size of the disk of an attachment
+        whose volume was grown on its backend (online extend).
+
+        Only drivers that declare ``supports_extend_volume`` implement it;
+        the manager does not call it on others. The storage is already
+        ``new_size_bytes`` long; the driver tells the hypervisor, which
+        tells the guest. Idempotent: a disk already that size is not an
+        error, nor is an instance that is not running (it sees the size of
+        its storage when it starts).
+
+        :raises DriverError: the instance is not on this host, the disk of
+            ``attachment_id`` is not attached to it, or the hypervisor
+            refused (the instance then still sees the old size).
+        """
+        raise NotImplementedError(
+            '%s does not declare supports_extend_volume' %
+            type(self).__name__)
 
     def list_attached_disks(self):
         """The volume disks attached to the host's instances, for audits

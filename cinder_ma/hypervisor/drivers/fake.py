@@ -5,7 +5,8 @@ instance, with its mode, so that tests can check what a real hypervisor
 would have been asked to do. It knows the owners of the instances added
 with :meth:`FakeDriver.add_instance` only: through it, projects cannot
 attach into any other instance. The device it reports is the requested
-mountpoint (None when none was requested).
+mountpoint (None when none was requested). A resize (online extend) is
+recorded as the disk's ``size`` in bytes, and in :attr:`FakeDriver.resizes`.
 """
 
 import copy
@@ -23,7 +24,8 @@ class FakeDriver(base.HypervisorDriver):
     """Records attachments in memory."""
 
     capabilities = base.HypervisorCapabilities(
-        supports_multiattach=True, reports_instance_owner=True)
+        supports_multiattach=True, reports_instance_owner=True,
+        supports_extend_volume=True)
 
     #: The owner of instances that were not added (None: unknown).
     default_owner = None
@@ -33,6 +35,8 @@ class FakeDriver(base.HypervisorDriver):
         self._lock = threading.Lock()
         self._attachments = {}
         self._owners = {}
+        #: (instance_uuid, attachment_id, new_size_bytes) of every resize.
+        self.resizes = []
 
     def add_instance(self, instance_uuid, project_id):
         """Record an instance of this host and its owner, as a compute
@@ -54,7 +58,8 @@ class FakeDriver(base.HypervisorDriver):
                   'connection_info': copy.deepcopy(connection_info),
                   'mountpoint': mountpoint,
                   'mode': mode,
-                  'shareable': bool(shareable)}
+                  'shareable': bool(shareable),
+                  'size': None}
         with self._lock:
             existing = self._attachments.get(attachment_id)
             if existing is not None:
@@ -77,6 +82,21 @@ class FakeDriver(base.HypervisorDriver):
             del self._attachments[attachment_id]
         LOG.info('Fake hypervisor: detached %s from instance %s',
                  attachment_id, instance_uuid)
+
+    def resize_volume(self, instance_uuid, attachment_id, new_size_bytes):
+        """Record the disk's new size; a disk that is not attached to the
+        instance is a DriverError, as with a real hypervisor."""
+        with self._lock:
+            record = self._attachments.get(attachment_id)
+            if record is None or record['instance_uuid'] != instance_uuid:
+                raise exception.DriverError(
+                    reason='attachment %s is not attached to instance %s' %
+                    (attachment_id, instance_uuid))
+            record['size'] = int(new_size_bytes)
+            self.resizes.append((instance_uuid, attachment_id,
+                                 int(new_size_bytes)))
+        LOG.info('Fake hypervisor: resized %s of instance %s to %d bytes',
+                 attachment_id, instance_uuid, new_size_bytes)
 
     def list_attachments(self, instance_uuid=None):
         """Copies of the recorded attachments (of one instance, or all)."""

@@ -9,6 +9,8 @@ writes from another), and a read-only attachment ``<readonly/>``.
 
 Disks are hot-plugged into the running domain and, when the domain is
 persistent and the hypervisor supports it, into its configuration too.
+After an online extend, :meth:`LibvirtDriver.resize_volume` tells the
+running domain the disk's new size (``virDomainBlockResize``).
 libvirt-python is imported lazily: the driver can be listed, and its
 options generated, on a host without libvirt.
 """
@@ -294,7 +296,8 @@ class LibvirtDriver(base.HypervisorDriver):
     """
 
     capabilities = base.HypervisorCapabilities(
-        supports_multiattach=True, reports_instance_owner=True)
+        supports_multiattach=True, reports_instance_owner=True,
+        supports_extend_volume=True)
 
     def __init__(self, conf):
         super().__init__(conf)
@@ -519,6 +522,55 @@ class LibvirtDriver(base.HypervisorDriver):
                     'cannot detach attachment %s from instance %s: %s' % (
                         attachment_id, instance_uuid,
                         exc.get_error_message()))
+
+    # -- resize ------------------------------------------------------------
+
+    def resize_volume(self, instance_uuid, attachment_id, new_size_bytes):
+        """Tell the running domain that the disk ``ua-<attachment_id>`` is
+        now ``new_size_bytes`` long: ``virDomainBlockResize`` on its
+        target device, in bytes (``VIR_DOMAIN_BLOCK_RESIZE_BYTES``).
+
+        QEMU then reports the new capacity to the guest. The storage must
+        already have that size: for a file, QEMU grows it to that size (a
+        no-op after the backend's extend); for an NBD network disk QEMU's
+        client cannot grow a connected export ("Cannot grow NBD nodes"),
+        which is reported as this driver's error. A domain that is not
+        running has nothing to resize: it reads the size when it starts.
+
+        :raises DriverError: no such instance on this host, the disk is
+            not attached to the running domain, or libvirt refused
+            (libvirt's test driver does not implement blockResize).
+        """
+        alias = alias_of(attachment_id)
+        dom = self._lookup(instance_uuid)
+        if dom is None:
+            raise _driver_error(
+                'instance %s is not a domain of %s on this host' % (
+                    instance_uuid, self.uri))
+        with self._instance_lock(instance_uuid):
+            try:
+                if not dom.isActive():
+                    LOG.info('Instance %s is not running: disk %s gets its '
+                             'new size when it starts', instance_uuid, alias)
+                    return
+                targets = disk_targets(dom.XMLDesc(0))
+                target = next((dev for dev, dev_alias in targets.items()
+                               if dev_alias == alias), None)
+                if target is None:
+                    raise _driver_error(
+                        'attachment %s has no disk in instance %s' % (
+                            attachment_id, instance_uuid))
+                dom.blockResize(target, int(new_size_bytes),
+                                libvirt.VIR_DOMAIN_BLOCK_RESIZE_BYTES)
+            except libvirt.libvirtError as exc:
+                raise _driver_error(
+                    'cannot resize disk %s of instance %s to %d bytes: %s' %
+                    (alias, instance_uuid, new_size_bytes,
+                     exc.get_error_message()))
+        LOG.info('Resized disk %(dev)s (%(alias)s) of instance %(instance)s '
+                 'to %(size)d bytes',
+                 {'dev': target, 'alias': alias, 'instance': instance_uuid,
+                  'size': new_size_bytes})
 
     def list_attached_disks(self):
         """The disks this driver attached (alias ``ua-<attachment id>``)

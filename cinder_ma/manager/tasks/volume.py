@@ -5,7 +5,9 @@ Driver tasks get the driver at construction and the volume as a frozen
 record tasks change the volume row with compare-and-swap updates.
 """
 
+import futurist
 from oslo_log import log as logging
+import oslo_messaging as messaging
 from taskflow import task
 from taskflow.types import failure as tf_failure
 
@@ -136,10 +138,114 @@ class ReleaseExtendQuotaOnRevert(task.Task):
                           'was not given back', volume_id)
 
 
-class FinishExtend(task.Task):
-    """'extending' -> derived status, with the new size."""
+def _reason(exc):
+    """One line saying why a call failed (no remote traceback)."""
+    if isinstance(exc, messaging.RemoteError):
+        return '%s: %s' % (exc.exc_type, exc.value)
+    return str(exc) or type(exc).__name__
+
+
+class ResizeAttachedDisks(task.Task):
+    """Have the manager of every host holding an attachment it made of
+    the volume (``attached``, with a ``manager_host``) make its instance
+    see the new size: one RPC call per attachment (1.6), several hosts at
+    once.
+
+    Each call is bounded: a manager that is down is not called
+    (``[manager] service_down_time``), one that does not answer fails
+    after ``[manager] rpc_response_timeout``, one too old (or a pin
+    below 1.6) is not sent anything. None of these fails the task: it
+    provides ``not_resized``, ``{attachment id: reason}`` of the
+    attachments whose instance was not told, and logs each with its host.
+    Attachments of external consumers have no host manager to call: the
+    connection info and the notification tell them (FinishExtend, then
+    the manager).
+
+    Revert: nothing to undo (an instance that sees the grown storage is
+    right).
+    """
+
+    default_provides = 'not_resized'
+
+    #: Hosts called at the same time.
+    MAX_PARALLEL = 8
+
+    def __init__(self, manager_api, **kwargs):
+        super().__init__(**kwargs)
+        self.manager_api = manager_api
 
     def execute(self, context, volume_id, new_size):
-        attachment_db.volume_leave_status(
-            context, volume_id, vstatus.EXTENDING,
-            {'size': new_size, 'error_reason': None, 'target_size': None})
+        volume = db_api.volume_get(context, volume_id)
+        targets = sorted((a for a in volume.volume_attachment
+                          if a.manager_host and
+                          a.attach_status == vstatus.ATTACH_ATTACHED),
+                         key=lambda a: (a.manager_host, a.id))
+        if not targets:
+            return {}
+
+        def resize(attachment):
+            try:
+                self.manager_api.resize_attachment(
+                    context, attachment.id, attachment.manager_host,
+                    new_size)
+            except Exception as exc:
+                return _reason(exc)
+            return None
+
+        if len(targets) == 1:
+            reasons = [resize(targets[0])]
+        else:
+            executor = futurist.ThreadPoolExecutor(
+                max_workers=min(len(targets), self.MAX_PARALLEL))
+            try:
+                reasons = [f.result() for f in
+                           [executor.submit(resize, a) for a in targets]]
+            finally:
+                executor.shutdown(wait=False)
+        not_resized = {}
+        for attachment, reason in zip(targets, reasons):
+            values = {'volume': volume_id, 'size': new_size,
+                      'attachment': attachment.id,
+                      'instance': attachment.instance_uuid,
+                      'host': attachment.manager_host, 'reason': reason}
+            if reason is None:
+                LOG.info('Extend of volume %(volume)s to %(size)s GiB: '
+                         'instance %(instance)s on host %(host)s sees the '
+                         'new size (attachment %(attachment)s)', values)
+                continue
+            LOG.error('Extend of volume %(volume)s to %(size)s GiB: '
+                      'attachment %(attachment)s on host %(host)s was not '
+                      'resized, instance %(instance)s still sees the old '
+                      'size: %(reason)s', values)
+            not_resized[attachment.id] = (
+                '%s%d GiB not seen by instance %s on host %s: %s' % (
+                    attachment_db.EXTEND_REASON_PREFIX, new_size,
+                    attachment.instance_uuid, attachment.manager_host,
+                    reason))
+        return not_resized
+
+    def revert(self, *args, **kwargs):
+        """Nothing to undo."""
+
+
+class FinishExtend(task.Task):
+    """'extending' -> derived status, with the new size.
+
+    In the same transaction the connection info of the volume's
+    attachments records the new size, each attachment of ``not_resized``
+    gets its reason as error_reason and the volume a summary of them as
+    its own (None when every instance sees the new size).
+    """
+
+    def execute(self, context, volume_id, new_size, not_resized):
+        reason = None
+        if not_resized:
+            reason = ('extend to %d GiB: the volume grew, but %d '
+                      'attachment(s) made through a manager do not see '
+                      'the new size: %s' % (
+                          new_size, len(not_resized),
+                          '; '.join('attachment %s: %s' % (
+                              key, not_resized[key])
+                              for key in sorted(not_resized))))
+        attachment_db.volume_finish_extend(context, volume_id, new_size,
+                                           not_resized, reason)

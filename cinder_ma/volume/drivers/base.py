@@ -40,6 +40,13 @@ from cinder_ma import exception
 #: Access modes of a connection: read-write and read-only.
 ACCESS_MODES = ('rw', 'ro')
 
+#: The key of ``connection_info['data']`` that holds the volume's size in
+#: GiB. The manager adds it to every connection it makes (drivers need
+#: not) and records the new size there when the volume is extended, so
+#: that a consumer holding the connection info can read the size its
+#: disk should have.
+SIZE_KEY = 'volume_size'
+
 GiB = 1024 ** 3
 
 
@@ -186,7 +193,10 @@ class VolumeDriver(abc.ABC):
         """Grow a volume to ``new_size`` GiB (larger than ``volume.size``).
 
         Called only on volumes that are not attached, unless the driver
-        declares ``online_extend``.
+        declares ``online_extend``: then the connections of the volume
+        stay up and must reach the grown volume (new connections, at
+        least); the manager then has the hosts of the attachments resize
+        their disks. Idempotent: an interrupted extend is run again.
         """
 
     @abc.abstractmethod
@@ -207,6 +217,9 @@ class VolumeDriver(abc.ABC):
 
             {'driver_volume_type': <storage_protocol>,
              'data': {..., 'access_mode': 'rw' | 'ro'}}
+
+            The manager sets ``access_mode``, ``qos_specs`` and
+            :data:`SIZE_KEY` in ``data`` itself.
         """
 
     @abc.abstractmethod

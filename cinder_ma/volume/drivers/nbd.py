@@ -141,7 +141,7 @@ class NBDDriver(base.VolumeDriver):
 
     capabilities = base.Capabilities(multiattach=True,
                                      shared_targets=False,
-                                     online_extend=False)
+                                     online_extend=True)
     vendor_name = 'Open Source'
     driver_version = '1.0.0'
     storage_protocol = PROTOCOL
@@ -468,6 +468,10 @@ class NBDDriver(base.VolumeDriver):
         self._files.delete_volume(volume)
 
     def extend_volume(self, volume, new_size):
+        """Grow the volume's file, also while it is exported: nbdkit
+        reads a file's size when a client connects, so a client connected
+        before sees the old size (and cannot write past it) until it
+        reconnects; one that connects after sees the new size."""
         self._files.extend_volume(volume, new_size)
 
     def initialize_connection(self, volume, connector, attach_mode):

@@ -2,6 +2,8 @@
 
 from unittest import mock
 
+from oslo_serialization import jsonutils
+
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
@@ -205,3 +207,75 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
         attachment_db.attachment_destroy(self.context, other.id)
         self.assertIsNone(db_api.volume_get(
             self.context, self.volume.id).reserved_instance_uuid)
+
+
+class FinishExtendTestCase(base.DBTestCase):
+    """volume_finish_extend: the volume and its attachments' records in
+    one transaction (the flow's tests run it with the rest)."""
+
+    def setUp(self):
+        super().setUp()
+        vtype = db_api.volume_type_create(self.context, {'name': 'default'})
+        self.volume = db_api.volume_create(self.context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'available',
+            'volume_type_id': vtype.id, 'multiattach': True})
+
+    def _attach(self, instance, connection_info=None, status='attached',
+                reason=None):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               instance)
+        values = {'attach_status': status, 'error_reason': reason}
+        if connection_info is not None:
+            values['connection_info'] = connection_info
+        attachment_db.attachment_update(self.context, att.id, values)
+        return att.id
+
+    def _get(self, attachment_id):
+        return attachment_db.attachment_get(self.context, attachment_id)
+
+    def test_records_and_reasons(self):
+        nested = self._attach('i1', {'driver_volume_type': 'file',
+                                     'data': {'path': '/p',
+                                              'volume_size': 1}})
+        old_reason = self._attach(
+            'i2', {'driver_volume_type': 'nbd', 'data': None},
+            reason='extend to 2 GiB not seen by instance i2 on host h: x')
+        other_reason = self._attach('i3', reason='fenced by an admin')
+        reserved = self._attach('i4', status='reserved')
+        db_api.volume_update(self.context, self.volume.id,
+                             {'status': 'extending', 'target_size': 3})
+        status = attachment_db.volume_finish_extend(
+            self.context, self.volume.id, 3, {other_reason: 'extend to 3'},
+            'summary')
+        self.assertEqual('in-use', status)
+        volume = db_api.volume_get(self.context, self.volume.id)
+        self.assertEqual((3, 'in-use', 'summary', None),
+                         (volume.size, volume.status, volume.error_reason,
+                          volume.target_size))
+        self.assertEqual(
+            {'driver_volume_type': 'file',
+             'data': {'path': '/p', 'volume_size': 3}},
+            jsonutils.loads(self._get(nested).connection_info))
+        self.assertEqual(
+            {'driver_volume_type': 'nbd', 'data': {'volume_size': 3}},
+            jsonutils.loads(self._get(old_reason).connection_info))
+        # An earlier extend's reason goes; another reason stays unless
+        # this extend has one of its own.
+        self.assertIsNone(self._get(old_reason).error_reason)
+        self.assertEqual('extend to 3', self._get(other_reason).error_reason)
+        self.assertIsNone(self._get(other_reason).connection_info)
+        self.assertEqual('reserved', self._get(reserved).attach_status)
+
+    def test_only_from_extending(self):
+        self.assertRaises(exception.Conflict,
+                          attachment_db.volume_finish_extend, self.context,
+                          self.volume.id, 3)
+        self.assertEqual(1, db_api.volume_get(self.context,
+                                              self.volume.id).size)
+
+    def test_size_needs_a_data_object(self):
+        for text in (None, '', 'not json', '[1]',
+                     '{"driver_volume_type": "x", "data": [1]}'):
+            self.assertEqual(text, attachment_db._with_size(text, 2))
+        same = '{"data": {"volume_size": 2}}'
+        self.assertIs(same, attachment_db._with_size(same, 2))

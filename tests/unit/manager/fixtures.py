@@ -255,6 +255,19 @@ class RecordingHypervisor(_Recording, fake_hv.FakeDriver):
         super().detach_volume(instance_uuid, connection_info,
                               attachment_id)
 
+    def resize_volume(self, instance_uuid, attachment_id, new_size_bytes):
+        self._record('resize_volume', instance_uuid, attachment_id,
+                     new_size_bytes)
+        super().resize_volume(instance_uuid, attachment_id, new_size_bytes)
+
+
+class NoResizeHypervisor(RecordingHypervisor):
+    """A recording hypervisor driver that cannot resize attached disks
+    (no ``supports_extend_volume``)."""
+
+    capabilities = hv_base.HypervisorCapabilities(
+        supports_multiattach=True, reports_instance_owner=True)
+
 
 class NoMultiattachHypervisor(RecordingHypervisor):
     """A recording hypervisor driver that cannot share disks."""
@@ -370,10 +383,7 @@ class AttachmentTestCase(base.DBTestCase):
             connectors=self.connectors)
         for server, endpoint in (('testhost', self.backend_manager),
                                  (self.COMPUTE, self.compute_manager)):
-            rpcserver = rpc.get_server(messaging.Target(
-                topic=rpcapi.ManagerAPI.TOPIC, server=server), [endpoint])
-            rpcserver.start()
-            self.addCleanup(rpcserver.stop)
+            self.serve(server, endpoint)
         self.backend_service = self.make_backend(
             'testhost@file',
             shared_targets=self.DRIVER.capabilities.shared_targets)
@@ -382,6 +392,29 @@ class AttachmentTestCase(base.DBTestCase):
         self.service_context = cm_context.RequestContext(
             user_id='nova', project_id='fake-project',
             roles=['member', 'reader'], service_roles=['service'])
+
+    def serve(self, server, endpoint):
+        """Serve ``endpoint`` as ``server`` over the local transport."""
+        rpcserver = rpc.get_server(messaging.Target(
+            topic=rpcapi.ManagerAPI.TOPIC, server=server), [endpoint])
+        rpcserver.start()
+        self.addCleanup(rpcserver.stop)
+
+    def add_compute(self, host, hypervisor_class=None):
+        """Another compute host: its manager, served, with its own
+        recording hypervisor driver, and its services row.
+
+        :returns: (manager, hypervisor driver).
+        """
+        hypervisor = (hypervisor_class or self.HYPERVISOR)(self.conf)
+        hypervisor.default_owner = 'fake-project'
+        connectors = host_connector.Connectors(
+            self.conf, classes={'file': RecordingFileConnector})
+        compute = manager.Manager(host, {}, hypervisor=hypervisor,
+                                  connectors=connectors)
+        self.serve(host, compute)
+        self.make_compute(host, hypervisor)
+        return compute, hypervisor
 
     def make_compute(self, host, hypervisor):
         """The services row of a manager running ``hypervisor``."""

@@ -400,3 +400,62 @@ class AttachmentEndpointsTestCase(ManagerBase):
                                 att.id)
         self.assertIn('runs no hypervisor driver', str(exc.exc_info[1]))
         self.assertEqual('error_attaching', self._status(att))
+
+
+class ResizeAttachmentEndpointTestCase(ManagerBase):
+    """resize_attachment (1.6): the host's hypervisor driver makes the
+    instance see the new size."""
+
+    def setUp(self):
+        super().setUp()
+        self.hypervisor = mgr_fixtures.RecordingHypervisor(self.conf)
+        self.manager.hypervisor = self.hypervisor
+        volume = self.volumes.create(status='available')
+        self.attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'i1', manager_host='testhost')
+        attachment_db.attachment_update(self.context, self.attachment.id,
+                                        {'attach_status': 'attached'})
+        self.hypervisor.attach_volume('i1', {}, self.attachment.id)
+        self.call = self.client.prepare(version='1.6').call
+
+    def resize(self, attachment_id=None, new_size=3):
+        return self.call(self.context, 'resize_attachment',
+                         attachment_id=attachment_id or self.attachment.id,
+                         new_size=new_size)
+
+    def test_resize(self):
+        self.assertIsNone(self.resize())
+        self.assertEqual([('i1', self.attachment.id, 3 * 1024 ** 3)],
+                         self.hypervisor.resizes)
+
+    def test_attachment_of_another_host_or_not_attached(self):
+        db_api.volume_update(self.context, self.attachment.volume_id,
+                             {'multiattach': True})
+        other = attachment_db.attachment_reserve(
+            self.context, self.attachment.volume_id, 'i2',
+            manager_host='compute9')
+        exc = self.assertRaises(exception.InvalidVolume, self.resize,
+                                other.id)
+        self.assertIn('not attached through the manager of testhost',
+                      str(exc))
+        attachment_db.attachment_update(self.context, other.id,
+                                        {'manager_host': 'testhost'})
+        self.assertRaises(exception.InvalidVolume, self.resize, other.id)
+        self.assertEqual([], self.hypervisor.resizes)
+
+    def test_no_hypervisor_or_one_that_cannot(self):
+        for driver in (None, mgr_fixtures.NoResizeHypervisor(self.conf)):
+            self.manager.hypervisor = driver
+            exc = self.assertRaises(exception.DriverError, self.resize)
+            self.assertIn('the hypervisor driver of host testhost cannot '
+                          'resize disks', str(exc))
+
+    def test_driver_failures(self):
+        self.hypervisor.fail('resize_volume')
+        exc = self.assertRaises(exception.DriverError, self.resize)
+        self.assertIn('injected failure of resize_volume', str(exc))
+        self.hypervisor.fail('resize_volume', RuntimeError('libvirt gone'))
+        exc = self.assertRaises(exception.DriverError, self.resize)
+        self.assertIn('resizing the disk of attachment %s failed: libvirt '
+                      'gone' % self.attachment.id, str(exc))
+        self.assertEqual([], self.hypervisor.resizes)

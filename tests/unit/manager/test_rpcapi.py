@@ -72,6 +72,9 @@ class RecordingManager:
                            threading.current_thread().name))
         self.event.set()
 
+    def resize_attachment(self, ctxt, attachment_id, new_size):
+        self.calls.append(('resize_attachment', attachment_id, new_size))
+
 
 class ManagerAPITestCase(base.DBTestCase):
 
@@ -86,7 +89,7 @@ class ManagerAPITestCase(base.DBTestCase):
         self.api = rpcapi.ManagerAPI()
 
     def test_version_shared_with_manager(self):
-        self.assertEqual('1.4', rpcapi.ManagerAPI.RPC_API_VERSION)
+        self.assertEqual('1.6', rpcapi.ManagerAPI.RPC_API_VERSION)
         self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
                          manager.Manager.target.version)
         self.assertEqual('cinder-ma-manager', rpcapi.ManagerAPI.TOPIC)
@@ -176,7 +179,120 @@ class ManagerAPITestCase(base.DBTestCase):
         api = rpcapi.ManagerAPI()   # no RPC needed to build it
         rpc.init(self.conf)
         self.assertTrue(api.client.can_send_version('1.1'))
-        self.assertEqual('1.4', api.client.version_cap)
+        self.assertEqual('1.6', api.client.version_cap)
+
+
+class OldManager:
+    """A manager of RPC API 1.4: it cannot resize disks."""
+
+    target = messaging.Target(version='1.4')
+
+    def __init__(self):
+        self.calls = []
+
+    def list_connections(self, ctxt):
+        self.calls.append('list_connections')
+        return {}
+
+
+class ResizeAttachmentTestCase(base.DBTestCase):
+    """1.6: resize_attachment, a call to the attachment's host, refused
+    without sending when that host or the pin is older."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(mgr_fixtures.LocalRPC(self.conf))
+        self.addCleanup(rpcapi.reset_version_cap)
+        rpcapi.reset_version_cap()
+        self.node = RecordingManager()
+        self.old = OldManager()
+        rpc.register_local_endpoint('compute1', self.node)
+        rpc.register_local_endpoint('old', self.old)
+        self.ctxt = context.RequestContext(user_id='u', project_id='p')
+
+    def _manager_row(self, host, version, up=True):
+        caps = {'hypervisor': {'driver': 'fake'}}
+        if version:
+            caps[rpcapi.VERSION_KEY] = version
+        heartbeat = timeutils.utcnow()
+        if not up:
+            heartbeat -= datetime.timedelta(hours=1)
+        db_api.service_create(self.admin_context, {
+            'host': host, 'binary': 'cinder-ma-manager',
+            'topic': rpcapi.ManagerAPI.TOPIC, 'heartbeat_at': heartbeat,
+            'capabilities': jsonutils.dumps(caps)})
+
+    def test_call_to_the_host_of_the_attachment(self):
+        self._manager_row('compute1', '1.6')
+        rpcapi.ManagerAPI().resize_attachment(self.ctxt, 'a-1', 'compute1',
+                                              3)
+        self.assertEqual([('resize_attachment', 'a-1', 3)],
+                         self.node.calls)
+
+    def test_host_reporting_an_older_version_is_not_sent_anything(self):
+        rpc.register_local_endpoint('older', self.old)
+        # 'older' reports no version: 1.2.
+        for host, version in (('old', '1.4'), ('older', None)):
+            self._manager_row(host, version)
+            exc = self.assertRaises(
+                exception.ServiceTooOld,
+                rpcapi.ManagerAPI().resize_attachment, self.ctxt, 'a-1',
+                host, 3)
+            self.assertIn('its manager serves RPC API %s and this needs '
+                          '1.6' % (version or '1.2'), str(exc))
+            self.assertIn('resize the disk of attachment a-1 on %s' % host,
+                          str(exc))
+        self.assertEqual([], self.old.calls)
+
+    def test_unregistered_old_manager_refuses_the_version(self):
+        # No services row to read: the message goes, and the old manager
+        # refuses its version (as oslo.messaging's dispatcher does).
+        self.assertRaises(messaging.UnsupportedVersion,
+                          rpcapi.ManagerAPI().resize_attachment, self.ctxt,
+                          'a-1', 'old', 3)
+
+    def test_pinned_below_1_6(self):
+        self._manager_row('compute1', '1.6')
+        for pin in ('1.5', '1.4'):
+            self.flags(group='upgrade_levels', manager=pin)
+            rpc.cleanup()
+            rpc.init(self.conf)
+            rpc.register_local_endpoint('compute1', self.node)
+            api = rpcapi.ManagerAPI()
+            self.assertFalse(api.can_send_version('1.6'))
+            exc = self.assertRaises(exception.ServiceTooOld,
+                                    api.resize_attachment, self.ctxt, 'a-1',
+                                    'compute1', 3)
+            self.assertIn('pins %s' % pin, str(exc))
+        self.assertEqual([], self.node.calls)
+
+    def test_auto_pin_below_1_6(self):
+        self.flags(group='upgrade_levels', manager='auto')
+        self._manager_row('compute1', '1.6')
+        self._manager_row('old', '1.5')
+        api = rpcapi.ManagerAPI()
+        self.assertEqual('1.5', api.client.version_cap)
+        self.assertRaises(exception.ServiceTooOld, api.resize_attachment,
+                          self.ctxt, 'a-1', 'compute1', 3)
+        self.assertEqual([], self.node.calls)
+
+    def test_host_down_is_not_called(self):
+        self._manager_row('compute1', '1.6', up=False)
+        exc = self.assertRaises(exception.ManagerUnavailable,
+                                rpcapi.ManagerAPI().resize_attachment,
+                                self.ctxt, 'a-1', 'compute1', 3)
+        self.assertIn('it is down', str(exc))
+        self.assertEqual([], self.node.calls)
+
+    def test_reported_version(self):
+        self.assertIsNone(rpcapi.reported_version(self.admin_context,
+                                                  'compute1'))
+        self._manager_row('compute1', '1.6')
+        self._manager_row('old', None)
+        self.assertEqual('1.6', rpcapi.reported_version(self.admin_context,
+                                                        'compute1'))
+        self.assertEqual('1.2', rpcapi.reported_version(self.admin_context,
+                                                        'old'))
 
 
 class VersionPinTestCase(base.DBTestCase):

@@ -68,8 +68,9 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertTrue(db_api.service_is_up(row))
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
-                                         'reports_instance_owner': True},
-                          'rpc_api_version': '1.4'},
+                                         'reports_instance_owner': True,
+                                         'supports_extend_volume': True},
+                          'rpc_api_version': '1.6'},
                          jsonutils.loads(row.capabilities))
 
     def test_hypervisor_options_registered(self):
@@ -89,8 +90,9 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual('/run/acme.sock', self.conf.hypervisor.acme_socket)
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
-                                         'reports_instance_owner': True},
-                          'rpc_api_version': '1.4'},
+                                         'reports_instance_owner': True,
+                                         'supports_extend_volume': True},
+                          'rpc_api_version': '1.6'},
                          manager_service.hypervisor_capabilities(name,
                                                                  driver))
 
@@ -98,14 +100,14 @@ class ManagerServiceTestCase(base.DBTestCase):
         svc = self._start()
         self.assertIs(svc.hypervisor, svc.manager.hypervisor)
         self.assertIs(self.conf, svc.manager.connectors.conf)
-        self.assertEqual('1.4', svc.manager.target.version)
+        self.assertEqual('1.6', svc.manager.target.version)
 
     def test_no_hypervisor(self):
         self.flags(group='hypervisor', driver=None)
         svc = self._start()
         self.assertIsNone(svc.hypervisor)
         self.assertEqual(
-            {'hypervisor': None, 'rpc_api_version': '1.4'},
+            {'hypervisor': None, 'rpc_api_version': '1.6'},
             jsonutils.loads(
                 self._row('testhost', 'cinder-ma-manager').capabilities))
 

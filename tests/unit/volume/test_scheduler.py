@@ -114,3 +114,26 @@ class SelectBackendTestCase(base.DBTestCase):
                           availability_zone='az2')
         self.assertEqual('az1', scheduler.select_backend(
             self.context, 1, availability_zone='az1').availability_zone)
+
+
+class HypervisorCapabilitiesTestCase(base.DBTestCase):
+
+    def _manager(self, host, capabilities):
+        service = db_api.service_create(self.admin_context, {
+            'host': host, 'binary': scheduler.MANAGER_BINARY,
+            'topic': 'cinder-ma-manager'})
+        db_api.service_update(self.admin_context, service.id,
+                              {'capabilities': capabilities})
+
+    def test_what_the_manager_of_the_node_reports(self):
+        caps = {'driver': 'libvirt', 'supports_extend_volume': True}
+        self._manager('compute1', {'hypervisor': caps})
+        self._manager('storage1', {'hypervisor': None})
+        self.assertEqual(caps, scheduler.hypervisor_capabilities(
+            self.context, 'compute1'))
+        self.assertEqual(caps, scheduler.hypervisor_capabilities(
+            self.context, 'compute1@file#file'))
+        self.assertIsNone(scheduler.hypervisor_capabilities(
+            self.context, 'storage1'))
+        self.assertIsNone(scheduler.hypervisor_capabilities(
+            self.context, 'nowhere'))

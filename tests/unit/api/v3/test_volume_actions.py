@@ -517,6 +517,49 @@ class TestExtend(ManageTestCase):
         self.extend(2, volume, headers=latest)
         self.assertEqual('extending', self.view(volume)['status'])
 
+    def test_in_use_needs_hosts_that_resize_disks(self):
+        # Attachments made through the managers of two hosts: the first
+        # one's hypervisor driver can resize attached disks, the second
+        # one's cannot (a manager older than RPC 1.6 does not report it).
+        self.backend_extends_online()
+        volume = self.create_volume(status='in-use', multiattach=True)
+        for host, resizes in (('compute1', True), ('compute2', None)):
+            service = self.make_manager(host)
+            if resizes is not None:
+                caps = {'hypervisor': {'driver': 'fake',
+                                       'supports_multiattach': True,
+                                       'supports_extend_volume': resizes}}
+                db_api.service_update(self.admin_context, service.id,
+                                      {'capabilities': jsonutils.dumps(caps)})
+        self.add_attachment(volume, manager_host='compute1',
+                            attached_host='compute1')
+        unable = self.add_attachment(volume, manager_host='compute2',
+                                     attached_host='compute2')
+        # A reservation through a host that cannot resize does not count:
+        # it is connected only later, at the new size.
+        self.add_attachment(volume, manager_host='compute3',
+                            attach_status='reserved')
+        latest = base.headers(roles=['member'], version=mv.MAX_VERSION)
+        response = self.extend(2, volume, headers=latest, status=400)
+        self.assertFault(
+            response, 400, 'badRequest',
+            'volume %s is in use and the hypervisor driver of the host of '
+            'attachment %s on host compute2 cannot resize attached disks'
+            % (volume.id, unable))
+        self.assertEqual('in-use', self.view(volume)['status'])
+        self.extend_cast.assert_not_called()
+        service = db_api.service_get_by_host_and_binary(
+            self.admin_context, 'compute2', 'cinder-ma-manager')
+        caps = {'hypervisor': {'driver': 'fake', 'supports_multiattach': True,
+                               'supports_extend_volume': True}}
+        db_api.service_update(self.admin_context, service.id,
+                              {'capabilities': jsonutils.dumps(caps)})
+        self.extend(2, volume, headers=latest)
+        self.assertEqual('extending', self.view(volume)['status'])
+        # An external consumer's attachment is no host's business.
+        external = self.in_use_volume()
+        self.extend(2, external, headers=latest)
+
     def test_in_use_needs_3_42(self):
         self.backend_extends_online()
         volume = self.in_use_volume()

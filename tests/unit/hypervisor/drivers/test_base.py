@@ -67,6 +67,7 @@ class InterfaceTestCase(base.TestCase):
     def test_capabilities_default_false_and_frozen(self):
         caps = hv_base.HypervisorCapabilities()
         self.assertFalse(caps.supports_multiattach)
+        self.assertFalse(caps.supports_extend_volume)
         self.assertRaises(dataclasses.FrozenInstanceError, setattr, caps,
                           'supports_multiattach', True)
 
@@ -79,3 +80,17 @@ class InterfaceTestCase(base.TestCase):
                 pass
 
         self.assertIsNone(Minimal(None).list_attached_disks())
+
+    def test_resizing_disks_is_unsupported_by_default(self):
+        class Minimal(hv_base.HypervisorDriver):
+            def attach_volume(self, *args, **kwargs):
+                pass
+
+            def detach_volume(self, *args, **kwargs):
+                pass
+
+        self.assertFalse(Minimal.capabilities.supports_extend_volume)
+        exc = self.assertRaises(NotImplementedError,
+                                Minimal(None).resize_volume, 'i1', 'a1', 1)
+        self.assertIn('Minimal does not declare supports_extend_volume',
+                      str(exc))

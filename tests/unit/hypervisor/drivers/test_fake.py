@@ -17,6 +17,7 @@ class FakeDriverTestCase(base.TestCase):
 
     def test_capabilities(self):
         self.assertTrue(fake.FakeDriver.capabilities.supports_multiattach)
+        self.assertTrue(fake.FakeDriver.capabilities.supports_extend_volume)
 
     def test_attach_records_and_detach_forgets(self):
         self.driver.attach_volume('i1', INFO, 'a1', '/dev/vdb', mode='ro',
@@ -26,11 +27,30 @@ class FakeDriverTestCase(base.TestCase):
         record, = self.driver.list_attachments('i1')
         self.assertEqual({'instance_uuid': 'i1', 'attachment_id': 'a1',
                           'connection_info': INFO, 'mountpoint': '/dev/vdb',
-                          'mode': 'ro', 'shareable': True}, record)
+                          'mode': 'ro', 'shareable': True, 'size': None},
+                         record)
         self.assertEqual(2, len(self.driver.list_attachments()))
         self.driver.detach_volume('i1', INFO, 'a1')
         self.assertEqual([], self.driver.list_attachments('i1'))
         self.assertEqual(1, len(self.driver.list_attachments()))
+
+    def test_resize_records_the_size(self):
+        self.driver.attach_volume('i1', INFO, 'a1')
+        self.driver.resize_volume('i1', 'a1', 2 * 1024 ** 3)
+        self.driver.resize_volume('i1', 'a1', 2 * 1024 ** 3)
+        record, = self.driver.list_attachments('i1')
+        self.assertEqual(2 * 1024 ** 3, record['size'])
+        self.assertEqual([('i1', 'a1', 2 * 1024 ** 3)] * 2,
+                         self.driver.resizes)
+
+    def test_resize_of_a_disk_not_attached(self):
+        self.driver.attach_volume('i1', INFO, 'a1')
+        for instance, attachment in (('i2', 'a1'), ('i1', 'a2')):
+            exc = self.assertRaises(exception.DriverError,
+                                    self.driver.resize_volume, instance,
+                                    attachment, 1024)
+            self.assertIn('is not attached to instance', str(exc))
+        self.assertEqual([], self.driver.resizes)
 
     def test_device_is_the_requested_mountpoint(self):
         self.assertEqual('/dev/vdc', self.driver.attach_volume(

@@ -224,6 +224,7 @@ class DriverDeclarationTestCase(base.TestCase):
         self.assertTrue(issubclass(cls, hv_base.HypervisorDriver))
         self.assertIsInstance(cls.capabilities, hv_base.HypervisorCapabilities)
         self.assertTrue(cls.capabilities.supports_multiattach)
+        self.assertTrue(cls.capabilities.supports_extend_volume)
 
     def test_options(self):
         opts = {o.name: o for o in
@@ -676,6 +677,90 @@ class LibvirtDriverTestCase(base.TestCase):
         self.assertIn('did not release disk ua-%s' % attachment_id,
                       str(exc))
         self.assertIn('ua-' + attachment_id, self.live_disks(instance))
+
+
+    # -- resize ------------------------------------------------------------
+
+    def test_resize_is_unsupported_by_the_test_driver(self):
+        # libvirt's test driver (libvirt 11) does not implement
+        # virDomainBlockResize: the driver reports it as its error, and
+        # the disk stays attached.
+        instance = self.make_instance()
+        attachment_id = str(uuid.uuid4())
+        self.driver.attach_volume(instance, self.make_volume(),
+                                  attachment_id, shareable=True)
+        exc = self.assertRaises(exception.DriverError,
+                                self.driver.resize_volume, instance,
+                                attachment_id, 2 * 1024 ** 3)
+        self.assertIn('cannot resize disk ua-%s of instance %s to %d '
+                      'bytes' % (attachment_id, instance, 2 * 1024 ** 3),
+                      str(exc))
+        self.assertIn('virDomainBlockResize', str(exc))
+        self.assertIn('ua-' + attachment_id, self.live_disks(instance))
+
+    def _resizing(self, instance):
+        dom = _ResizingDomain(self.conn.lookupByUUIDString(instance))
+        self.useFixture(fixtures.MockPatchObject(
+            self.driver, '_lookup', lambda _uuid: dom))
+        return dom
+
+    def test_resize_names_the_disk_of_the_attachment(self):
+        # What the driver asks libvirt, on a domain of the test driver
+        # whose blockResize records the call.
+        instance = self.make_instance()
+        first, second = str(uuid.uuid4()), str(uuid.uuid4())
+        volume = self.make_volume()
+        self.driver.attach_volume(instance, volume, first, shareable=True)
+        self.driver.attach_volume(instance, self.make_volume(), second)
+        dom = self._resizing(instance)
+        self.driver.resize_volume(instance, second, 3 * 1024 ** 3)
+        self.driver.resize_volume(instance, first, 2 * 1024 ** 3)
+        flag = self.libvirt.VIR_DOMAIN_BLOCK_RESIZE_BYTES
+        self.assertEqual([('vdc', 3 * 1024 ** 3, flag),
+                          ('vdb', 2 * 1024 ** 3, flag)], dom.resized)
+
+    def test_resize_of_a_disk_that_is_not_attached(self):
+        instance = self.make_instance()
+        dom = self._resizing(instance)
+        attachment_id = str(uuid.uuid4())
+        exc = self.assertRaises(exception.DriverError,
+                                self.driver.resize_volume, instance,
+                                attachment_id, 1024 ** 3)
+        self.assertIn('attachment %s has no disk in instance %s' % (
+            attachment_id, instance), str(exc))
+        self.assertEqual([], dom.resized)
+
+    def test_resize_for_an_unknown_instance(self):
+        instance = str(uuid.uuid4())
+        exc = self.assertRaises(exception.DriverError,
+                                self.driver.resize_volume, instance,
+                                str(uuid.uuid4()), 1024 ** 3)
+        self.assertIn('instance %s is not a domain' % instance, str(exc))
+
+    def test_resize_of_a_stopped_instance_is_nothing_to_do(self):
+        dom_uuid = str(uuid.uuid4())
+        dom = self.conn.defineXML(self._domain_xml(
+            'cm-test-%s' % dom_uuid[:8], dom_uuid))
+        self.addCleanup(self._destroy, dom)
+        resizing = self._resizing(dom_uuid)
+        self.driver.resize_volume(dom_uuid, str(uuid.uuid4()), 1024 ** 3)
+        self.assertEqual([], resizing.resized)
+
+
+class _ResizingDomain:
+    """A real domain of the test driver whose blockResize, which the test
+    driver does not implement, records its arguments."""
+
+    def __init__(self, dom):
+        self._dom = dom
+        self.resized = []
+
+    def __getattr__(self, name):
+        return getattr(self._dom, name)
+
+    def blockResize(self, disk, size, flags=0):  # noqa: N802  libvirt name
+        self.resized.append((disk, size, flags))
+        return 0
 
 
 class _DeafDomain:

@@ -1,9 +1,14 @@
 """Contract and revert tests of the extend volume flow (real SQLite, real
-files)."""
+files); the managers of the attachments' hosts are stood for by
+:class:`Hosts` (their RPC API has its own tests, and the whole path runs
+in tests/unit/manager/test_manager.py and the API's end-to-end tests)."""
 
 import os
+import threading
+import time
 
 import fixtures
+from oslo_serialization import jsonutils
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
@@ -11,10 +16,27 @@ from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import extend_volume
 from cinder_ma.manager.tasks import lifecycle
+from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma.volume.drivers import base as driver_base
 from tests import base
 from tests.unit.manager.flows import test_create_volume
 from tests.unit.manager import fixtures as mgr_fixtures
+
+
+class Hosts:
+    """Stands for ManagerAPI.resize_attachment: records the calls, and
+    raises what ``failures`` holds for a host."""
+
+    def __init__(self):
+        self.calls = []
+        self.failures = {}
+
+    def resize_attachment(self, context, attachment_id, instance_host,
+                          new_size):
+        self.calls.append((attachment_id, instance_host, new_size))
+        exc = self.failures.get(instance_host)
+        if exc is not None:
+            raise exc
 
 
 class ExtendVolumeFlowTestCase(base.DBTestCase):
@@ -23,44 +45,173 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         super().setUp()
         self.driver = test_create_volume.make_driver(self.conf)
         self.volumes = mgr_fixtures.VolumeFactory(self.context)
+        self.hosts = Hosts()
 
-    def _volume(self, attached=False):
+    def flow(self):
+        return extend_volume.get_flow(self.driver, self.hosts)
+
+    def _attach(self, volume, instance, manager_host=None, info=None):
+        att = attachment_db.attachment_reserve(
+            self.context, volume.id, instance, manager_host=manager_host)
+        values = {'attach_status': 'attached'}
+        if info is not None:
+            values.update(connection_info=info, attached_host=manager_host or
+                          'consumer-host')
+        attachment_db.attachment_update(self.context, att.id, values)
+        return att.id
+
+    def _volume(self, attached=False, hosts=()):
+        """A 1 GiB volume being extended to 3, attached by an external
+        consumer (``attached``) and through the managers of ``hosts``."""
         volume = self.volumes.create(status='available', size=1,
                                      multiattach=True)
         ref = self.volumes.ref(volume)
         self.driver.create_volume(ref)
+        attachments = []
         if attached:
-            att = attachment_db.attachment_reserve(self.context, volume.id,
-                                                   'i1')
-            attachment_db.attachment_update(self.context, att.id,
-                                            {'attach_status': 'attached'})
+            attachments.append(self._attach(volume, 'i1', info={
+                'driver_volume_type': 'file',
+                'data': {'path': '/p', 'volume_size': 1}}))
+        for index, host in enumerate(hosts):
+            attachments.append(self._attach(
+                volume, 'i-%s' % host, manager_host=host, info={
+                    'driver_volume_type': 'file', 'data': {'path': '/p'}}))
         db_api.volume_update(self.context, volume.id,
                              {'status': 'extending'})
         path = os.path.join(self.driver.volumes_dir, ref.name)
         store = {'context': self.context, 'volume_id': volume.id,
                  'volume': ref, 'new_size': 3}
-        return volume, path, store
+        self.volume_id = volume.id
+        return volume, path, store, attachments
+
+    def sizes(self, attachment_ids):
+        """The size each attachment's connection info records."""
+        return [jsonutils.loads(attachment_db.attachment_get(
+            self.context, a).connection_info)['data'].get('volume_size')
+            for a in attachment_ids]
+
+    def reasons(self, attachment_ids):
+        return [attachment_db.attachment_get(self.context, a).error_reason
+                for a in attachment_ids]
 
     def test_contract(self):
-        flow = extend_volume.get_flow(self.driver)
+        flow = self.flow()
         self.assertEqual({'context', 'volume_id', 'volume', 'new_size'},
                          flow.requires)
-        self.assertEqual(set(), flow.provides)
+        self.assertEqual({'not_resized'}, flow.provides)
         self.assertIsInstance(next(iter(flow)),
                               lifecycle.VolumeFromExtendingOnRevert)
+        self.assertEqual(
+            ['VolumeFromExtendingOnRevert', 'ReleaseExtendQuotaOnRevert',
+             'ExtendVolumeOnBackend', 'ResizeAttachedDisks',
+             'FinishExtend'], [type(atom).__name__ for atom in flow])
 
     def test_success_restores_derived_status(self):
         for attached, status in ((False, 'available'), (True, 'in-use')):
-            volume, path, store = self._volume(attached)
-            flows.run_flow(extend_volume.get_flow(self.driver), store)
+            volume, path, store, atts = self._volume(attached)
+            engine = flows.run_flow(self.flow(), store)
+            self.assertEqual({}, engine.storage.fetch('not_resized'))
             vol = db_api.volume_get(self.context, volume.id)
             self.assertEqual((3, status), (vol.size, vol.status))
+            self.assertIsNone(vol.error_reason)
             self.assertEqual(3 * driver_base.GiB, os.stat(path).st_size)
+            # The external consumer's connection info says the new size;
+            # no host manager was called for it.
+            self.assertEqual([3] * len(atts), self.sizes(atts))
+        self.assertEqual([], self.hosts.calls)
+
+    def test_every_host_resizes(self):
+        volume, path, store, atts = self._volume(
+            attached=True, hosts=('compute1', 'compute2'))
+        engine = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, engine.storage.fetch('not_resized'))
+        self.assertEqual([(atts[1], 'compute1', 3), (atts[2], 'compute2', 3)],
+                         self.hosts.calls)
+        vol = db_api.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use', None),
+                         (vol.size, vol.status, vol.error_reason))
+        self.assertEqual([3, 3, 3], self.sizes(atts))
+        self.assertEqual([None] * 3, self.reasons(atts))
+
+    def test_hosts_that_could_not_are_reported(self):
+        volume, path, store, atts = self._volume(
+            attached=True, hosts=('compute1', 'compute2', 'compute3'))
+        self.hosts.failures = {
+            'compute1': exception.DriverError(reason='blockResize refused'),
+            'compute3': exception.ManagerUnavailable(
+                host='compute3', reason='it is down (no heartbeat for 60 s)'),
+        }
+        engine = flows.run_flow(self.flow(), store)
+        not_resized = engine.storage.fetch('not_resized')
+        self.assertEqual({atts[1], atts[3]}, set(not_resized))
+        # The storage grew: the volume has its new size and status, with
+        # a reason naming what did not follow.
+        vol = db_api.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
+        self.assertEqual(3 * driver_base.GiB, os.stat(path).st_size)
+        self.assertIn('extend to 3 GiB: the volume grew, but 2 '
+                      'attachment(s) made through a manager do not see the '
+                      'new size', vol.error_reason)
+        for att in (atts[1], atts[3]):
+            self.assertIn('attachment %s: ' % att, vol.error_reason)
+        reasons = self.reasons(atts)
+        self.assertEqual([None, None], [reasons[0], reasons[2]])
+        self.assertEqual(
+            'extend to 3 GiB not seen by instance i-compute1 on host '
+            'compute1: Storage driver error: blockResize refused',
+            reasons[1])
+        self.assertEqual(
+            'extend to 3 GiB not seen by instance i-compute3 on host '
+            'compute3: The manager for compute3 did not answer: it is down '
+            '(no heartbeat for 60 s)', reasons[3])
+        self.assertEqual([3] * 4, self.sizes(atts))
+
+        # A later extend that reaches every host clears those reasons.
+        self.hosts.failures = {}
+        db_api.volume_update(self.context, volume.id,
+                             {'status': 'extending'})
+        store.update(volume=driver_base.VolumeRef.for_volume(
+            volume.id, 3, multiattach=True, host=volume.host), new_size=4)
+        flows.run_flow(self.flow(), store)
+        vol = db_api.volume_get(self.context, volume.id)
+        self.assertEqual((4, 'in-use', None),
+                         (vol.size, vol.status, vol.error_reason))
+        self.assertEqual([None] * 4, self.reasons(atts))
+        self.assertEqual([4] * 4, self.sizes(atts))
+
+    def test_unexpected_errors_are_reported_too(self):
+        volume, path, store, atts = self._volume(hosts=('compute1',))
+        self.hosts.failures = {'compute1': RuntimeError('boom')}
+        engine = flows.run_flow(self.flow(), store)
+        self.assertEqual(
+            {atts[0]: 'extend to 3 GiB not seen by instance i-compute1 on '
+                      'host compute1: boom'},
+            engine.storage.fetch('not_resized'))
+        self.assertEqual(3, db_api.volume_get(self.context, volume.id).size)
+
+    def test_hosts_are_called_at_once(self):
+        # Two hosts that each take a while answer in about the time of
+        # one: a slow host does not add to the others.
+        barrier = threading.Barrier(2, timeout=5)
+
+        original = self.hosts.resize_attachment
+
+        def resize(*args):
+            original(*args)
+            barrier.wait()
+            time.sleep(0.1)
+
+        self.hosts.resize_attachment = resize
+        volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
+        engine = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, engine.storage.fetch('not_resized'))
+        self.assertFalse(barrier.broken)
 
     def test_failure_at_every_step(self):
-        for index in range(len(extend_volume.get_flow(self.driver))):
-            volume, path, store = self._volume(attached=True)
-            flow = extend_volume.get_flow(self.driver)
+        for index in range(len(self.flow())):
+            volume, path, store, atts = self._volume(attached=True,
+                                                     hosts=('compute1',))
+            flow = self.flow()
             atom = list(flow)[index]
             reason = 'injected in %s' % atom.name
             self.useFixture(fixtures.MockPatchObject(
@@ -72,3 +223,11 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             # Old size, attachments untouched, status derived from them.
             self.assertEqual((1, 'in-use'), (vol.size, vol.status))
             self.assertIn(reason, vol.error_reason)
+            self.assertEqual([1, None], self.sizes(atts))
+            self.assertEqual([None, None], self.reasons(atts))
+
+    def test_resize_task_reverts_nothing(self):
+        task = volume_tasks.ResizeAttachedDisks(self.hosts)
+        self.assertIsNone(task.revert(context=self.context,
+                                      volume_id='v', new_size=2,
+                                      result={}))

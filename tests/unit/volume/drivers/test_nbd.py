@@ -28,9 +28,10 @@ class NBDDriverTestCase(base.TestCase):
         caps = nbd.NBDDriver.capabilities
         self.assertTrue(caps.multiattach)
         self.assertFalse(caps.shared_targets)
-        # NBD has no way to tell a connected client that the size
-        # changed.
-        self.assertFalse(caps.online_extend)
+        # The file grows under its exports; clients see the new size
+        # when they (re)connect, and the manager resizes the disks of
+        # the attachments it made.
+        self.assertTrue(caps.online_extend)
         self.assertEqual('nbd', nbd.NBDDriver.storage_protocol)
 
     def test_setup_makes_private_exports_dir(self):
