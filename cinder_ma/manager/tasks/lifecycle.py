@@ -39,7 +39,8 @@ def failure_reason(flow_failures):
     """A one-line, secret-free reason from a flow's failures."""
     reasons = []
     for failure in (flow_failures or {}).values():
-        text = failure.exception_str or failure.exception_type_names[0]
+        # An exception without a message: its type's name.
+        text = failure.exception_str or next(iter(failure))
         if text not in reasons:
             reasons.append(text)
     reason = '; '.join(reasons) or 'unknown error'

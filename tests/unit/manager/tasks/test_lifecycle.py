@@ -27,6 +27,12 @@ class FailureReasonTestCase(base.TestCase):
                          lifecycle.failure_reason(failures))
         self.assertEqual('unknown error', lifecycle.failure_reason(None))
 
+    def test_reason_without_message(self):
+        # Its type's name (a revert must never fail for want of a
+        # message).
+        self.assertEqual('RuntimeError', lifecycle.failure_reason(
+            {'a': _failure(RuntimeError())}))
+
     def test_reason_masked_and_truncated(self):
         reason = lifecycle.failure_reason(
             {'a': _failure(ValueError('password=s3cret ' + 'x' * 2000))})
