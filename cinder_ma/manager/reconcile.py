@@ -27,9 +27,14 @@ can do, claims it (compare-and-swap, so one manager wins) and:
 A volume's work is done by the manager of its backend, an attachment's by
 the manager of its instance's host: a restarted manager, a sibling process
 of the same host (the workers of cinder-ma-all), never a manager that
-cannot reach what the work touches. Failures are recorded by the flows as
-always (error statuses with their reason); an exception of one item never
-stops the loop.
+cannot reach what the work touches. An attachment made through a manager
+waits while the manager of its volume's backend is down (no heartbeat):
+its flows would only fail to reach it. That includes the first seconds
+after a database outage, until the managers' heartbeats are written
+again. Failures are recorded by the flows as always (error statuses with
+their reason), except those to reach the database, the broker or a
+manager, which leave the work for a later pass; an exception of one item
+never stops the loop.
 """
 
 import datetime
@@ -41,6 +46,7 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db.api import _now
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
+from cinder_ma.manager import rpcapi
 from cinder_ma.volume import status as vstatus
 
 CONF = cfg.CONF
@@ -59,6 +65,25 @@ def _takes_attachment(manager, row):
     if row.manager_host:
         return row.manager_host == manager.host
     return manager._can_serve_volume(row.volume_host)
+
+
+def _backend_up(context, row, known):
+    """Whether the manager of the attachment's volume's backend is up (or
+    not registered: then its flows find out), asked once per pass and
+    backend (``known``)."""
+    if not row.volume_host:
+        return True
+    host = rpcapi.backend_row(row.volume_host)
+    if host not in known:
+        try:
+            rpcapi.check_up(context, host, rpcapi.VOLUME_BINARY)
+        except exception.ManagerUnavailable as exc:
+            LOG.debug('Not recovering the attachments of %s yet: %s',
+                      host, exc)
+            known[host] = False
+        else:
+            known[host] = True
+    return known[host]
 
 
 def _recover_volume(manager, context, row):
@@ -108,10 +133,16 @@ def reconcile(manager, context):
     for row in work_db.stuck_volumes(context, lease):
         if _takes_volume(manager, row):
             done += _one(_recover_volume, manager, context, row, 'volume')
+    backends = {}
     for row in work_db.stuck_attachments(context, lease):
-        if _takes_attachment(manager, row):
-            done += _one(_recover_attachment, manager, context, row,
-                         'attachment')
+        if not _takes_attachment(manager, row):
+            continue
+        # The API process's leftovers (no manager_host) are finished by
+        # the backend's manager itself: they need no call.
+        if row.manager_host and not _backend_up(context, row, backends):
+            continue
+        done += _one(_recover_attachment, manager, context, row,
+                     'attachment')
     return done
 
 

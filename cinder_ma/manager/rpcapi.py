@@ -88,8 +88,9 @@ def _version_of(service):
     return caps.get(VERSION_KEY) or UNREPORTED_VERSION
 
 
-def _backend_row(host):
-    """The services row host of a volume host: ``node@backend``."""
+def backend_row(host):
+    """The services row host of a volume host (``node@backend#pool``):
+    ``node@backend``."""
     return host.split('#', 1)[0]
 
 
@@ -206,7 +207,7 @@ class ManagerAPI:
             in a status that can be attached.
         """
         return self._call(
-            context, _backend_row(host), VOLUME_BINARY,
+            context, backend_row(host), VOLUME_BINARY,
             self._client(host, '1.1'), 'initialize_connection',
             volume_id=volume_id, connector=connector,
             attach_mode=attach_mode)
@@ -217,7 +218,7 @@ class ManagerAPI:
 
         :raises DriverError: the backend could not remove the connection.
         """
-        self._call(context, _backend_row(host), VOLUME_BINARY,
+        self._call(context, backend_row(host), VOLUME_BINARY,
                    self._client(host, '1.1'), 'terminate_connection',
                    volume_id=volume_id, connector=connector)
 

@@ -4,11 +4,12 @@ processes.
 * :class:`AllInOne` -- ``cinder-ma-all`` (API and manager in one process,
   SQLite and the file backend in a temporary state directory).
 * :class:`Deployment` -- the multi-process deployment: a throw-away
-  PostgreSQL database migrated by ``cinder-ma-manage db sync``, then
-  ``cinder-ma-manager`` and ``cinder-ma-api`` as separate processes talking
-  over RabbitMQ. Call :func:`require_deployment_services` first: it skips
-  the test (or fails it under ``CINDER_MA_REQUIRE_SERVICES=1``) when
-  PostgreSQL or RabbitMQ is not reachable.
+  PostgreSQL (or MariaDB) database migrated by ``cinder-ma-manage db
+  sync``, then ``cinder-ma-manager`` and ``cinder-ma-api`` as separate
+  processes talking over RabbitMQ. Call
+  :func:`require_deployment_services` first: it skips the test (or fails
+  it under ``CINDER_MA_REQUIRE_SERVICES=1``) when PostgreSQL or RabbitMQ
+  is not reachable.
 * :class:`TestDrivers` -- the drivers of :mod:`tests.functional.drivers`
   (a recording storage driver) registered as plugins for the processes
   started with its environment.
@@ -481,15 +482,17 @@ def durable_queues():
 
 
 class Deployment(_Server):
-    """The API and a manager in two processes, PostgreSQL and RabbitMQ.
+    """The API and a manager in two processes, PostgreSQL (or MariaDB) and
+    RabbitMQ.
 
     The node's ``host`` and the RPC ``control_exchange`` are unique, so
     that deployments sharing the broker (parallel tests, other runs) never
     exchange messages; the manager's queue and the exchange are deleted
     from the broker on cleanup.
 
-    :param admin_url: the PostgreSQL server's admin URL (see
-        :func:`require_deployment_services`).
+    :param admin_url: the admin URL of the database server, PostgreSQL
+        (see :func:`require_deployment_services`) or MariaDB/MySQL
+        (``mysql+pymysql://``); a throw-away database is made in it.
     :param report_interval, service_down_time: ``[manager]`` options,
         short so that a dead manager shows ``down`` within seconds.
     :param config: extra ``{section: {option: value}}``.

@@ -11,7 +11,10 @@ targets, else None).
 The attachment arrives 'reserved'. On success it is 'attached' with its
 connector, connection info and device; on failure it is
 'error_attaching', with no connection left initialized on the backend or
-connected on the host (unless another attachment on this host uses it).
+connected on the host (unless another attachment on this host uses it),
+except when the database, the broker or the backend's manager could not
+be reached or did not answer in time: then it stays 'reserved' for the
+reconcile loop, which attaches it once they answer.
 """
 
 from taskflow.patterns import linear_flow
@@ -31,8 +34,11 @@ def get_flow(manager_api, connectors, hypervisor, lock):
     :param hypervisor: this host's hypervisor driver, or None.
     :param lock: the ConnectionLock of the volume's connection.
     """
+    # The reconcile loop owns this work (see the sentinel).
+    sentinel = attachment_tasks.AttachmentToErrorAttachingOnRevert(
+        reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorAttachingOnRevert(),
+    flow.add(sentinel,
              hypervisor_tasks.CheckHypervisor(hypervisor),
              connection_tasks.GetConnectorProperties(),
              connection_tasks.AcquireConnectionLock(lock),

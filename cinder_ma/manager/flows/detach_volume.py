@@ -12,7 +12,10 @@ from the instance; then, under the connection lock, the host's connection
 and the backend's are torn down only when no other attachment on this
 host still uses them, and the attachment is deleted before the lock is
 released, so that the next detach counts without it. On failure the
-attachment is 'error_detaching'; detaching again retries every step.
+attachment is 'error_detaching'; detaching again retries every step. When
+the database, the broker or the backend's manager could not be reached
+or did not answer in time, it stays 'detaching' and the reconcile loop
+detaches it once they answer.
 """
 
 from taskflow.patterns import linear_flow
@@ -26,8 +29,11 @@ FLOW_NAME = 'detach_volume'
 
 def get_flow(manager_api, connectors, hypervisor, lock):
     """The detach flow (arguments as for the attach flow)."""
+    # The reconcile loop owns this work (see the sentinel).
+    sentinel = attachment_tasks.AttachmentToErrorDetachingOnRevert(
+        reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
+    flow.add(sentinel,
              hypervisor_tasks.CheckHypervisor(hypervisor),
              hypervisor_tasks.DetachFromHypervisor(hypervisor),
              connection_tasks.AcquireConnectionLock(lock),

@@ -9,7 +9,10 @@ recorded on the attachment when it became 'attaching'): the disk is
 removed, then, under the connection lock, the host's and the backend's
 connections are torn down unless another attachment on this host uses
 them, and the attachment goes back to 'reserved' without them. On
-failure it is 'error_attaching' (a failed step's reason recorded).
+failure it is 'error_attaching' (a failed step's reason recorded), except
+when the database, the broker or the backend's manager could not be
+reached or did not answer in time: it stays 'attaching' for a later pass
+of the reconcile loop.
 """
 
 from taskflow.patterns import linear_flow
@@ -23,8 +26,11 @@ FLOW_NAME = 'rollback_attach'
 
 def get_flow(manager_api, connectors, hypervisor, lock):
     """The rollback flow (arguments as for the attach flow)."""
+    # The reconcile loop owns this work (see the sentinel).
+    sentinel = attachment_tasks.AttachmentToErrorAttachingOnRevert(
+        reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorAttachingOnRevert(),
+    flow.add(sentinel,
              hypervisor_tasks.CheckHypervisor(hypervisor),
              hypervisor_tasks.DetachFromHypervisor(hypervisor),
              connection_tasks.AcquireConnectionLock(lock),

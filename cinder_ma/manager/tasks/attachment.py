@@ -36,11 +36,26 @@ class AttachmentStatusOnRevert(task.Task):
     The move is a compare-and-swap: an attachment that moved on meanwhile
     (deleted, say) is left alone; one already in ``error_status`` stays
     there, so the revert is idempotent.
+
+    A flow that lost the database records nothing (it could not). With
+    ``reconciled``, the attachment's work belongs to the reconcile loop
+    (one made through a manager, whose intent is recorded): a flow that
+    could not reach a manager or the broker, or got no answer in time,
+    records no failure either (see
+    :func:`~cinder_ma.manager.tasks.lifecycle.service_unavailable`), and
+    the loop runs the work again once they answer; the client of the API
+    waits, it does not retry. Without it (the API's flows for consumers
+    that connect themselves) the consumer gets the error and the
+    attachment its error status.
     """
 
     operation = None
     from_statuses = ()
     error_status = None
+
+    def __init__(self, reconciled=False, **kwargs):
+        super().__init__(**kwargs)
+        self.reconciled = reconciled
 
     def execute(self, context, attachment_id):
         """Nothing to do: a checkpoint for the revert."""
@@ -49,6 +64,14 @@ class AttachmentStatusOnRevert(task.Task):
         if lifecycle.database_lost(kwargs.get('flow_failures')):
             LOG.warning('%s of attachment %s lost the database; left for '
                         'the reconcile loop', self.operation, attachment_id)
+            return
+        if self.reconciled and lifecycle.service_unavailable(
+                kwargs.get('flow_failures')):
+            LOG.warning('%s of attachment %s could not reach a manager or '
+                        'the broker (%s); left for the reconcile loop',
+                        self.operation, attachment_id,
+                        lifecycle.failure_reason(
+                            kwargs.get('flow_failures')))
             return
         reason = lifecycle.failure_reason(kwargs.get('flow_failures'))
         values = {'op': self.operation, 'id': attachment_id,

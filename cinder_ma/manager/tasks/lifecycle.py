@@ -7,6 +7,7 @@ failure on the volume (a failed status and ``error_reason``) and logs it.
 
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
+import oslo_messaging as messaging
 from oslo_utils import strutils
 from sqlalchemy import exc as sa_exc
 from taskflow import task
@@ -35,11 +36,39 @@ def database_lost(flow_failures):
                for failure in (flow_failures or {}).values())
 
 
+#: What a failure to reach a manager or the message broker raises: a
+#: manager seen down, or not served in this process (ManagerUnavailable),
+#: one that did not answer in time (its subclass ManagerTimeout, or
+#: oslo.messaging's own timeout), a message the broker did not take, and
+#: the broker client's connection errors (by name: kombu is
+#: oslo.messaging's dependency, not ours).
+UNAVAILABLE = (exception.ManagerUnavailable, messaging.MessagingTimeout,
+               messaging.MessageDeliveryFailure,
+               'kombu.exceptions.OperationalError')
+
+
+def service_unavailable(flow_failures):
+    """Whether the flow failed because a manager or the message broker
+    could not be reached or did not answer in time.
+
+    The sentinels of work the reconcile loop owns (attachments made
+    through a manager) then record no failure: the tasks' reverts undid
+    what they could (a call that timed out is undone as if it had been
+    done), the work stays in its transient status, and the loop runs it
+    again once the service answers. A broker restart or the first seconds
+    after a database outage (heartbeats not written yet) are not the
+    request's failure.
+    """
+    return any(failure.check(*UNAVAILABLE) is not None
+               for failure in (flow_failures or {}).values())
+
+
 def failure_reason(flow_failures):
     """A one-line, secret-free reason from a flow's failures."""
     reasons = []
     for failure in (flow_failures or {}).values():
-        text = failure.exception_str or failure.exception_type_names[0]
+        # An exception without a message: its type's name.
+        text = failure.exception_str or next(iter(failure))
         if text not in reasons:
             reasons.append(text)
     reason = '; '.join(reasons) or 'unknown error'

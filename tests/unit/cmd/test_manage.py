@@ -318,6 +318,43 @@ class AttachmentCommandsTestCase(base.DBTestCase):
         self.assertIn('elsewhere', out)
         self.assertNotIn('no connection on backend', out)
 
+    def test_disks_attached_by_another_process_are_seen(self):
+        # The fake hypervisor driver keeps its records in the host's state
+        # directory, as a real host keeps its domains: what a worker of
+        # cinder-ma-all attached, the command's own manager finds.
+        import uuid
+
+        from cinder_ma.db import attachments as attachment_db
+        from cinder_ma.hypervisor.drivers import fake
+        from cinder_ma.manager import manager as manager_lib
+        from cinder_ma.manager import service as manager_service
+        from cinder_ma.volume import types as vtypes
+
+        vtype = vtypes.ensure_default_type(self.admin_context)
+        backend = manager_service.load_backend(self.conf, 'testhost',
+                                               'file')
+        volume = db_api.volume_create(self.admin_context, {
+            'project_id': 'p', 'user_id': 'u', 'size': 1,
+            'status': 'available', 'host': 'testhost@file#file',
+            'volume_type_id': vtype.id})
+        ref = manager_lib.volume_ref(volume)
+        backend.driver.create_volume(ref)
+        att = attachment_db.attachment_reserve(
+            self.admin_context, volume.id, str(uuid.uuid4()),
+            manager_host='testhost')
+        attachment_db.attachment_update(
+            self.admin_context, att.id,
+            {'attach_status': 'attached', 'attached_host': 'testhost',
+             'connector': {'host': 'testhost'}})
+        info = backend.driver.initialize_connection(
+            ref, {'host': 'testhost'}, 'rw')
+        fake.FakeDriver(self.conf).attach_volume(att.instance_uuid, info,
+                                                 att.id)
+        self.assertEqual(0, manage.main(
+            ['cinder-ma-manage', 'attachment', 'audit']),
+            self.cmd.stdout.getvalue() + self.cmd.stderr.getvalue())
+        self.assertIn('checked out', self.cmd.stdout.getvalue())
+
     def test_detach_one_of_a_shared_volume(self):
         import uuid
 

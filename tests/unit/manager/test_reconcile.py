@@ -13,6 +13,7 @@ import datetime
 import os
 
 import fixtures
+import kombu.exceptions
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -185,6 +186,102 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
                           self.compute_manager._claimed(
                               self.admin_context, 'attachment',
                               attachment.id, ('reserved',)).__enter__)
+
+    def backend_heartbeat(self, up):
+        """The backend's manager seen up (a fresh heartbeat) or down (none
+        for an hour, as after a database outage until it reports)."""
+        when = timeutils.utcnow()
+        if not up:
+            when -= datetime.timedelta(hours=1)
+        db_api.service_update(self.admin_context, self.backend_service.id,
+                              {'heartbeat_at': when})
+
+    def test_attach_waits_while_the_backends_manager_is_down(self):
+        # An attach answered 200 whose flow finds the backend's manager
+        # down (its heartbeat not written yet after a database outage)
+        # is not failed: it stays reserved, and the reconcile loop
+        # attaches it once the manager is up.
+        volume = self.volume()
+        self.backend_heartbeat(up=False)
+        attachment = self.attach(volume, 'inst1')
+        self.assertEqual(('reserved', None), (attachment.attach_status,
+                                              attachment.error_reason))
+        self.assertIsNone(attachment.claimed_by)
+        self.assertEqual([], self.driver.called('initialize_connection'))
+        self.age(models.VolumeAttachment, attachment.id)
+        # Not while it is down: the flow would only fail again.
+        self.assertEqual(0, self.run_compute())
+        self.backend_heartbeat(up=True)
+        self.assertEqual(1, self.run_compute())
+        self.assertEqual('attached', self.get(attachment.id).attach_status)
+        self.assertEqual([attachment.id], [
+            a['attachment_id'] for a in self.hypervisor.list_attachments()])
+
+    def test_rollback_waits_while_the_backends_manager_is_down(self):
+        # The reconcile loop ran before the backend's manager reported
+        # again after a database outage: the rollback of an interrupted
+        # attach could not terminate its connection. It was recorded
+        # error_attaching, an attach answered 200 that never happened.
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        attachment_db.attachment_update(
+            self.admin_context, attachment.id,
+            {'attach_status': 'attaching'}, expected_status='attached')
+        self.age(models.VolumeAttachment, attachment.id, claimed_by=DEAD)
+        self.backend_heartbeat(up=False)
+        self.assertEqual(0, self.run_compute())
+        self.assertEqual('attaching', self.get(attachment.id).attach_status)
+        # Had the loop run it (the manager seen up, then down), the
+        # interrupted work stays for a later pass all the same.
+        self.assertRaises(exception.ManagerUnavailable,
+                          self.compute_manager._rollback_attach,
+                          self.admin_context, attachment.id)
+        attachment = self.get(attachment.id)
+        self.assertEqual(('attaching', None), (attachment.attach_status,
+                                               attachment.error_reason))
+        self.backend_heartbeat(up=True)
+        self.age(models.VolumeAttachment, attachment.id, claimed_by=DEAD)
+        self.assertEqual(1, self.run_compute())
+        self.assertEqual('attached', self.get(attachment.id).attach_status)
+        self.assertEqual(1, len(self.hypervisor.list_attachments()))
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+
+    def test_detach_waits_while_the_backends_manager_is_down(self):
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        self.backend_heartbeat(up=False)
+        self.assertEqual('detaching',
+                         self.detach(attachment.id).attach_status)
+        self.age(models.VolumeAttachment, attachment.id)
+        self.assertEqual(0, self.run_compute())
+        self.backend_heartbeat(up=True)
+        self.assertEqual(1, self.run_compute())
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+        self.assertEqual('available', self.status(volume))
+
+    def test_detach_waits_for_the_broker(self):
+        # The broker was killed while a detach flow called the backend:
+        # the call failed with the broker client's connection error. It
+        # was recorded error_detaching, a detach answered 200 that never
+        # happened (the disk gone, the connection kept).
+        volume = self.volume()
+        attachment = self.attach(volume, 'inst1')
+        api = self.compute_manager.manager_api
+        real = api.terminate_connection
+        self.useFixture(fixtures.MockPatchObject(
+            api, 'terminate_connection',
+            side_effect=kombu.exceptions.OperationalError(
+                '[Errno 111] Connection refused')))
+        self.assertEqual('detaching',
+                         self.detach(attachment.id).attach_status)
+        self.assertEqual([], self.hypervisor.list_attachments())
+        api.terminate_connection = real
+        self.age(models.VolumeAttachment, attachment.id)
+        self.assertEqual(1, self.run_compute())
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+        self.assertEqual(set(), self.driver.connections)
 
     def test_failed_attach_reason_is_recorded(self):
         volume = self.volume()

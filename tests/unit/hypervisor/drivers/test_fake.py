@@ -1,4 +1,8 @@
-"""Tests of the in-memory hypervisor driver."""
+"""Tests of the fake hypervisor driver."""
+
+import json
+import multiprocessing
+import os
 
 from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import fake
@@ -98,3 +102,83 @@ class FakeDriverTestCase(base.TestCase):
         self.assertEqual([{'instance_uuid': 'i1', 'attachment_id': 'a1',
                            'target': '/dev/vdb'}],
                          self.driver.list_attached_disks())
+
+
+class FakeDriverRecordsTestCase(base.TestCase):
+    """The records live in a file of the host's state path."""
+
+    def setUp(self):
+        super().setUp()
+        self.driver = fake.FakeDriver(self.conf)
+        self.path = os.path.join(self.state_path, 'fake-hypervisor.json')
+
+    def test_records_outlive_the_driver(self):
+        # A restarted manager (or another worker of the host) sees what
+        # this one attached, as a real host's domains keep their disks.
+        self.driver.attach_volume('i1', INFO, 'a1', '/dev/vdb', mode='ro')
+        self.driver.attach_volume('i1', INFO, 'a2')
+        self.driver.add_instance('i1', 'project-a')
+        again = fake.FakeDriver(self.conf)
+        self.assertEqual(self.driver.list_attachments(),
+                         again.list_attachments())
+        self.assertEqual(['a1', 'a2'], [
+            r['attachment_id'] for r in again.list_attachments()])
+        self.assertEqual('project-a', again.get_instance_owner('i1'))
+        again.detach_volume('i1', INFO, 'a1')
+        self.assertEqual(['a2'], [
+            d['attachment_id'] for d in self.driver.list_attached_disks()])
+
+    def test_file_replaced_whole(self):
+        self.assertEqual([], self.driver.list_attachments())
+        self.assertFalse(os.path.exists(self.path))
+        self.driver.attach_volume('i1', INFO, 'a1')
+        self.driver.detach_volume('i1', INFO, 'a1')
+        with open(self.path) as f:
+            self.assertEqual({'attachments': {}, 'owners': {}}, json.load(f))
+        # No temporary file left beside it.
+        self.assertEqual(['fake-hypervisor.json'], [
+            name for name in os.listdir(self.state_path)
+            if name.startswith('fake-hypervisor')])
+
+    def test_nothing_written_without_a_change(self):
+        self.driver.attach_volume('i1', INFO, 'a1')
+        before = os.stat(self.path).st_ino
+        self.driver.attach_volume('i1', INFO, 'a1')
+        self.driver.detach_volume('i2', INFO, 'a1')
+        self.driver.detach_volume('i1', INFO, 'nope')
+        self.assertEqual(before, os.stat(self.path).st_ino)
+
+    def test_not_json(self):
+        with open(self.path, 'w') as f:
+            f.write('{')
+        self.assertRaises(exception.DriverError,
+                          self.driver.list_attachments)
+        self.assertRaises(exception.DriverError, self.driver.attach_volume,
+                          'i1', INFO, 'a1')
+
+    def test_processes_share_the_records(self):
+        # Changes of several processes at once are serialized by the
+        # external lock: none is lost.
+        def attach(index):
+            driver = fake.FakeDriver(self.conf)
+            for n in range(20):
+                driver.attach_volume('i%d' % index, INFO,
+                                     'a%d-%d' % (index, n))
+                if n % 2:
+                    driver.detach_volume('i%d' % index, INFO,
+                                         'a%d-%d' % (index, n))
+            os._exit(0)
+
+        context = multiprocessing.get_context('fork')
+        processes = [context.Process(target=attach, args=(i,))
+                     for i in range(4)]
+        for process in processes:
+            process.start()
+        for process in processes:
+            process.join(60)
+            self.assertEqual(0, process.exitcode)
+        self.assertEqual(
+            sorted('a%d-%d' % (i, n) for i in range(4)
+                   for n in range(0, 20, 2)),
+            sorted(r['attachment_id']
+                   for r in self.driver.list_attachments()))

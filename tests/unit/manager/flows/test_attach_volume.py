@@ -229,11 +229,14 @@ class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):
         self.useFixture(fixtures.MockPatchObject(
             api, 'initialize_connection', side_effect=reply_lost))
         att = self.attach(volume, 'i1')
-        self.assertEqual('error_attaching', att.attach_status)
-        # The backend connected it but the reply was lost: terminated.
+        # The backend connected it but the reply was lost (a broker
+        # restart): terminated, and the attach is not failed for it but
+        # left reserved, for the reconcile loop to run again.
+        self.assertEqual(('reserved', None),
+                         (att.attach_status, att.error_reason))
         self.assertEqual([(volume.id, 'compute1')],
                          self.driver.called('terminate_connection'))
-        self.assertNothingLeft(volume)
+        self.assertNothingLeft(volume, status='reserved')
 
     def test_refused_initialize_is_not_terminated(self):
         volume = self.volume()

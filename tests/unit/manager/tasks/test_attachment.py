@@ -1,6 +1,7 @@
 """Tests of the attachment record tasks and sentinels (real SQLite)."""
 
 import fixtures
+import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import api as db_api
@@ -63,6 +64,44 @@ class AttachmentTasksTestCase(base.DBTestCase):
         attachment_db.attachment_destroy(self.context, self.att.id)
         attachment_tasks.AttachmentToErrorDetachingOnRevert().revert(
             self.context, self.att.id, flow_failures={})
+
+    def test_unreachable_service_left_for_the_reconcile_loop(self):
+        # Attachments made through a manager (``reconciled``): a flow
+        # that could not reach a manager or the broker, or got no answer
+        # in time, undid what it did, and the loop runs the work again
+        # once they answer.
+        unreachable = [
+            exception.ManagerUnavailable(host='node@file',
+                                         reason='it is down'),
+            exception.ManagerTimeout(host='node@file', reason='no answer'),
+            messaging.MessageDeliveryFailure('broker gone')]
+        for exc in unreachable:
+            for cls, status in (
+                    (attachment_tasks.AttachmentToErrorAttachingOnRevert,
+                     'reserved'),
+                    (attachment_tasks.AttachmentToErrorDetachingOnRevert,
+                     'detaching')):
+                self._set(status)
+                cls(reconciled=True).revert(
+                    self.context, self.att.id,
+                    flow_failures={'x': _failure(exc)})
+                self.assertEqual(status, self._att().attach_status, exc)
+        # Any other failure is the request's.
+        failures = {'x': _failure(exception.DriverError(reason='boom'))}
+        attachment_tasks.AttachmentToErrorDetachingOnRevert(
+            reconciled=True).revert(self.context, self.att.id,
+                                    flow_failures=failures)
+        self.assertEqual('error_detaching', self._att().attach_status)
+
+    def test_unreachable_service_fails_a_consumers_flow(self):
+        # The API's flows for consumers that connect themselves: the
+        # consumer gets the error, the attachment its error status.
+        self._set('reserved')
+        failures = {'x': _failure(exception.ManagerUnavailable(
+            host='node@file', reason='it is down'))}
+        attachment_tasks.AttachmentToErrorAttachingOnRevert().revert(
+            self.context, self.att.id, flow_failures=failures)
+        self.assertEqual('error_attaching', self._att().attach_status)
 
     def test_detach_sentinel(self):
         self._set('detaching')

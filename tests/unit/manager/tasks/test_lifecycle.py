@@ -1,7 +1,9 @@
 """Tests of the lifecycle sentinels."""
 
 import fixtures
+import kombu.exceptions
 from oslo_db import exception as db_exc
+import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import api as db_api
@@ -27,12 +29,38 @@ class FailureReasonTestCase(base.TestCase):
                          lifecycle.failure_reason(failures))
         self.assertEqual('unknown error', lifecycle.failure_reason(None))
 
+    def test_reason_without_message(self):
+        # Its type's name (a revert must never fail for want of a
+        # message).
+        self.assertEqual('RuntimeError', lifecycle.failure_reason(
+            {'a': _failure(RuntimeError())}))
+
     def test_reason_masked_and_truncated(self):
         reason = lifecycle.failure_reason(
             {'a': _failure(ValueError('password=s3cret ' + 'x' * 2000))})
         self.assertNotIn('s3cret', reason)
         self.assertEqual(lifecycle.MAX_REASON_LENGTH, len(reason))
         self.assertTrue(reason.endswith('...'))
+
+
+class ServiceUnavailableTestCase(base.TestCase):
+
+    def test_unavailable(self):
+        for exc in (exception.ManagerUnavailable(host='h', reason='down'),
+                    exception.ManagerTimeout(host='h', reason='late'),
+                    messaging.MessagingTimeout('late'),
+                    messaging.MessageDeliveryFailure('no broker'),
+                    kombu.exceptions.OperationalError('refused')):
+            self.assertTrue(lifecycle.service_unavailable(
+                {'t': _failure(exc)}), exc)
+
+    def test_other_failures(self):
+        for exc in (exception.DriverError(reason='bad'),
+                    exception.InvalidVolume(reason='busy'),
+                    db_exc.DBConnectionError('gone')):
+            self.assertFalse(lifecycle.service_unavailable(
+                {'t': _failure(exc)}), exc)
+        self.assertFalse(lifecycle.service_unavailable(None))
 
 
 class SentinelTestCase(base.DBTestCase):
