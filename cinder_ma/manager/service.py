@@ -164,6 +164,7 @@ def backend_capabilities(backend):
         'multiattach': caps.multiattach,
         'shared_targets': caps.shared_targets,
         'online_extend': caps.online_extend,
+        'per_attachment_connections': caps.per_attachment_connections,
         'pools': pools,
     })
     return report

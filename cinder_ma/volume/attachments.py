@@ -445,7 +445,8 @@ def disconnect(context, volume, attachment, factory):
           'instance_uuid': attachment.instance_uuid,
           'attach_mode': attachment.attach_mode,
           'host': (connector or {}).get('host') or attachment.attached_host,
-          'connector': connector if volume.host else None}, lock)
+          'connector': connector if volume.host else None,
+          'connection_info': connection_info_of(attachment)}, lock)
 
 
 def _others(context, attachment):

@@ -27,6 +27,7 @@ docs/admin/operations.rst).
 
 from cinder_ma.api import extensions
 from cinder_ma.api import views
+from cinder_ma.manager import rpcapi
 from cinder_ma.volume import attachments as volume_attachments
 
 COLLECTION = 'attachments'
@@ -44,7 +45,8 @@ def flat_connection_info(attachment):
     nested = volume_attachments.connection_info_of(attachment)
     if nested is None:
         return None
-    flat = {key: value for key, value in nested.items() if key != 'data'}
+    flat = {key: value for key, value in nested.items()
+            if key not in ('data', rpcapi.SCOPE_KEY)}
     flat.update(nested.get('data') or {})
     if attachment.attach_mode:
         flat['access_mode'] = attachment.attach_mode

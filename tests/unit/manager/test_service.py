@@ -61,7 +61,8 @@ class ManagerServiceTestCase(base.DBTestCase):
                           'vendor_name': 'Open Source',
                           'driver_version': '1.0.0',
                           'storage_protocol': 'file', 'multiattach': True,
-                          'shared_targets': False, 'online_extend': True},
+                          'shared_targets': False, 'online_extend': True,
+                          'per_attachment_connections': False},
                          caps)
         row = self._row('testhost', 'cinder-ma-manager')
         self.assertEqual('cinder-ma-manager', row.topic)
