@@ -315,7 +315,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         attach_status=vstatus.ATTACH_RESERVED,
         attached_host=manager_host, manager_host=manager_host,
         connector=jsonutils.dumps(connector) if connector else None,
-        created_at=now, deleted=False)
+        created_at=now, deleted=False, generation=1)
     context.session.execute(_INSERT_ATTACHMENT, values)
     _recompute_volume_status(context, volume_id)
     return types.SimpleNamespace(**values)
