@@ -42,6 +42,7 @@ from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
+from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.volume import qos_specs
 from cinder_ma.volume import status as vstatus
@@ -525,6 +526,52 @@ class Manager:
                                  self.hypervisor, lock), store, lock)
         LOG.info('Detached volume %s from instance %s (attachment %s)',
                  volume.id, attachment.instance_uuid, attachment_id)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def promote_attachment(self, context, attachment_id, revoke_ids=()):
+        """Carry out the promotion of an attachment of this host, recorded
+        as its volume's writer (1.5): end the connections of the fenced
+        attachments ``revoke_ids``, make this one's read-write connection
+        and switch the instance's disk to it in place (see
+        :mod:`cinder_ma.manager.flows.promote_attachment`)."""
+        attachment, volume = attachment_db.attachment_and_volume_get(
+            context, attachment_id)
+        if attachment.manager_host != self.host:
+            raise exception.InvalidVolume(
+                reason='attachment %s is handled by the manager of %s, not '
+                       'of %s' % (attachment_id, attachment.manager_host,
+                                  self.host))
+        if attachment.attach_mode != 'rw' or \
+                attachment.fenced_at is not None:
+            raise exception.Conflict(
+                reason='attachment %s is not the unfenced writer of volume '
+                       '%s' % (attachment_id, volume.id))
+        revoke = []
+        for other_id in revoke_ids or ():
+            other = attachment_db.attachment_get(context, other_id)
+            if other.volume_id != volume.id or other.fenced_at is None:
+                raise exception.InvalidInput(
+                    reason='attachment %s is not a fenced attachment of '
+                           'volume %s' % (other_id, volume.id))
+            revoke.append({'attachment_id': other.id,
+                           'connector': _loads(other.connector)})
+        try:
+            lock = locks.ConnectionLock.for_volume(
+                volume.id, volume.shared_targets, volume.service_uuid)
+        except ValueError as exc:
+            raise exception.InvalidVolume(reason=str(exc))
+        store = self._store(context, attachment, volume)
+        store.update(attach_mode='rw', generation=attachment.generation,
+                     revoke=revoke, shareable=bool(volume.multiattach),
+                     previous_connection_info=_loads(
+                         attachment.connection_info))
+        self._run_attachment_flow(
+            promote_flow.get_host_flow(self.manager_api, self.connectors,
+                                       self.hypervisor, lock), store, lock)
+        LOG.info('Attachment %s of instance %s is the writer of volume %s '
+                 '(generation %d); its disk is reconnected',
+                 attachment_id, attachment.instance_uuid, volume.id,
+                 attachment.generation)
 
     def _rollback_attach(self, context, attachment_id):
         """Undo what an interrupted attach flow did to an attachment left

@@ -341,11 +341,14 @@ class ManagerAPI:
         self._call(context, node, MANAGER_BINARY,
                    self._client(instance_host, '1.6'), 'resize_attachment',
                    attachment_id=attachment_id, new_size=new_size)
-    def promote_attachment(self, context, attachment_id, instance_host):
-        """Have the manager of ``instance_host`` finish the promotion of
-        one of its attachments (call, 1.5): end the fenced writer's
-        connection, make the attachment's read-write one and reconnect
-        the instance's disk to it in place.
+
+    def promote_attachment(self, context, attachment_id, instance_host,
+                           revoke_ids=()):
+        """Have the manager of ``instance_host`` carry out the promotion
+        of one of its attachments, recorded as the writer (call, 1.5):
+        end the connections of the fenced attachments ``revoke_ids``, then
+        make the attachment's read-write connection and switch the
+        instance's disk to it in place.
 
         :raises ServiceTooOld: ``[upgrade_levels] manager`` is below 1.5.
         :raises ManagerUnavailable: that manager is down.
@@ -353,7 +356,8 @@ class ManagerAPI:
         self._require('1.5', 'promote an attachment', instance_host)
         self._call(context, server_for(instance_host), MANAGER_BINARY,
                    self._client(instance_host, '1.5'), 'promote_attachment',
-                   attachment_id=attachment_id)
+                   attachment_id=attachment_id,
+                   revoke_ids=list(revoke_ids))
 
     def list_connections(self, context, host):
         """What the backends and the hypervisor of the manager of ``host``

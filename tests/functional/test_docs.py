@@ -64,11 +64,13 @@ class SupportMatrixTestCase(testtools.TestCase):
             rows['libvirt'].class_path)
         self.assertEqual({'supports_multiattach': True,
                           'reports_instance_owner': True,
-                          'supports_extend_volume': True},
+                          'supports_extend_volume': True,
+                          'supports_reconnect': True},
                          rows['libvirt'].capabilities)
         self.assertEqual({'supports_multiattach': True,
                           'reports_instance_owner': True,
-                          'supports_extend_volume': True},
+                          'supports_extend_volume': True,
+                          'supports_reconnect': True},
                          rows['fake'].capabilities)
         self.assertIsNone(rows['libvirt'].protocol)
 
@@ -94,11 +96,12 @@ class SupportMatrixTestCase(testtools.TestCase):
             self.matrix.HYPERVISOR,
             self.matrix.driver_rows(self.matrix.HYPERVISOR))
         self.assertEqual(['Driver', 'Class', 'supports_multiattach',
-                          'reports_instance_owner', 'supports_extend_volume'],
+                          'reports_instance_owner', 'supports_extend_volume',
+                          'supports_reconnect'],
                          header)
         self.assertIn(
             ['libvirt', 'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
-             'yes', 'yes', 'yes'], body)
+             'yes', 'yes', 'yes', 'yes'], body)
 
     def test_drivers_are_not_instantiated(self):
         def refuse(*args, **kwargs):

@@ -23,6 +23,11 @@ With the extension ``cinder-ma-recovery`` asked for in the request
 why the attachment's last step failed,
 ``cinder-ma-recovery:failure_reason`` (null when it did not; see
 docs/admin/operations.rst).
+
+With the extension ``cinder-ma-fencing`` asked for, details show
+``cinder-ma-fencing:fenced`` (whether the attachment's access is revoked)
+and ``cinder-ma-fencing:generation`` (how many connections it was given);
+the answers of that extension's actions always show them.
 """
 
 from cinder_ma.api import extensions
@@ -34,6 +39,8 @@ COLLECTION = 'attachments'
 #: The admin-only field of the reason the last step failed (volumes show
 #: theirs under the same name).
 FAILURE_REASON = extensions.field(extensions.RECOVERY, 'failure_reason')
+FENCED = extensions.field(extensions.FENCING, 'fenced')
+GENERATION = extensions.field(extensions.FENCING, 'generation')
 
 
 def _time(value):
@@ -69,7 +76,12 @@ def with_failure_reason(req):
         req, extensions.RECOVERY)
 
 
-def detail(attachment, is_admin=False):
+def with_fencing(req):
+    """Whether the details answered to ``req`` show the fencing fields."""
+    return req is not None and extensions.asked(req, extensions.FENCING)
+
+
+def detail(attachment, is_admin=False, fencing=False):
     view = summary(attachment)
     view.update({
         'attached_at': _time(attachment.attach_time),
@@ -79,12 +91,20 @@ def detail(attachment, is_admin=False):
     })
     if is_admin:
         view[FAILURE_REASON] = getattr(attachment, 'error_reason', None)
+    if fencing:
+        view[FENCED] = getattr(attachment, 'fenced_at', None) is not None
+        view[GENERATION] = getattr(attachment, 'generation', None) or 1
     return view
 
 
-def show(attachment, req=None):
+def show(attachment, req=None, fencing=None):
+    """One attachment's detail; ``fencing``: show the fencing fields
+    (default: when the request asks for the extension)."""
+    if fencing is None:
+        fencing = with_fencing(req)
     return {'attachment': detail(attachment,
-                                 is_admin=with_failure_reason(req))}
+                                 is_admin=with_failure_reason(req),
+                                 fencing=fencing)}
 
 
 def summary_list(req, attachments, limit):
@@ -95,7 +115,9 @@ def summary_list(req, attachments, limit):
 def detail_list(req, attachments, limit):
     """``GET /attachments/detail``."""
     is_admin = with_failure_reason(req)
-    return {'attachments': [detail(a, is_admin) for a in attachments]}
+    fencing = with_fencing(req)
+    return {'attachments': [detail(a, is_admin, fencing)
+                            for a in attachments]}
 
 
 def remaining(attachments):

@@ -296,6 +296,14 @@ class RecordingHypervisor(_Recording, fake_hv.FakeDriver):
                      new_size_bytes)
         super().resize_volume(instance_uuid, attachment_id, new_size_bytes)
 
+    def reconnect_volume(self, instance_uuid, connection_info,
+                         attachment_id, mode='rw', shareable=False):
+        self._record('reconnect_volume', instance_uuid, attachment_id,
+                     mode, shareable, connection_info)
+        super().reconnect_volume(instance_uuid, connection_info,
+                                 attachment_id, mode=mode,
+                                 shareable=shareable)
+
 
 class NoResizeHypervisor(RecordingHypervisor):
     """A recording hypervisor driver that cannot resize attached disks

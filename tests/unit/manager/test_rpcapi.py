@@ -61,8 +61,9 @@ class RecordingManager:
         self.calls.append(('terminate_connection', volume_id, connector) +
                           tuple(sorted(kwargs.items())))
 
-    def promote_attachment(self, ctxt, attachment_id):
-        self.calls.append(('promote_attachment', attachment_id))
+    def promote_attachment(self, ctxt, attachment_id, revoke_ids):
+        self.calls.append(('promote_attachment', attachment_id,
+                           revoke_ids))
 
     def attach_volume(self, ctxt, attachment_id):
         self.calls.append(('attach_volume', attachment_id))
@@ -329,13 +330,13 @@ class AttachmentConnectionsTestCase(base.DBTestCase):
                                   {'host': 'h'}, 'ro', attachment_id='a-1')
         api.terminate_connection(self.ctxt, 'vol-1', 'node1@nbd#nbd',
                                  {'host': 'h'}, attachment_id='a-1')
-        api.promote_attachment(self.ctxt, 'a-1', 'node1')
+        api.promote_attachment(self.ctxt, 'a-1', 'node1', ['a-0'])
         self.assertEqual(
             [('initialize_connection', 'vol-1', {'host': 'h'}, 'ro',
               ('attachment_id', 'a-1')),
              ('terminate_connection', 'vol-1', {'host': 'h'},
               ('attachment_id', 'a-1')),
-             ('promote_attachment', 'a-1')], self.node.calls)
+             ('promote_attachment', 'a-1', ['a-0'])], self.node.calls)
 
     def test_a_1_4_manager_is_served_as_before_when_pinned(self):
         self.flags(group='upgrade_levels', manager='1.4')

@@ -70,7 +70,8 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
                                          'reports_instance_owner': True,
-                                         'supports_extend_volume': True},
+                                         'supports_extend_volume': True,
+                                         'supports_reconnect': True},
                           'rpc_api_version': '1.6'},
                          jsonutils.loads(row.capabilities))
 
@@ -92,7 +93,8 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
                                          'reports_instance_owner': True,
-                                         'supports_extend_volume': True},
+                                         'supports_extend_volume': True,
+                                         'supports_reconnect': True},
                           'rpc_api_version': '1.6'},
                          manager_service.hypervisor_capabilities(name,
                                                                  driver))
