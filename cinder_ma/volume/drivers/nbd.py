@@ -113,6 +113,10 @@ nbd_opts = [
 #: The driver_volume_type of the connections.
 PROTOCOL = 'nbd'
 
+#: Seconds an nbdkit process gets to exit after SIGTERM before it is
+#: killed (see :meth:`NBDDriver._kill`).
+STOP_GRACE = 1.0
+
 # What an attachment id may be to name an export's files.
 _ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$')
 
@@ -123,13 +127,21 @@ def _host_tag(host):
 
 
 def _alive(pid):
+    """Whether process ``pid`` runs (a zombie, which exited and waits for
+    its parent to reap it, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            # "pid (comm) state ...": comm may hold spaces and parens.
+            state = f.read().rpartition(')')[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != 'Z'
 
 
 class Export:
@@ -413,25 +425,38 @@ class NBDDriver(base.VolumeDriver):
 
     @staticmethod
     def _kill(pid, process=None):
+        """Stop an nbdkit process: SIGTERM, then SIGKILL after
+        :data:`STOP_GRACE` seconds.
+
+        At SIGTERM nbdkit shuts its connections down (a client's next
+        request fails, nothing more reaches the volume) but it exits
+        only once its clients hang up, which a fenced client never
+        does: the process is killed then.
+        """
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             return
         if process is not None:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=STOP_GRACE)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
             return
-        for _ in range(500):
+        deadline = time.monotonic() + STOP_GRACE
+        while time.monotonic() < deadline:
             if not _alive(pid):
                 return
             time.sleep(0.02)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
-            pass
+            return
+        for _ in range(500):
+            if not _alive(pid):
+                return
+            time.sleep(0.02)
 
     def _write_secret_files(self, key, record, identity, secret):
         psk = self._export_path(key, '.psk')
