@@ -92,8 +92,8 @@ def detail(attachment, is_admin=False, fencing=False):
     if is_admin:
         view[FAILURE_REASON] = getattr(attachment, 'error_reason', None)
     if fencing:
-        view[FENCED] = getattr(attachment, 'fenced_at', None) is not None
-        view[GENERATION] = getattr(attachment, 'generation', None) or 1
+        view[FENCED] = attachment.fenced_at is not None
+        view[GENERATION] = attachment.generation
     return view
 
 
