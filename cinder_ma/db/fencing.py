@@ -227,7 +227,7 @@ def _swap_with_volume(context, attachment_id, where, values,
         return _get(context, attachment_id)
     if not_connected_elsewhere is not None:
         other = context.session.execute(
-            sa.select(_C.id).where(~attachment_db._no_other_connection()),
+            attachment_db._other_connection(),
             params).first()
         if other is not None:
             raise attachment_db._connected_elsewhere_conflict(
