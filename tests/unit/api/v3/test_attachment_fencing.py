@@ -164,6 +164,27 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
                           shown[GENERATION]))
         self.assertEqual('node-b', self.get(made['id']).attached_host)
 
+    def test_lists_show_the_fields_when_asked(self):
+        volume = self.volume(multiattach=True)
+        made = self.connected(volume, 'rw')
+        self.fence(made['id'])
+        url = self.url('attachments/detail?volume_id=%s' % volume.id)
+        (asked,) = self.app.get(url, headers=dict(
+            member(), **EXTENSIONS)).json['attachments']
+        self.assertEqual((True, 1), (asked[FENCED], asked[GENERATION]))
+        (plain,) = self.app.get(url, headers=member()).json['attachments']
+        self.assertNotIn(FENCED, plain)
+        # Summaries never carry them.
+        (summary,) = self.app.get(
+            self.url('attachments?volume_id=%s' % volume.id),
+            headers=dict(member(), **EXTENSIONS)).json['attachments']
+        self.assertNotIn(FENCED, summary)
+        # Below the extension's microversion, not even when asked.
+        shown = self.app.get(
+            self.url('attachments/%s' % made['id']),
+            headers=dict(member('3.43'), **EXTENSIONS)).json['attachment']
+        self.assertNotIn(FENCED, shown)
+
     def test_fence_is_for_administrators_and_services(self):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
