@@ -77,6 +77,22 @@ def reported_version(context, host):
     return None if service is None else _version_of(service)
 
 
+def require_reported(context, host, version, what):
+    """Refuse, before anything is sent, what needs RPC API ``version``
+    of the manager of node ``host`` when its services row reports an
+    older one (a node with no registered manager is left to the call).
+
+    :raises ServiceTooOld: with ``what`` in its message.
+    """
+    reported = reported_version(context, host)
+    if reported is not None and \
+            _version_key(reported) < _version_key(version):
+        raise exception.ServiceTooOld(
+            message='Cannot %s on %s: its manager serves RPC API %s and '
+                    'this needs %s; upgrade it.' % (what, host, reported,
+                                                    version))
+
+
 def _version_of(service):
     """The RPC API version a manager's services row reports."""
     try:

@@ -66,13 +66,21 @@ def _check_own_connection(attachment, volume, what):
                        attachment.id, volume.id, what))
 
 
-def _check_can_revoke(api, volume):
-    """Refuse before anything is recorded when the pin keeps the managers
-    from ending one attachment's connection."""
+def _check_managers(context, api, volume, attachment=None):
+    """Refuse before anything is recorded when the pin, or the manager of
+    the volume's backend (or of the attachment's host, for one made
+    through a manager), cannot end one attachment's connection (RPC API
+    1.5)."""
+    what = 'end the connection of one attachment'
     if not api.can_send_version('1.5'):
         raise exception.ServiceTooOld(
-            what='end the connection of one attachment',
-            host=volume.host, version='1.5', cap=rpcapi.version_cap())
+            what=what, host=volume.host, version='1.5',
+            cap=rpcapi.version_cap())
+    rpcapi.require_reported(context, rpcapi.server_for(volume.host), '1.5',
+                            what)
+    if attachment is not None and attachment.manager_host:
+        rpcapi.require_reported(context, attachment.manager_host, '1.5',
+                                'promote attachment %s' % attachment.id)
 
 
 def _revoke_item(attachment):
@@ -93,7 +101,7 @@ def fence_attachment(context, attachment_id):
     if not fencing_db.is_connected(attachment):
         raise fencing_db.not_connected_error(attachment)
     _check_own_connection(attachment, volume, 'fenced')
-    _check_can_revoke(attachments.manager_api(), volume)
+    _check_managers(context, attachments.manager_api(), volume)
     fenced, newly = fencing_db.attachment_fence(context, attachment.id)
     if newly:
         LOG.warning('Fencing attachment %s of volume %s (generation %d) at '
@@ -237,7 +245,7 @@ def promote_attachment(context, attachment_id):
         others = attachment_db.attachment_get_others(
             context, volume.id, attachment.id)
     _check_promotable(context, attachment, volume, specs)
-    _check_can_revoke(attachments.manager_api(), volume)
+    _check_managers(context, attachments.manager_api(), volume, attachment)
     writers = _writers_of(volume, others)
     for writer in writers:
         if fencing_db.is_connected(writer) and not \

@@ -369,6 +369,26 @@ class AttachmentConnectionsTestCase(base.DBTestCase):
                           self.ctxt, 'vol-1', 'old@f#f', {'host': 'h'},
                           'rw', attachment_id='a-1')
 
+    def test_require_reported(self):
+        for host, version in (('node1', '1.5'), ('old', '1.4'),
+                              ('older', None)):
+            caps = {rpcapi.VERSION_KEY: version} if version else {}
+            db_api.service_create(self.admin_context, {
+                'host': host, 'binary': 'cinder-ma-manager',
+                'topic': rpcapi.ManagerAPI.TOPIC,
+                'capabilities': jsonutils.dumps(caps)})
+        rpcapi.require_reported(self.admin_context, 'node1', '1.5', 'x')
+        # A node without a registered manager is left to the call.
+        rpcapi.require_reported(self.admin_context, 'nobody', '1.5', 'x')
+        for host, reported in (('old', '1.4'), ('older', '1.2')):
+            exc = self.assertRaises(exception.ServiceTooOld,
+                                    rpcapi.require_reported,
+                                    self.admin_context, host, '1.5',
+                                    'fence it')
+            self.assertEqual('Cannot fence it on %s: its manager serves '
+                             'RPC API %s and this needs 1.5; upgrade it.'
+                             % (host, reported), str(exc))
+
     def test_scope(self):
         self.assertTrue(rpcapi.is_attachment_scoped(
             {rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE, 'data': {}}))

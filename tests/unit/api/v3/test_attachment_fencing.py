@@ -13,6 +13,7 @@ clients is in tests/functional/volume/test_fencing.py.
 import uuid
 
 import fixtures
+from oslo_serialization import jsonutils
 import webtest
 
 from cinder_ma.api import app
@@ -241,6 +242,20 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertIn('1.5', response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
 
+    def test_a_storage_manager_older_than_1_5_is_not_asked(self):
+        volume = self.volume(multiattach=True)
+        made = self.connected(volume, 'rw')
+        db_api.service_create(self.admin_context, {
+            'host': 'testhost', 'binary': 'cinder-ma-manager',
+            'topic': rpcapi.ManagerAPI.TOPIC,
+            'capabilities': jsonutils.dumps({rpcapi.VERSION_KEY: '1.4'})})
+        self.driver.calls.clear()
+        response = self.fence(made['id'], status=409)
+        self.assertIn('serves RPC API 1.4 and this needs 1.5',
+                      response.json['conflictingRequest']['message'])
+        self.assertIsNone(self.get(made['id']).fenced_at)
+        self.assertEqual([], self.driver_calls())
+
     def test_revocation_failure_keeps_it_fenced_and_fencing_again_ends_it(
             self):
         volume = self.volume(multiattach=True)
@@ -392,6 +407,20 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         (record,) = self.hypervisor.list_attachments(instance)
         self.assertEqual('rw', record['mode'])
         self.assertTrue(self.show(writer.id)[FENCED])
+
+    def test_promote_through_a_manager_older_than_1_5(self):
+        volume = self.one_writer_volume()
+        standby = self.attach(volume, str(uuid.uuid4()), mode='ro')
+        row = db_api.service_get_by_host_and_binary(
+            self.admin_context, self.COMPUTE, 'cinder-ma-manager')
+        db_api.service_update(self.admin_context, row.id, {
+            'capabilities': {rpcapi.VERSION_KEY: '1.4', 'hypervisor': {
+                'driver': 'x', 'supports_reconnect': True}}})
+        response = self.promote(standby.id, status=409)
+        self.assertIn('promote attachment %s on %s' % (standby.id,
+                                                       self.COMPUTE),
+                      response.json['conflictingRequest']['message'])
+        self.assertEqual('ro', self.get(standby.id).attach_mode)
 
     def test_promote_through_a_manager_that_is_down(self):
         volume = self.one_writer_volume()
