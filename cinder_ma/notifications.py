@@ -72,3 +72,16 @@ def notify_extend(context, volume, new_size, not_resized=None):
            {'volume_id': volume.id, 'new_size': new_size,
             'project_id': volume.project_id,
             'attachments_not_resized': sorted(not_resized)})
+
+
+def notify_fencing(context, event, volume, attachment):
+    """Emit ``volume.attachment.<event>`` of the extension
+    ``cinder-ma-fencing`` (``fence``, ``reconnect``, ``promote.start``,
+    ``promote.end``), with the attachment's generation and whether it is
+    fenced: a cluster manager following them knows which node may write.
+    """
+    payload = attachment_payload(volume, attachment)
+    payload.update(generation=getattr(attachment, 'generation', None),
+                   fenced=getattr(attachment, 'fenced_at', None) is not None)
+    notify(context, 'volume.attachment.' + event, payload,
+           priority='warn' if event == 'fence' else 'info')

@@ -86,7 +86,29 @@ WRITERS = Extension(
     updated='2026-11-22T00:00:00+00:00',
     min_version=mv.BASE_VERSION)
 
-EXTENSIONS = (MANAGER_ATTACH, MULTIATTACH, RECOVERY, WRITERS)
+FENCING = Extension(
+    alias='cinder-ma-fencing',
+    name='Fencing',
+    description=(
+        'Fencing and standby promotion of attachments whose backend makes '
+        'connections per attachment: the attachment actions '
+        'cinder-ma-fencing:fence (an administrator or a service revokes '
+        'the attachment\'s access at the target at once; it stays fenced '
+        'until its consumer connects it again with a new connector, which '
+        'gives it new credentials and the next generation, or it is '
+        'deleted) and cinder-ma-fencing:promote (on a volume whose type '
+        'has multiattach:writers = one, a read-only attachment becomes '
+        'the writer in one transaction: the writer is fenced and turned '
+        'read-only, its access revoked before the new read-write '
+        'connection exists; attachments made through a manager keep '
+        'their disk). Both answer the attachment with '
+        'cinder-ma-fencing:fenced and cinder-ma-fencing:generation, which '
+        'attachment details show too when the request header '
+        'Cinder-MA-Extensions names this alias.'),
+    updated='2026-11-22T00:00:00+00:00',
+    min_version=mv.NEW_ATTACH_COMPLETION)
+
+EXTENSIONS = (MANAGER_ATTACH, MULTIATTACH, RECOVERY, WRITERS, FENCING)
 
 _BY_ALIAS = {ext.alias: ext for ext in EXTENSIONS}
 _ASKED = 'cinder_ma.extensions'

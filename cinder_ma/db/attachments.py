@@ -139,18 +139,32 @@ _RESERVE = {(capped, exclusive): _reserve_statement(capped, exclusive)
             for capped in (False, True) for exclusive in (False, True)}
 
 
+def _other_connection_conditions(other):
+    """SQL conditions on ``other`` (an alias of the attachments): another
+    attachment of the same instance and volume is connected (or
+    connecting) on the host bound as ``other_host``."""
+    return (other.c.volume_id == sa.bindparam('other_volume_id'),
+            other.c.instance_uuid == sa.bindparam('other_instance_uuid'),
+            other.c.attached_host == sa.bindparam('other_host'),
+            other.c.id != sa.bindparam('b_id'),
+            other.c.deleted == sa.false(),
+            other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
+                                       vstatus.ATTACH_ATTACHED)))
+
+
 def _no_other_connection():
     """SQL condition: no other attachment of the same instance and volume
     is connected (or connecting) on the host bound as ``other_host``."""
     other = _VA_TABLE.alias('other')
-    return ~sa.exists().where(
-        other.c.volume_id == sa.bindparam('other_volume_id'),
-        other.c.instance_uuid == sa.bindparam('other_instance_uuid'),
-        other.c.attached_host == sa.bindparam('other_host'),
-        other.c.id != sa.bindparam('b_id'),
-        other.c.deleted == sa.false(),
-        other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
-                                   vstatus.ATTACH_ATTACHED)))
+    return ~sa.exists().where(*_other_connection_conditions(other))
+
+
+def _other_connection():
+    """The id of the other attachment :func:`_no_other_connection` looks
+    for (one, if any)."""
+    other = _VA_TABLE.alias('other')
+    return sa.select(other.c.id).where(
+        *_other_connection_conditions(other)).limit(1)
 
 
 @functools.lru_cache(maxsize=64)
@@ -315,7 +329,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         attach_status=vstatus.ATTACH_RESERVED,
         attached_host=manager_host, manager_host=manager_host,
         connector=jsonutils.dumps(connector) if connector else None,
-        created_at=now, deleted=False)
+        created_at=now, deleted=False, generation=1)
     context.session.execute(_INSERT_ATTACHMENT, values)
     _recompute_volume_status(context, volume_id)
     return types.SimpleNamespace(**values)
@@ -375,7 +389,7 @@ def _attachment_update(context, attachment_id, values,
             raise _Stale()
         if not_connected_elsewhere is not None:
             other = context.session.execute(
-                sa.select(_VA_TABLE.c.id).where(~_no_other_connection()),
+                _other_connection(),
                 params).first()
             if other is not None:
                 raise _connected_elsewhere_conflict(
@@ -511,7 +525,7 @@ def check_connectable(context, attachment_id, host, current=None):
                    'another host)' % (attachment_id,
                                       attachment.attach_status))
     other = context.session.execute(
-        sa.select(_VA_TABLE.c.id).where(~_no_other_connection()),
+        _other_connection(),
         {'other_volume_id': attachment.volume_id,
          'other_instance_uuid': attachment.instance_uuid,
          'other_host': host, 'b_id': attachment.id}).first()

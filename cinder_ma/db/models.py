@@ -258,6 +258,12 @@ class VolumeAttachment(BASE, CinderMABase):
     claimed_by = sa.Column(sa.String(80))
     claimed_until = sa.Column(sa.DateTime)
     error_reason = sa.Column(sa.Text)
+    # Fencing (cinder-ma-fencing): the connections the attachment was
+    # given (1 for the first, one more at each reconnection or
+    # promotion), and when its access was revoked (None: not fenced).
+    generation = sa.Column(sa.Integer, nullable=False, default=1,
+                           server_default='1')
+    fenced_at = sa.Column(sa.DateTime)
 
 
 class Service(BASE, CinderMABase):

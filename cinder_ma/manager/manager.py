@@ -19,6 +19,7 @@ ones below).
 
 import contextlib
 import dataclasses
+import functools
 import threading
 
 import oslo_messaging as messaging
@@ -41,6 +42,7 @@ from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
+from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.volume import qos_specs
 from cinder_ma.volume import status as vstatus
@@ -276,9 +278,14 @@ class Manager:
 
     @messaging.expected_exceptions(*EXPECTED)
     def initialize_connection(self, context, volume_id, connector,
-                              attach_mode):
+                              attach_mode, attachment_id=None):
         """Connect a volume of this node to the host of ``connector``.
 
+        :param attachment_id: (1.5) the attachment the connection is for:
+            a driver with ``per_attachment_connections`` makes one for it
+            alone (the connection info then says so, see
+            :func:`cinder_ma.manager.rpcapi.is_attachment_scoped`); other
+            drivers ignore it.
         :returns: the driver's connection info, whose
             ``data['access_mode']`` is ``attach_mode`` and
             ``data['qos_specs']`` the front-end QoS specs of the volume's
@@ -299,19 +306,25 @@ class Manager:
         front_end, back_end = qos_specs.for_volume(
             context, volume.volume_type_id, volume.size)
         ref = volume_ref(volume, back_end)
+        scoped = _per_attachment(backend) and attachment_id is not None
+        extra = (attachment_id,) if scoped else ()
         info = self._driver_call(
             'Initializing the connection', volume,
-            backend.driver.initialize_connection, ref, connector,
-            attach_mode)
+            _with_attachment(backend.driver.initialize_connection,
+                             attachment_id if scoped else None),
+            ref, connector, attach_mode)
         if not (isinstance(info, dict) and
                 info.get('driver_volume_type')):
             self._driver_call('Terminating the connection', volume,
-                              backend.driver.terminate_connection, ref,
-                              connector)
+                              _with_attachment(
+                                  backend.driver.terminate_connection,
+                                  *extra), ref, connector)
             raise exception.DriverError(
                 reason='the driver of %s returned connection info without '
                        'driver_volume_type' % backend.host)
         info = dict(info)
+        if scoped:
+            info[rpcapi.SCOPE_KEY] = rpcapi.ATTACHMENT_SCOPE
         # As Cinder's volume manager: the front-end QoS specs of the
         # volume's type (null when none) for the hypervisor to apply.
         info['data'] = dict(info.get('data') or {}, access_mode=attach_mode,
@@ -320,23 +333,42 @@ class Manager:
         # updated there by an extend (SIZE_KEY).
         info['data'][driver_base.SIZE_KEY] = volume.size
         LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
-                 'host %(host)s (%(mode)s)',
+                 'host %(host)s (%(mode)s%(scope)s)',
                  {'type': info['driver_volume_type'], 'vol': volume_id,
-                  'host': connector['host'], 'mode': attach_mode})
+                  'host': connector['host'], 'mode': attach_mode,
+                  'scope': ', attachment %s' % attachment_id if scoped
+                  else ''})
         return info
 
     @messaging.expected_exceptions(*EXPECTED)
-    def terminate_connection(self, context, volume_id, connector):
-        """Undo initialize_connection for the host of ``connector``."""
+    def terminate_connection(self, context, volume_id, connector,
+                             attachment_id=None):
+        """Undo initialize_connection for the host of ``connector``.
+
+        :param attachment_id: (1.5) end only the connection made for this
+            attachment (see :meth:`initialize_connection`), at once. A
+            backend without per-attachment connections has none: nothing
+            is done then (its connections are the host's, ended without
+            an attachment id when their last user goes).
+        """
         if not isinstance(connector, dict):
             raise exception.InvalidInput(
                 reason='connector must be an object')
         volume, backend = self._connection_backend(context, volume_id)
+        if attachment_id is not None and not _per_attachment(backend):
+            LOG.info('The connections of backend %s are not made per '
+                     'attachment: nothing to end for attachment %s of '
+                     'volume %s', backend.host, attachment_id, volume_id)
+            return
         self._driver_call('Terminating the connection', volume,
-                          backend.driver.terminate_connection,
+                          _with_attachment(
+                              backend.driver.terminate_connection,
+                              attachment_id),
                           volume_ref(volume), connector)
-        LOG.info('Terminated the connection of volume %s to host %s',
-                 volume_id, connector.get('host'))
+        LOG.info('Terminated the connection of volume %s to host %s%s',
+                 volume_id, connector.get('host'),
+                 ' (attachment %s)' % attachment_id if attachment_id
+                 else '')
 
     # Attachments (instance host role)
 
@@ -495,6 +527,52 @@ class Manager:
         LOG.info('Detached volume %s from instance %s (attachment %s)',
                  volume.id, attachment.instance_uuid, attachment_id)
 
+    @messaging.expected_exceptions(*EXPECTED)
+    def promote_attachment(self, context, attachment_id, revoke_ids=()):
+        """Carry out the promotion of an attachment of this host, recorded
+        as its volume's writer (1.5): end the connections of the fenced
+        attachments ``revoke_ids``, make this one's read-write connection
+        and switch the instance's disk to it in place (see
+        :mod:`cinder_ma.manager.flows.promote_attachment`)."""
+        attachment, volume = attachment_db.attachment_and_volume_get(
+            context, attachment_id)
+        if attachment.manager_host != self.host:
+            raise exception.InvalidVolume(
+                reason='attachment %s is handled by the manager of %s, not '
+                       'of %s' % (attachment_id, attachment.manager_host,
+                                  self.host))
+        if attachment.attach_mode != 'rw' or \
+                attachment.fenced_at is not None:
+            raise exception.Conflict(
+                reason='attachment %s is not the unfenced writer of volume '
+                       '%s' % (attachment_id, volume.id))
+        revoke = []
+        for other_id in revoke_ids or ():
+            other = attachment_db.attachment_get(context, other_id)
+            if other.volume_id != volume.id or other.fenced_at is None:
+                raise exception.InvalidInput(
+                    reason='attachment %s is not a fenced attachment of '
+                           'volume %s' % (other_id, volume.id))
+            revoke.append({'attachment_id': other.id,
+                           'connector': _loads(other.connector)})
+        try:
+            lock = locks.ConnectionLock.for_volume(
+                volume.id, volume.shared_targets, volume.service_uuid)
+        except ValueError as exc:
+            raise exception.InvalidVolume(reason=str(exc))
+        store = self._store(context, attachment, volume)
+        store.update(attach_mode='rw', generation=attachment.generation,
+                     revoke=revoke, shareable=bool(volume.multiattach),
+                     previous_connection_info=_loads(
+                         attachment.connection_info))
+        self._run_attachment_flow(
+            promote_flow.get_host_flow(self.manager_api, self.connectors,
+                                       self.hypervisor, lock), store, lock)
+        LOG.info('Attachment %s of instance %s is the writer of volume %s '
+                 '(generation %d); its disk is reconnected',
+                 attachment_id, attachment.instance_uuid, volume.id,
+                 attachment.generation)
+
     def _rollback_attach(self, context, attachment_id):
         """Undo what an interrupted attach flow did to an attachment left
         'attaching' (the disk, the host's and the backend's connection),
@@ -529,13 +607,21 @@ class Manager:
         try:
             if connector and volume.host:
                 backend = self._backend(volume)
-                users = attachment_db.attachment_count_sharing_connection(
-                    context, volume.id, connector.get('host'),
-                    attachment.id)
-                if not users:
-                    self._driver_call('Terminating the connection', volume,
-                                      backend.driver.terminate_connection,
-                                      volume_ref(volume), connector)
+                # The attachment's own connection ends with it; a host's
+                # ends with its last user.
+                own = rpcapi.is_attachment_scoped(
+                    _loads(attachment.connection_info)) and \
+                    _per_attachment(backend)
+                if own or not \
+                        attachment_db.attachment_count_sharing_connection(
+                            context, volume.id, connector.get('host'),
+                            attachment.id):
+                    self._driver_call(
+                        'Terminating the connection', volume,
+                        _with_attachment(
+                            backend.driver.terminate_connection,
+                            attachment.id if own else None),
+                        volume_ref(volume), connector)
             attachment_db.attachment_destroy(
                 context, attachment.id,
                 expected_status=vstatus.ATTACH_DETACHING)
@@ -589,3 +675,16 @@ def _refuse_claim(context, kind, row_id, statuses):
 
 def _loads(text):
     return jsonutils.loads(text) if text else None
+
+
+def _per_attachment(backend):
+    return backend.driver.capabilities.per_attachment_connections
+
+
+def _with_attachment(method, attachment_id=None):
+    """A driver's connection ``method``, given ``attachment_id`` as its
+    keyword argument when it is not None (only drivers declaring
+    ``per_attachment_connections`` take it)."""
+    if attachment_id is None:
+        return method
+    return functools.partial(method, attachment_id=attachment_id)

@@ -77,6 +77,22 @@ def reported_version(context, host):
     return None if service is None else _version_of(service)
 
 
+def require_reported(context, host, version, what):
+    """Refuse, before anything is sent, what needs RPC API ``version``
+    of the manager of node ``host`` when its services row reports an
+    older one (a node with no registered manager is left to the call).
+
+    :raises ServiceTooOld: with ``what`` in its message.
+    """
+    reported = reported_version(context, host)
+    if reported is not None and \
+            _version_key(reported) < _version_key(version):
+        raise exception.ServiceTooOld(
+            message='Cannot %s on %s: its manager serves RPC API %s and '
+                    'this needs %s; upgrade it.' % (what, host, reported,
+                                                    version))
+
+
 def _version_of(service):
     """The RPC API version a manager's services row reports."""
     try:
@@ -92,6 +108,23 @@ def backend_row(host):
     """The services row host of a volume host (``node@backend#pool``):
     ``node@backend``."""
     return host.split('#', 1)[0]
+
+
+#: The key of connection info that a manager of 1.5 or later adds when
+#: the connection is one attachment's own (its backend declares
+#: ``per_attachment_connections``): that connection is ended with its
+#: attachment, whoever else uses the host, and can be ended alone
+#: (fencing). Connection info without it is the host's, shared by the
+#: attachments of the volume on that host. Never shown to clients.
+SCOPE_KEY = 'cinder_ma_connection_scope'
+ATTACHMENT_SCOPE = 'attachment'
+
+
+def is_attachment_scoped(connection_info):
+    """Whether ``connection_info`` (nested, as recorded) is the
+    connection of one attachment (see :data:`SCOPE_KEY`)."""
+    return isinstance(connection_info, dict) and \
+        connection_info.get(SCOPE_KEY) == ATTACHMENT_SCOPE
 
 
 class ManagerAPI:
@@ -111,6 +144,11 @@ class ManagerAPI:
       hypervisor hold, for audits); managers report their version in
       the services table (``capabilities['rpc_api_version']``) for
       ``[upgrade_levels] manager = auto``.
+    * 1.5 - initialize_connection and terminate_connection take
+      ``attachment_id``: a backend with per-attachment connections makes
+      and ends the connection of one attachment (fencing); promote_attachment
+      (call to the manager of an attachment's host: the standby becomes
+      the writer and its disk is reconnected in place).
     * 1.6 - resize_attachment (call to the manager of an attachment's
       host: its hypervisor driver makes the instance see the new size of
       a volume extended online).
@@ -192,7 +230,7 @@ class ManagerAPI:
                                        volume_id=volume_id)
 
     def initialize_connection(self, context, volume_id, host, connector,
-                              attach_mode):
+                              attach_mode, attachment_id=None):
         """Have the backend of ``host`` connect a volume to the host of
         ``connector`` (call).
 
@@ -200,27 +238,48 @@ class ManagerAPI:
         :param connector: the connector properties of the host that will
             connect (``host``, ``initiator``, ...).
         :param attach_mode: 'rw' or 'ro'.
+        :param attachment_id: the attachment the connection is for; sent
+            (1.5) unless ``[upgrade_levels] manager`` pins an older
+            version, when the connection is made per host as before.
         :returns: the connection info, ``{'driver_volume_type': ...,
-            'data': {..., 'access_mode': attach_mode}}``.
+            'data': {..., 'access_mode': attach_mode}}``, with
+            :data:`SCOPE_KEY` when it is the attachment's own.
         :raises DriverError: the backend could not make the connection.
         :raises InvalidVolume: the volume is not on that backend, or not
             in a status that can be attached.
         """
+        kwargs = {'volume_id': volume_id, 'connector': connector,
+                  'attach_mode': attach_mode}
+        version = '1.1'
+        if attachment_id is not None and self.can_send_version('1.5'):
+            version = '1.5'
+            kwargs['attachment_id'] = attachment_id
         return self._call(
             context, backend_row(host), VOLUME_BINARY,
-            self._client(host, '1.1'), 'initialize_connection',
-            volume_id=volume_id, connector=connector,
-            attach_mode=attach_mode)
+            self._client(host, version), 'initialize_connection', **kwargs)
 
-    def terminate_connection(self, context, volume_id, host, connector):
+    def terminate_connection(self, context, volume_id, host, connector,
+                             attachment_id=None):
         """Have the backend of ``host`` undo initialize_connection for the
         host of ``connector`` (call; idempotent).
 
+        :param attachment_id: (1.5) end only the connection of this
+            attachment (connection info with :data:`SCOPE_KEY`), at once.
         :raises DriverError: the backend could not remove the connection.
+        :raises ServiceTooOld: ``attachment_id`` and ``[upgrade_levels]
+            manager`` below 1.5 (a connection of one attachment is never
+            ended as a host's: that would cut off the host's others).
         """
+        kwargs = {'volume_id': volume_id, 'connector': connector}
+        version = '1.1'
+        if attachment_id is not None:
+            self._require('1.5', 'end the connection of one attachment',
+                          host)
+            version = '1.5'
+            kwargs['attachment_id'] = attachment_id
         self._call(context, backend_row(host), VOLUME_BINARY,
-                   self._client(host, '1.1'), 'terminate_connection',
-                   volume_id=volume_id, connector=connector)
+                   self._client(host, version), 'terminate_connection',
+                   **kwargs)
 
     def attach_volume(self, context, attachment_id, instance_host):
         """Have the manager of ``instance_host`` run the attach flow of a
@@ -298,6 +357,23 @@ class ManagerAPI:
         self._call(context, node, MANAGER_BINARY,
                    self._client(instance_host, '1.6'), 'resize_attachment',
                    attachment_id=attachment_id, new_size=new_size)
+
+    def promote_attachment(self, context, attachment_id, instance_host,
+                           revoke_ids=()):
+        """Have the manager of ``instance_host`` carry out the promotion
+        of one of its attachments, recorded as the writer (call, 1.5):
+        end the connections of the fenced attachments ``revoke_ids``, then
+        make the attachment's read-write connection and switch the
+        instance's disk to it in place.
+
+        :raises ServiceTooOld: ``[upgrade_levels] manager`` is below 1.5.
+        :raises ManagerUnavailable: that manager is down.
+        """
+        self._require('1.5', 'promote an attachment', instance_host)
+        self._call(context, server_for(instance_host), MANAGER_BINARY,
+                   self._client(instance_host, '1.5'), 'promote_attachment',
+                   attachment_id=attachment_id,
+                   revoke_ids=list(revoke_ids))
 
     def list_connections(self, context, host):
         """What the backends and the hypervisor of the manager of ``host``

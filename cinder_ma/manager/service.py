@@ -164,6 +164,7 @@ def backend_capabilities(backend):
         'multiattach': caps.multiattach,
         'shared_targets': caps.shared_targets,
         'online_extend': caps.online_extend,
+        'per_attachment_connections': caps.per_attachment_connections,
         'pools': pools,
     })
     return report
@@ -181,7 +182,8 @@ def hypervisor_capabilities(name, driver):
         'reports_instance_owner':
             driver.capabilities.reports_instance_owner,
         'supports_extend_volume':
-            driver.capabilities.supports_extend_volume})
+            driver.capabilities.supports_extend_volume,
+        'supports_reconnect': driver.capabilities.supports_reconnect})
 
 
 def _get_or_create_service(ctxt, host, binary, availability_zone):

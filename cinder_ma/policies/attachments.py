@@ -22,6 +22,8 @@ LIST = 'volume:attachment_get_all'
 MULTIATTACH_BOOTABLE = 'volume:multiattach_bootable_volume'
 FORCE_DETACH = 'volume_extension:volume_admin_actions:force_detach'
 ATTACH_TO_HOST = 'volume:attach_to_host'
+FENCE = 'volume:attachment_fence'
+PROMOTE = 'volume:attachment_promote'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -84,6 +86,27 @@ rules = [
                     'cinder_ma manager, or detach it, with the attach and '
                     'detach flows of that manager.',
         operations=[{'method': 'POST', 'path': BASE_PATH}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=FENCE, check_str=base.ADMIN_OR_PROJECT_SERVICE,
+        description='Fence an attachment (cinder-ma-fencing:fence): '
+                    'revoke its access at the storage target at once; it '
+                    'stays fenced until its consumer connects it again '
+                    'with a new connector or it is deleted. An '
+                    'administrator, or a service (a cluster manager, a '
+                    'compute service) in the volume\'s project.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{attachment_id}/action'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PROMOTE, check_str=base.ADMIN_OR_PROJECT_SERVICE,
+        description='Promote a read-only attachment of a one-writer '
+                    'volume to the writer (cinder-ma-fencing:promote): '
+                    'the current writer is fenced and made read-only. An '
+                    'administrator, or a service in the volume\'s '
+                    'project.',
+        operations=[{'method': 'POST',
+                     'path': BASE_PATH + '/{attachment_id}/action'}],
         scope_types=['project']),
 ]
 

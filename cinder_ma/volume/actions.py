@@ -22,6 +22,7 @@ from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
+from cinder_ma.manager import rpcapi
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma.volume import api as volume_api
@@ -82,7 +83,7 @@ def initialize_connection(context, volume_id, connector):
                                      'legacy' if reserved else 'create')
     info = attachments.connection_info_of(attachment)
     return {key: value for key, value in info.items()
-            if key != 'attachment_id'}
+            if key not in ('attachment_id', rpcapi.SCOPE_KEY)}
 
 
 def terminate_connection(context, volume_id, connector):

@@ -45,6 +45,11 @@ def _rpc():
     return rpcapi.ManagerAPI()
 
 
+def manager_api():
+    """The client of the managers' RPC API."""
+    return _rpc()
+
+
 def _target(volume):
     return {'project_id': volume.project_id, 'user_id': volume.user_id}
 
@@ -53,7 +58,7 @@ def _is_service(context):
     return policy.check_persona(context, 'service_api')
 
 
-def _shareable_specs(context, volume):
+def shareable_specs(context, volume):
     """The extra specs of a shareable volume's type ({} otherwise): read
     once per reservation for the rules below."""
     if not volume.multiattach or not volume.volume_type_id:
@@ -63,7 +68,7 @@ def _shareable_specs(context, volume):
 
 def _max_attachments(volume, specs):
     """The multiattach:max_attachments cap of a shareable volume's type
-    (``specs``: :func:`_shareable_specs`)."""
+    (``specs``: :func:`shareable_specs`)."""
     value = specs.get(MAX_ATTACHMENTS_SPEC)
     if value is None:
         return None
@@ -86,9 +91,9 @@ def writers_of(multiattach, value):
     return value if value in WRITER_POLICIES else 'many'
 
 
-def _writers(volume, specs):
+def writer_policy(volume, specs):
     """The writer policy of ``volume`` (see :func:`writers_of`; ``specs``:
-    :func:`_shareable_specs`)."""
+    :func:`shareable_specs`)."""
     policy_ = writers_of(volume.multiattach, specs.get(WRITERS_SPEC))
     if policy_ == 'many' and specs.get(WRITERS_SPEC) is not None and \
             str(specs[WRITERS_SPEC]).strip().lower() != 'many':
@@ -218,16 +223,16 @@ def reserve(context, volume, instance_uuid, attach_mode='rw',
     :raises Conflict: a second read-write attachment of a volume whose
         type allows one writer (``multiattach:writers = one``).
     """
-    specs = _shareable_specs(context, volume)
+    specs = shareable_specs(context, volume)
     return attachment_db.attachment_reserve(
         context, volume.id, instance_uuid, attach_mode=attach_mode,
         manager_host=manager_host,
         max_attachments=_max_attachments(volume, specs),
         exclusive_bootable=not _may_share_bootable(context, volume),
-        one_writer=_writers(volume, specs) == 'one')
+        one_writer=writer_policy(volume, specs) == 'one')
 
 
-def _attachment_and_volume(context, attachment_id, action):
+def attachment_and_volume(context, attachment_id, action):
     """An attachment the caller may act on, and its volume's row.
 
     Only administrators reach other projects' attachments: a service
@@ -245,7 +250,7 @@ def _attachment_and_volume(context, attachment_id, action):
 
 def get_attachment(context, attachment_id,
                    action=attachment_policies.SHOW):
-    return _attachment_and_volume(context, attachment_id, action)[0]
+    return attachment_and_volume(context, attachment_id, action)[0]
 
 
 def list_attachments(context, filters=None, marker=None, limit=None,
@@ -317,7 +322,7 @@ def check_connector(connector):
             reason='connector must be an object with at least "host"')
 
 
-def _connection_lock(volume):
+def connection_lock(volume):
     """The connection lock of a volume's connections, held across the
     API's threads, processes and hosts (see
     :mod:`cinder_ma.manager.locks`)."""
@@ -341,7 +346,7 @@ def connect(context, attachment, volume, connector, kind):
     :returns: the attachment, now 'attaching' with its connection_info.
     """
     check_connector(connector)
-    lock = _connection_lock(volume)
+    lock = connection_lock(volume)
     engine = _run(
         connect_flow.get_flow(_rpc(), lock, kind),
         {'context': context, 'attachment_id': attachment.id,
@@ -358,24 +363,33 @@ def update_attachment(context, attachment_id, connector):
     A refused request changes nothing anywhere: an attachment that is not
     'reserved' (already connected), or whose instance has the volume
     connected on that host already, is a 409 before any backend is
-    called.
+    called. A fenced attachment (extension ``cinder-ma-fencing``) is
+    connected again instead, with new credentials (see
+    :func:`cinder_ma.volume.fencing.reconnect_attachment`).
 
     :returns: the attachment, now ``attaching`` with its connection_info.
     """
     check_connector(connector)
     with db_api.reading(context):
-        attachment, volume = _attachment_and_volume(
+        attachment, volume = attachment_and_volume(
             context, attachment_id, attachment_policies.UPDATE)
-        attachment_db.check_connectable(context, attachment.id,
-                                        connector['host'],
-                                        current=attachment)
-        check_backend_multiattach(context, volume)
+        fenced = attachment.fenced_at is not None
+        if not fenced:
+            attachment_db.check_connectable(context, attachment.id,
+                                            connector['host'],
+                                            current=attachment)
+            check_backend_multiattach(context, volume)
+    if fenced:
+        # Imported here: the fencing module builds on this one.
+        from cinder_ma.volume import fencing
+        return fencing.reconnect_attachment(context, attachment, volume,
+                                            connector)
     notifications.notify_attach(context, 'attach.start', volume, attachment)
     return connect(context, attachment, volume, connector, 'update')
 
 
 def complete_attachment(context, attachment_id):
-    attachment, volume = _attachment_and_volume(
+    attachment, volume = attachment_and_volume(
         context, attachment_id, attachment_policies.COMPLETE)
     attachment = attachment_db.attachment_update(
         context, attachment.id,
@@ -409,7 +423,7 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     :returns: the volume's other attachments (Cinder's delete answers
         them).
     """
-    attachment, volume = _attachment_and_volume(
+    attachment, volume = attachment_and_volume(
         context, attachment_id, attachment_policies.DELETE)
     if (_is_connected(attachment) and not force and
             not _is_service(context)):
@@ -438,14 +452,15 @@ def disconnect(context, volume, attachment, factory):
     :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a consumer's
     attachment: its connection ends when it is the last user of it."""
     connector = connector_of(attachment)
-    lock = _connection_lock(volume)
+    lock = connection_lock(volume)
     _run(factory(_rpc(), lock),
          {'context': context, 'attachment_id': attachment.id,
           'volume_id': volume.id, 'volume_host': volume.host,
           'instance_uuid': attachment.instance_uuid,
           'attach_mode': attachment.attach_mode,
           'host': (connector or {}).get('host') or attachment.attached_host,
-          'connector': connector if volume.host else None}, lock)
+          'connector': connector if volume.host else None,
+          'connection_info': connection_info_of(attachment)}, lock)
 
 
 def _others(context, attachment):

@@ -47,11 +47,15 @@ class SupportMatrixTestCase(testtools.TestCase):
                          file_row.class_path)
         self.assertEqual('file', file_row.protocol)
         self.assertEqual({'multiattach': True, 'shared_targets': False,
-                          'online_extend': True}, file_row.capabilities)
+                          'online_extend': True,
+                          'per_attachment_connections': False},
+                         file_row.capabilities)
         nbd_row = rows['nbd']
         self.assertEqual('nbd', nbd_row.protocol)
         self.assertEqual({'multiattach': True, 'shared_targets': False,
-                          'online_extend': True}, nbd_row.capabilities)
+                          'online_extend': True,
+                          'per_attachment_connections': True},
+                         nbd_row.capabilities)
 
     def test_hypervisor_drivers(self):
         rows = self._rows(self.matrix.HYPERVISOR)
@@ -60,11 +64,13 @@ class SupportMatrixTestCase(testtools.TestCase):
             rows['libvirt'].class_path)
         self.assertEqual({'supports_multiattach': True,
                           'reports_instance_owner': True,
-                          'supports_extend_volume': True},
+                          'supports_extend_volume': True,
+                          'supports_reconnect': True},
                          rows['libvirt'].capabilities)
         self.assertEqual({'supports_multiattach': True,
                           'reports_instance_owner': True,
-                          'supports_extend_volume': True},
+                          'supports_extend_volume': True,
+                          'supports_reconnect': True},
                          rows['fake'].capabilities)
         self.assertIsNone(rows['libvirt'].protocol)
 
@@ -82,18 +88,20 @@ class SupportMatrixTestCase(testtools.TestCase):
         rows = self.matrix.driver_rows(self.matrix.VOLUME)
         header, body = self.matrix.table(self.matrix.VOLUME, rows)
         self.assertEqual(['Driver', 'Class', 'Protocol', 'multiattach',
-                          'shared_targets', 'online_extend'], header)
+                          'shared_targets', 'online_extend',
+                          'per_attachment_connections'], header)
         self.assertIn(['file', 'cinder_ma.volume.drivers.file.FileDriver',
-                       'file', 'yes', 'no', 'yes'], body)
+                       'file', 'yes', 'no', 'yes', 'no'], body)
         header, body = self.matrix.table(
             self.matrix.HYPERVISOR,
             self.matrix.driver_rows(self.matrix.HYPERVISOR))
         self.assertEqual(['Driver', 'Class', 'supports_multiattach',
-                          'reports_instance_owner', 'supports_extend_volume'],
+                          'reports_instance_owner', 'supports_extend_volume',
+                          'supports_reconnect'],
                          header)
         self.assertIn(
             ['libvirt', 'cinder_ma.hypervisor.drivers.libvirt.LibvirtDriver',
-             'yes', 'yes', 'yes'], body)
+             'yes', 'yes', 'yes', 'yes'], body)
 
     def test_drivers_are_not_instantiated(self):
         def refuse(*args, **kwargs):
@@ -113,7 +121,7 @@ class SupportMatrixTestCase(testtools.TestCase):
                                   NoCapabilities)
         self.assertIn('capabilities are not a Capabilities', row.error)
         _header, body = self.matrix.table(self.matrix.VOLUME, [row])
-        self.assertEqual(['?', '?', '?'], body[0][3:])
+        self.assertEqual(['?', '?', '?', '?'], body[0][3:])
 
         row = self.matrix.row_for(self.matrix.HYPERVISOR, 'wrong', object)
         self.assertIn('not a subclass of HypervisorDriver', row.error)

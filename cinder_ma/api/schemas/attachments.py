@@ -9,6 +9,9 @@ Ranges (see :mod:`cinder_ma.api.microversions`):
   ``instance_host`` of cinder_ma's former 3.55 is refused with a message
   naming the extension field.
 * update: 3.27 on.
+* the actions ``cinder-ma-fencing:fence`` and ``cinder-ma-fencing:promote``
+  (extension :data:`cinder_ma.api.extensions.FENCING`, from 3.44) take an
+  empty object (or null): nothing else is accepted.
 
 Like Cinder, unknown keys are refused and ``instance_uuid`` may be left
 out (python-cinderclient sends it only when given: glance's cinder store
@@ -122,3 +125,22 @@ update = {
     'required': ['attachment'],
     'additionalProperties': False,
 }
+
+FENCE = extensions.field(extensions.FENCING, 'fence')
+PROMOTE = extensions.field(extensions.FENCING, 'promote')
+
+
+def _no_arguments(action):
+    return {
+        'type': 'object',
+        'properties': {
+            action: {'type': ['object', 'null'], 'properties': {},
+                     'additionalProperties': False},
+        },
+        'required': [action],
+        'additionalProperties': False,
+    }
+
+
+fence = _no_arguments(FENCE)
+promote = _no_arguments(PROMOTE)

@@ -12,6 +12,12 @@ cinder_ma manager: that manager's
 attach flow does the rest asynchronously, and the client polls the
 attachment until it is ``attached`` (or ``error_attaching``).
 
+With the extension ``cinder-ma-fencing`` (from 3.44), administrators and
+services fence an attachment (``cinder-ma-fencing:fence``: its access is
+revoked at the target; update with a new connector connects it again)
+and promote a read-only attachment of a one-writer volume to its writer
+(``cinder-ma-fencing:promote``); both answer 200 with the attachment.
+
 Status codes are Cinder's: create, update, show, list and delete 200
 (delete answers the volume's other attachments), ``os-complete`` 204,
 every route below 3.27 a 404. The rules, the policy and the calls to the
@@ -23,6 +29,7 @@ import webob.exc
 
 from cinder_ma.api import actions
 from cinder_ma.api import expose
+from cinder_ma.api import extensions
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import params
 from cinder_ma.api.schemas import attachments as schemas
@@ -30,6 +37,7 @@ from cinder_ma.api import validation
 from cinder_ma.api.views import attachments as views
 from cinder_ma import exception
 from cinder_ma.volume import attachments as volume_attachments
+from cinder_ma.volume import fencing
 
 # Filters of attachment lists (Cinder's allowed_filters); 'status' and
 # 'attach_status' both filter on the attach status.
@@ -144,7 +152,7 @@ def create(req, project_id, body):
         req.context, attachment['volume_uuid'],
         attachment.get('instance_uuid'), connector=connector,
         mode=_mode(attachment, connector), instance_host=instance_host)
-    return views.show(new)
+    return views.show(new, req)
 
 
 @expose.expose(min_version=mv.NEW_ATTACH)
@@ -155,7 +163,7 @@ def update(req, project_id, attachment_id, body):
     updated = volume_attachments.update_attachment(
         req.context, _checked_id(attachment_id),
         body['attachment']['connector'])
-    return views.show(updated)
+    return views.show(updated, req)
 
 
 @expose.expose(min_version=mv.NEW_ATTACH)
@@ -180,6 +188,32 @@ def complete(req, project_id, attachment_id):
                                            _checked_id(attachment_id))
 
 
+@expose.expose(min_version=extensions.FENCING.min_version)
+@validation.schema(schemas.fence, min_version=extensions.FENCING.min_version)
+def fence(req, project_id, attachment_id, body):
+    """``{"cinder-ma-fencing:fence": {}}`` (extension
+    ``cinder-ma-fencing``): revoke the attachment's access at the target
+    at once; 200 and its detail with the fencing fields."""
+    fenced = fencing.fence_attachment(req.context,
+                                      _checked_id(attachment_id))
+    return views.show(fenced, req, fencing=True)
+
+
+@expose.expose(min_version=extensions.FENCING.min_version)
+@validation.schema(schemas.promote,
+                   min_version=extensions.FENCING.min_version)
+def promote(req, project_id, attachment_id, body):
+    """``{"cinder-ma-fencing:promote": {}}`` (extension
+    ``cinder-ma-fencing``): make this read-only attachment of a one-writer
+    volume the writer; 200 and its detail (with the new connection_info)
+    with the fencing fields."""
+    promoted = fencing.promote_attachment(req.context,
+                                          _checked_id(attachment_id))
+    return views.show(promoted, req, fencing=True)
+
+
 # POST /v3/{project_id}/attachments/{id}/action
 action = expose.expose(min_version=mv.NEW_ATTACH)(
-    actions.dispatcher({'os-complete': complete}, 'action'))
+    actions.dispatcher({'os-complete': complete,
+                        schemas.FENCE: fence,
+                        schemas.PROMOTE: promote}, 'action'))

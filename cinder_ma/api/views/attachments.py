@@ -23,16 +23,24 @@ With the extension ``cinder-ma-recovery`` asked for in the request
 why the attachment's last step failed,
 ``cinder-ma-recovery:failure_reason`` (null when it did not; see
 docs/admin/operations.rst).
+
+With the extension ``cinder-ma-fencing`` asked for, details show
+``cinder-ma-fencing:fenced`` (whether the attachment's access is revoked)
+and ``cinder-ma-fencing:generation`` (how many connections it was given);
+the answers of that extension's actions always show them.
 """
 
 from cinder_ma.api import extensions
 from cinder_ma.api import views
+from cinder_ma.manager import rpcapi
 from cinder_ma.volume import attachments as volume_attachments
 
 COLLECTION = 'attachments'
 #: The admin-only field of the reason the last step failed (volumes show
 #: theirs under the same name).
 FAILURE_REASON = extensions.field(extensions.RECOVERY, 'failure_reason')
+FENCED = extensions.field(extensions.FENCING, 'fenced')
+GENERATION = extensions.field(extensions.FENCING, 'generation')
 
 
 def _time(value):
@@ -44,7 +52,8 @@ def flat_connection_info(attachment):
     nested = volume_attachments.connection_info_of(attachment)
     if nested is None:
         return None
-    flat = {key: value for key, value in nested.items() if key != 'data'}
+    flat = {key: value for key, value in nested.items()
+            if key not in ('data', rpcapi.SCOPE_KEY)}
     flat.update(nested.get('data') or {})
     if attachment.attach_mode:
         flat['access_mode'] = attachment.attach_mode
@@ -67,7 +76,12 @@ def with_failure_reason(req):
         req, extensions.RECOVERY)
 
 
-def detail(attachment, is_admin=False):
+def with_fencing(req):
+    """Whether the details answered to ``req`` show the fencing fields."""
+    return req is not None and extensions.asked(req, extensions.FENCING)
+
+
+def detail(attachment, is_admin=False, fencing=False):
     view = summary(attachment)
     view.update({
         'attached_at': _time(attachment.attach_time),
@@ -77,12 +91,20 @@ def detail(attachment, is_admin=False):
     })
     if is_admin:
         view[FAILURE_REASON] = getattr(attachment, 'error_reason', None)
+    if fencing:
+        view[FENCED] = attachment.fenced_at is not None
+        view[GENERATION] = attachment.generation
     return view
 
 
-def show(attachment, req=None):
+def show(attachment, req=None, fencing=None):
+    """One attachment's detail; ``fencing``: show the fencing fields
+    (default: when the request asks for the extension)."""
+    if fencing is None:
+        fencing = with_fencing(req)
     return {'attachment': detail(attachment,
-                                 is_admin=with_failure_reason(req))}
+                                 is_admin=with_failure_reason(req),
+                                 fencing=fencing)}
 
 
 def summary_list(req, attachments, limit):
@@ -93,7 +115,9 @@ def summary_list(req, attachments, limit):
 def detail_list(req, attachments, limit):
     """``GET /attachments/detail``."""
     is_admin = with_failure_reason(req)
-    return {'attachments': [detail(a, is_admin) for a in attachments]}
+    fencing = with_fencing(req)
+    return {'attachments': [detail(a, is_admin, fencing)
+                            for a in attachments]}
 
 
 def remaining(attachments):

@@ -15,6 +15,8 @@ its definition and removing it.
 import abc
 import dataclasses
 
+from cinder_ma import exception
+
 
 @dataclasses.dataclass(frozen=True)
 class HypervisorCapabilities:
@@ -33,11 +35,17 @@ class HypervisorCapabilities:
         (libvirt: ``virDomainBlockResize``); Nova's capability of the same
         name. An in-use volume attached through the manager of a host
         whose driver does not declare it cannot be extended.
+    :ivar supports_reconnect: :meth:`HypervisorDriver.reconnect_volume`
+        switches an attached disk to a new connection of the same volume
+        without the instance detaching it: a standby promoted to the
+        writer (extension ``cinder-ma-fencing``) keeps its disk. Only
+        attachments of hosts whose driver says so are promoted.
     """
 
     supports_multiattach: bool = False
     reports_instance_owner: bool = False
     supports_extend_volume: bool = False
+    supports_reconnect: bool = False
 
 
 class HypervisorDriver(abc.ABC):
@@ -123,6 +131,22 @@ class HypervisorDriver(abc.ABC):
         raise NotImplementedError(
             '%s does not declare supports_extend_volume' %
             type(self).__name__)
+    def reconnect_volume(self, instance_uuid, connection_info,
+                         attachment_id, mode='rw', shareable=False):
+        """Switch the disk of ``attachment_id`` to ``connection_info`` (a
+        new connection of the same volume, in ``mode``) in place: the
+        instance keeps the disk, at the same device.
+
+        Only drivers declaring ``supports_reconnect`` implement it. The
+        previous connection is already gone when this is called (the
+        target ended it): the disk's I/O fails until it is switched.
+
+        :raises DriverError: the disk is not attached, or could not be
+            switched (it then keeps its previous source).
+        """
+        raise exception.DriverError(
+            reason='hypervisor driver %s cannot reconnect a disk in place'
+                   % type(self).__name__)
 
     def list_attached_disks(self):
         """The volume disks attached to the host's instances, for audits

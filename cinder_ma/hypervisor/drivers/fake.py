@@ -53,7 +53,7 @@ class FakeDriver(base.HypervisorDriver):
 
     capabilities = base.HypervisorCapabilities(
         supports_multiattach=True, reports_instance_owner=True,
-        supports_extend_volume=True)
+        supports_extend_volume=True, supports_reconnect=True)
 
     #: The owner of instances that were not added (None: unknown); kept
     #: in memory, by the process that sets it (tests).
@@ -156,6 +156,24 @@ class FakeDriver(base.HypervisorDriver):
                  attachment_id, instance_uuid, mode,
                  ', shareable' if shareable else '')
         return mountpoint
+
+    def reconnect_volume(self, instance_uuid, connection_info,
+                         attachment_id, mode='rw', shareable=False):
+        """Record the disk's new connection and mode in place; a disk that
+        is not attached to the instance is a DriverError."""
+        def reconnect(records):
+            record = records['attachments'].get(attachment_id)
+            if record is None or record['instance_uuid'] != instance_uuid:
+                raise exception.DriverError(
+                    reason='attachment %s is not attached to instance %s' %
+                    (attachment_id, instance_uuid))
+            record.update(connection_info=connection_info, mode=mode,
+                          shareable=bool(shareable))
+            return True
+
+        self._change(reconnect)
+        LOG.info('Fake hypervisor: reconnected %s of instance %s (%s)',
+                 attachment_id, instance_uuid, mode)
 
     def detach_volume(self, instance_uuid, connection_info, attachment_id):
         def detach(records):

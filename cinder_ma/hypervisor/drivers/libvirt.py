@@ -297,7 +297,7 @@ class LibvirtDriver(base.HypervisorDriver):
 
     capabilities = base.HypervisorCapabilities(
         supports_multiattach=True, reports_instance_owner=True,
-        supports_extend_volume=True)
+        supports_extend_volume=True, supports_reconnect=True)
 
     def __init__(self, conf):
         super().__init__(conf)
@@ -494,6 +494,64 @@ class LibvirtDriver(base.HypervisorDriver):
                 LOG.debug('Attach with flags %s unsupported (%s); '
                           'attaching to the running domain only', flags,
                           exc.get_error_message())
+
+    # -- reconnect ---------------------------------------------------------
+
+    def reconnect_volume(self, instance_uuid, connection_info,
+                         attachment_id, mode='rw', shareable=False):
+        """Switch the disk ``ua-<attachment_id>`` to ``connection_info``
+        at the same target device: ``updateDeviceFlags`` where the
+        hypervisor can change a disk's source in place (libvirt's test
+        driver can); QEMU changes the source of removable media only, so
+        there the disk is detached and attached again at the same target
+        (the guest sees it unplugged and plugged back).
+
+        :raises DriverError: the disk is not attached to the instance, or
+            could not be switched.
+        """
+        alias = alias_of(attachment_id)
+        dom = self._lookup(instance_uuid)
+        if dom is None:
+            raise _driver_error(
+                'instance %s is not a domain of %s on this host' % (
+                    instance_uuid, self.uri))
+        with self._instance_lock(instance_uuid):
+            try:
+                targets = disk_targets(dom.XMLDesc(0))
+                target_dev = next((dev for dev, dev_alias in targets.items()
+                                   if dev_alias == alias), None)
+                if target_dev is None:
+                    raise _driver_error(
+                        'attachment %s is not attached to instance %s' % (
+                            attachment_id, instance_uuid))
+                xml = disk_xml(connection_info, target_dev, attachment_id,
+                               mode=mode, shareable=shareable,
+                               bus=self.disk_bus)
+                how = self._update_or_replug(dom, alias, xml)
+            except libvirt.libvirtError as exc:
+                raise _driver_error(
+                    'cannot reconnect attachment %s of instance %s: %s' % (
+                        attachment_id, instance_uuid,
+                        exc.get_error_message()))
+        LOG.info('Reconnected attachment %(attachment)s of instance '
+                 '%(instance)s as %(dev)s (%(mode)s, %(how)s)',
+                 {'attachment': attachment_id, 'instance': instance_uuid,
+                  'dev': target_dev, 'mode': mode, 'how': how})
+
+    def _update_or_replug(self, dom, alias, xml):
+        flags = self._places(dom, alias)
+        try:
+            dom.updateDeviceFlags(xml, flags)
+            return 'updated in place'
+        except libvirt.libvirtError as exc:
+            if not _unsupported(exc):
+                raise
+            LOG.info('The hypervisor cannot change the source of disk %s '
+                     'in place (%s); detaching and attaching it again at '
+                     'the same target', alias, exc.get_error_message())
+        self._detach(dom, alias)
+        self._attach(dom, xml, dom.UUIDString())
+        return 'detached and attached again'
 
     # -- detach ------------------------------------------------------------
 

@@ -10,7 +10,8 @@ detaches of the last users exactly one terminates the connection.
 
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``instance_uuid``, ``attach_mode``, ``host`` (the host of the recorded
-connector, or None) and ``connector`` (recorded, or None).
+connector, or None), ``connector`` and ``connection_info`` (recorded, or
+None).
 
 :func:`get_flow` (delete, os-detach, os-force_detach): the attachment
 arrives 'detaching' and is deleted; on failure it is 'error_detaching'

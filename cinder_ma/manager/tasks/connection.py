@@ -7,8 +7,12 @@ changed under a :class:`~cinder_ma.manager.locks.ConnectionLock` taken by
 :class:`AcquireConnectionLock` and released by
 :class:`ReleaseConnectionLock`.
 
-A connection is torn down only when no other attachment on this host
-still uses it, which the service counts
+A connection made for one attachment (its backend declares
+``per_attachment_connections``; the recorded connection info says so,
+see :func:`cinder_ma.manager.rpcapi.is_attachment_scoped`) ends with its
+attachment. Any other connection is the host's: it is torn down only
+when no other attachment on this host still uses it, which the service
+counts
 (:func:`cinder_ma.db.attachments.attachment_count_sharing_connection`),
 as Nova does before it disconnects a multiattach volume:
 
@@ -29,6 +33,8 @@ from taskflow.types import failure as tf_failure
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
+from cinder_ma.manager import rpcapi
+from cinder_ma.volume import scheduler
 
 LOG = logging.getLogger(__name__)
 
@@ -57,6 +63,40 @@ def _disconnect(connectors, context, volume_id, host, attachment_id,
         connection_info, device_info,
         shared_target_in_use=shared_target_in_use(
             context, volume_id, host, attachment_id, shared_service_uuid))
+
+
+def end_backend_connection(manager_api, context, volume_id, volume_host,
+                           connector, attachment_id, host,
+                           connection_info):
+    """End the backend's connection of an attachment: its own (scoped
+    connection info) at once; the host's only when no other attachment
+    on ``host`` uses it.
+
+    :returns: True when the backend was asked to end it.
+    """
+    if rpcapi.is_attachment_scoped(connection_info):
+        manager_api.terminate_connection(context, volume_id, volume_host,
+                                         connector,
+                                         attachment_id=attachment_id)
+        return True
+    users = still_used(context, volume_id, host, attachment_id)
+    if users:
+        _log_kept('backend connection', volume_id, host, users)
+        return False
+    manager_api.terminate_connection(context, volume_id, volume_host,
+                                     connector)
+    return True
+
+
+def _unanswered_connection(manager_api, context, volume_host):
+    """What stands for the connection info of an initialize_connection
+    whose answer was lost: scoped when the backend (as it last reported)
+    makes connections per attachment and the request named it (1.5)."""
+    caps = scheduler.backend_capabilities(context, volume_host)
+    if caps.get('per_attachment_connections') and \
+            manager_api.can_send_version('1.5'):
+        return {rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE}
+    return None
 
 
 def _log_kept(what, volume_id, host, users):
@@ -132,7 +172,8 @@ class InitializeConnection(task.Task):
     def execute(self, context, volume_id, volume_host, connector,
                 attach_mode, attachment_id):
         info = self.manager_api.initialize_connection(
-            context, volume_id, volume_host, connector, attach_mode)
+            context, volume_id, volume_host, connector, attach_mode,
+            attachment_id=attachment_id)
         info = dict(info)
         info['data'] = dict(info.get('data') or {}, access_mode=attach_mode)
         info['attachment_id'] = attachment_id
@@ -144,12 +185,15 @@ class InitializeConnection(task.Task):
                 not _outcome_unknown(result)):
             return
         try:
-            users = still_used(context, volume_id, host, attachment_id)
-            if users:
-                _log_kept('backend connection', volume_id, host, users)
+            if isinstance(result, tf_failure.Failure):
+                # Timed out: the connection, if made, is the attachment's
+                # own when the backend makes them so and was told whose.
+                result = _unanswered_connection(
+                    self.manager_api, context, volume_host)
+            if not end_backend_connection(
+                    self.manager_api, context, volume_id, volume_host,
+                    connector, attachment_id, host, result):
                 return
-            self.manager_api.terminate_connection(context, volume_id,
-                                                  volume_host, connector)
         except Exception:
             LOG.exception('Could not terminate the connection of volume %s '
                           'to host %s while reverting attachment %s; it may '
@@ -233,8 +277,9 @@ class DisconnectVolume(task.Task):
 
 
 class TerminateConnection(task.Task):
-    """Have the volume's backend terminate its connection to this host
-    (RPC call) unless another attachment on this host uses it.
+    """Have the volume's backend terminate the attachment's connection
+    (RPC call): its own (``connection_info`` scoped to it) always, the
+    host's unless another attachment on this host uses it.
 
     Cannot be undone: its revert only logs; detaching again retries, and
     terminating is idempotent.
@@ -245,19 +290,16 @@ class TerminateConnection(task.Task):
         self.manager_api = manager_api
 
     def execute(self, context, volume_id, volume_host, attachment_id, host,
-                connector):
+                connector, connection_info=None):
         if not connector:
             LOG.info('Attachment %s recorded no connector: no connection '
                      'to terminate', attachment_id)
             return
-        users = still_used(context, volume_id, host, attachment_id)
-        if users:
-            _log_kept('backend connection', volume_id, host, users)
-            return
-        self.manager_api.terminate_connection(context, volume_id,
-                                              volume_host, connector)
-        LOG.info('Terminated the connection of volume %s to host %s',
-                 volume_id, host)
+        if end_backend_connection(self.manager_api, context, volume_id,
+                                  volume_host, connector, attachment_id,
+                                  host, connection_info):
+            LOG.info('Terminated the connection of volume %s to host %s',
+                     volume_id, host)
 
     def revert(self, volume_id, host, result, *args, **kwargs):
         if not isinstance(result, tf_failure.Failure):

@@ -97,3 +97,29 @@ class DetachFromHypervisor(_HypervisorTask):
             LOG.warning('Attachment %s is detached from instance %s but its '
                         'detach did not complete; detaching again finishes '
                         'it', attachment_id, instance_uuid)
+
+
+class ReconnectOnHypervisor(_HypervisorTask):
+    """Switch the instance's disk of the attachment to its new connection
+    in place (a promoted standby: read-write now).
+
+    Not undone: the previous connection is gone at the target, so the
+    disk's old source works no more; its revert only logs, and promoting
+    again switches it.
+    """
+
+    def execute(self, instance_uuid, connection_info, device_info,
+                attachment_id, attach_mode, shareable):
+        self.driver.reconnect_volume(
+            instance_uuid,
+            host_connector.with_device(connection_info, device_info),
+            attachment_id, mode=attach_mode, shareable=shareable)
+        LOG.info('Reconnected attachment %s of instance %s (%s)',
+                 attachment_id, instance_uuid, attach_mode)
+
+    def revert(self, instance_uuid, attachment_id, result, *args,
+               **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('The disk of attachment %s of instance %s is '
+                        'switched to its new connection although the '
+                        'promotion failed', attachment_id, instance_uuid)

@@ -65,11 +65,22 @@ class Capabilities:
         :meth:`VolumeDriver.terminate_connection` of one volume must keep
         the host's access to the target for the others.
     :ivar online_extend: a volume can be extended while it is attached.
+    :ivar per_attachment_connections: every attachment gets a connection
+        of its own (its own export and credentials), which can be ended
+        alone: :meth:`VolumeDriver.initialize_connection` and
+        :meth:`VolumeDriver.terminate_connection` then take the
+        attachment's id as the keyword argument ``attachment_id``. The
+        manager no longer counts the users of a host's connection for
+        such connections, and an attachment can be fenced (its access
+        revoked at the target) and promoted (its connection made again in
+        another mode). A driver without it keeps one connection per
+        volume, host and mode, shared by the attachments of that host.
     """
 
     multiattach: bool = False
     shared_targets: bool = False
     online_extend: bool = False
+    per_attachment_connections: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,6 +224,17 @@ class VolumeDriver(abc.ABC):
             ``initiator``, ``nqn``, ... as os-brick reports them).
         :param attach_mode: 'rw' or 'ro'. For 'ro' the backend refuses
             writes on this connection when it can.
+
+        A driver declaring ``per_attachment_connections`` takes a fourth,
+        keyword argument ``attachment_id`` (None from managers older than
+        RPC API 1.5: make the connection per host then, as other
+        drivers do). With it, the connection is that attachment's alone;
+        called again for the same attachment (in the same or another
+        mode), the driver ends the attachment's earlier connection and
+        makes a new one with new credentials: a reconnection after
+        fencing, or a standby becoming the writer, never keeps the old
+        access.
+
         :returns: connection info, a JSON-serializable dict::
 
             {'driver_volume_type': <storage_protocol>,
@@ -231,6 +253,12 @@ class VolumeDriver(abc.ABC):
         other attachment of the volume on that host uses the connection
         (for a shareable volume, several instances of one host share it),
         so a driver need not count them itself.
+
+        A driver declaring ``per_attachment_connections`` takes the
+        keyword argument ``attachment_id``: given, end that attachment's
+        connection only, at once (open sessions dropped, its credentials
+        refused from then on: this is how an attachment is fenced); None,
+        end the host's connections made without an attachment id.
 
         Idempotent: a connection that does not exist is not an error.
         """

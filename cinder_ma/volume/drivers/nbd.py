@@ -9,10 +9,23 @@ manager, listening on ``nbd_listen_address`` at a port of
 (``--tls=require --tls-psk``): the export name is checked as well, but it
 is not what keeps other clients out.
 
-A connection is what the manager asks for: one volume, one connecting
-host (``connector['host']``), one access mode. The manager calls
-:meth:`NBDDriver.terminate_connection` when the last attachment of the
-volume on that host goes, which stops the host's exports of the volume.
+A connection is one attachment's (``per_attachment_connections``): the
+manager names the attachment, and the export, its port and its key are
+that attachment's alone, so that one attachment can be cut off without
+touching the others of its host (fencing, standby promotion).
+:meth:`NBDDriver.terminate_connection` with the attachment's id stops
+its export at once: the nbdkit process exits, dropping its open
+connections, and the key it required is forgotten, so the old client can
+neither go on nor come back. A new connection of the same attachment
+(after fencing, or when a standby becomes the writer) ends the earlier
+one first and gets a new port and a new key.
+
+Managers older than RPC API 1.5 name no attachment: the connection is
+then the host's, one per volume, connecting host
+(``connector['host']``) and access mode, shared by the attachments of
+that host, and the manager calls :meth:`NBDDriver.terminate_connection`
+(without an attachment id) when the last of them goes, which stops the
+host's exports of the volume made that way.
 
 The driver records every export in ``nbd_exports_dir`` (a JSON record and
 the PSK file nbdkit reads, both readable by the manager's user only).
@@ -41,6 +54,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -99,6 +113,13 @@ nbd_opts = [
 #: The driver_volume_type of the connections.
 PROTOCOL = 'nbd'
 
+#: Seconds an nbdkit process gets to exit after SIGTERM before it is
+#: killed (see :meth:`NBDDriver._kill`).
+STOP_GRACE = 1.0
+
+# What an attachment id may be to name an export's files.
+_ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$')
+
 
 def _host_tag(host):
     """A file-name-safe tag of a connector's host name."""
@@ -106,13 +127,21 @@ def _host_tag(host):
 
 
 def _alive(pid):
+    """Whether process ``pid`` runs (a zombie, which exited and waits for
+    its parent to reap it, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            # "pid (comm) state ...": comm may hold spaces and parens.
+            state = f.read().rpartition(')')[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != 'Z'
 
 
 class Export:
@@ -141,7 +170,8 @@ class NBDDriver(base.VolumeDriver):
 
     capabilities = base.Capabilities(multiattach=True,
                                      shared_targets=False,
-                                     online_extend=True)
+                                     online_extend=True,
+                                     per_attachment_connections=True)
     vendor_name = 'Open Source'
     driver_version = '1.0.0'
     storage_protocol = PROTOCOL
@@ -219,7 +249,18 @@ class NBDDriver(base.VolumeDriver):
 
     @staticmethod
     def _key(volume_id, host, mode):
+        """The key of a host's export (a connection made without an
+        attachment id)."""
         return '%s.%s.%s' % (volume_id, _host_tag(host), mode)
+
+    @staticmethod
+    def _attachment_key(volume_id, attachment_id):
+        """The key of one attachment's export."""
+        if not _ID_RE.match(str(attachment_id)):
+            raise exception.DriverError(
+                reason='attachment id %r cannot name an export' % (
+                    attachment_id,))
+        return '%s.att-%s' % (volume_id, attachment_id)
 
     # Setup and supervision
 
@@ -384,25 +425,38 @@ class NBDDriver(base.VolumeDriver):
 
     @staticmethod
     def _kill(pid, process=None):
+        """Stop an nbdkit process: SIGTERM, then SIGKILL after
+        :data:`STOP_GRACE` seconds.
+
+        At SIGTERM nbdkit shuts its connections down (a client's next
+        request fails, nothing more reaches the volume) but it exits
+        only once its clients hang up, which a fenced client never
+        does: the process is killed then.
+        """
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
             return
         if process is not None:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=STOP_GRACE)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
             return
-        for _ in range(500):
+        deadline = time.monotonic() + STOP_GRACE
+        while time.monotonic() < deadline:
             if not _alive(pid):
                 return
             time.sleep(0.02)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
-            pass
+            return
+        for _ in range(500):
+            if not _alive(pid):
+                return
+            time.sleep(0.02)
 
     def _write_secret_files(self, key, record, identity, secret):
         psk = self._export_path(key, '.psk')
@@ -474,52 +528,85 @@ class NBDDriver(base.VolumeDriver):
         reconnects; one that connects after sees the new size."""
         self._files.extend_volume(volume, new_size)
 
-    def initialize_connection(self, volume, connector, attach_mode):
-        """Start (or reuse) the export of ``volume`` for the host of
-        ``connector`` in ``attach_mode``."""
+    def initialize_connection(self, volume, connector, attach_mode,
+                              attachment_id=None):
+        """Start the export of ``volume`` for the attachment
+        ``attachment_id`` in ``attach_mode`` (a new one, with a new key,
+        ending the attachment's earlier export); without an attachment id,
+        start (or reuse) the export of the host of ``connector`` in that
+        mode."""
         self.validate_attach_mode(attach_mode)
         host = connector.get('host')
         if not host:
             raise exception.DriverError(
                 reason='the connector names no host')
-        key = self._key(volume.id, host, attach_mode)
+        if attachment_id is not None:
+            key = self._attachment_key(volume.id, attachment_id)
+        else:
+            key = self._key(volume.id, host, attach_mode)
         with self._locked():
             record = self._records().get(key)
-            if record is not None:
+            if record is not None and attachment_id is None:
                 self._ensure(key, record)
                 identity, secret = self._read_psk(key)
                 return self._connection_info(record, identity, secret)
-            identity = 'cinder-ma-%s' % secrets.token_hex(8)
-            secret = secrets.token_hex(32)
-            last_error = None
-            for port in self._free_ports():
-                record = {'volume_id': volume.id,
-                          'volume_name': volume.name,
-                          'host': host, 'access_mode': attach_mode,
-                          'export': volume.name, 'port': port}
-                self._write_secret_files(key, record, identity, secret)
-                try:
-                    self._ensure(key, record)
-                except exception.DriverError as exc:
-                    # Most likely the port is taken by another program;
-                    # try the next one.
-                    last_error = exc
-                    self._remove_files(key)
-                    if not os.path.isfile(self._files.path_of(volume.name)):
-                        raise
-                    continue
-                LOG.info('Exported volume %s over NBD on port %d for host '
-                         '%s (%s)', volume.id, port, host, attach_mode)
-                return self._connection_info(record, identity, secret)
-            raise exception.DriverError(
-                reason='no free NBD port in %d-%d for volume %s%s' % (
-                    self.configuration.nbd_port_min,
-                    self.configuration.nbd_port_max, volume.id,
-                    ': %s' % last_error if last_error else ''))
+            if record is not None:
+                # The attachment connects again (reconnected after being
+                # fenced, or promoted): its earlier access ends first.
+                self._stop_export(key)
+                LOG.info('Stopped the earlier NBD export of attachment %s '
+                         'of volume %s (port %d)', attachment_id, volume.id,
+                         record['port'])
+            return self._start_export(volume, key, host, attach_mode,
+                                      attachment_id)
 
-    def terminate_connection(self, volume, connector):
-        """Stop the exports of ``volume`` for the host of ``connector``
-        (both access modes); open connections are dropped."""
+    def _start_export(self, volume, key, host, attach_mode, attachment_id):
+        identity = 'cinder-ma-%s' % secrets.token_hex(8)
+        secret = secrets.token_hex(32)
+        last_error = None
+        for port in self._free_ports():
+            record = {'volume_id': volume.id,
+                      'volume_name': volume.name,
+                      'host': host, 'access_mode': attach_mode,
+                      'export': volume.name, 'port': port}
+            if attachment_id is not None:
+                record['attachment_id'] = attachment_id
+            self._write_secret_files(key, record, identity, secret)
+            try:
+                self._ensure(key, record)
+            except exception.DriverError as exc:
+                # Most likely the port is taken by another program; try
+                # the next one.
+                last_error = exc
+                self._remove_files(key)
+                if not os.path.isfile(self._files.path_of(volume.name)):
+                    raise
+                continue
+            LOG.info('Exported volume %s over NBD on port %d for %s (%s)',
+                     volume.id, port,
+                     'attachment %s' % attachment_id if attachment_id
+                     else 'host %s' % host, attach_mode)
+            return self._connection_info(record, identity, secret)
+        raise exception.DriverError(
+            reason='no free NBD port in %d-%d for volume %s%s' % (
+                self.configuration.nbd_port_min,
+                self.configuration.nbd_port_max, volume.id,
+                ': %s' % last_error if last_error else ''))
+
+    def terminate_connection(self, volume, connector, attachment_id=None):
+        """Stop the export of the attachment ``attachment_id`` at once
+        (its open connections are dropped, its key is forgotten); without
+        an attachment id, the exports of ``volume`` made for the host of
+        ``connector`` (both access modes)."""
+        if attachment_id is not None:
+            key = self._attachment_key(volume.id, attachment_id)
+            with self._locked():
+                if key in self._exports or os.path.exists(
+                        self._export_path(key, '.json')):
+                    self._stop_export(key)
+                    LOG.info('Stopped the NBD export of attachment %s of '
+                             'volume %s', attachment_id, volume.id)
+            return
         host = (connector or {}).get('host')
         if not host:
             return

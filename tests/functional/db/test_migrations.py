@@ -245,6 +245,32 @@ class MigrationsTestCase(base.TestCase):
                 qos.insert().values(id=str(uuid.uuid4()),
                                     specs_id=str(uuid.uuid4()), key='k'))
 
+    def _check_0009(self, data):
+        # The attachment written after 0001 is at its first generation,
+        # not fenced; new rows get the same defaults from the server.
+        meta = sa.MetaData()
+        meta.reflect(bind=self.engine)
+        attachments = meta.tables['volume_attachment']
+        with self.engine.connect() as conn:
+            old = conn.execute(sa.select(attachments)).one()
+            volume_id = old.volume_id
+        self.assertEqual(1, old.generation)
+        self.assertIsNone(old.fenced_at)
+        new_id = str(uuid.uuid4())
+        with self.engine.begin() as conn:
+            conn.execute(attachments.insert().values(
+                id=new_id, volume_id=volume_id, attach_status='reserved'))
+            new = conn.execute(sa.select(attachments).where(
+                attachments.c.id == new_id)).one()
+            self.assertEqual(1, new.generation)
+            self.assertIsNone(new.fenced_at)
+            # The column refuses no generation at all.
+            self.assertRaises(
+                db_exc.DBError, conn.execute,
+                attachments.update().where(
+                    attachments.c.id == new_id).values(generation=None))
+
+
 class PostgreSQLMigrationsTestCase(MigrationsTestCase):
     DATABASE = 'postgresql'
 

@@ -43,7 +43,9 @@ def client_args(info, directory):
                 data['host'], data['port'], data['export'])]
 
 
-class NBDDataPathTestCase(base.TestCase):
+class NBDTestBase(base.TestCase):
+    """A driver of a backend 'nbd' on free ports, one volume, and a real
+    NBD client (qemu-io) to use its exports."""
 
     def setUp(self):
         super().setUp()
@@ -111,6 +113,9 @@ class NBDDataPathTestCase(base.TestCase):
         self.assertNotIn('failed', out)
         self.assertNotIn('Pattern verification failed', out)
         return out
+
+
+class NBDDataPathTestCase(NBDTestBase):
 
     def test_connection_info(self):
         info = self.connect('host-a', 'rw')
@@ -243,6 +248,68 @@ class NBDDataPathTestCase(base.TestCase):
         export.process.wait()
         self.assertEqual([export.key], self.driver.check_exports())
         self.assertIO(rw, 'write -P 0x09 0 4k', 'read -P 0x09 0 4k')
+
+
+class PerAttachmentExportsTestCase(NBDTestBase):
+    """Exports of one attachment each (managers of RPC API 1.5): two
+    attachments on one host do not share an export, and one of them can
+    be cut off alone."""
+
+    def attach(self, attachment_id, mode, host='host-a'):
+        return self.driver.initialize_connection(
+            self.volume, {'host': host}, mode, attachment_id=attachment_id)
+
+    def test_attachments_of_one_host_get_their_own_exports(self):
+        first = self.attach('att-1', 'rw')
+        second = self.attach('att-2', 'rw')
+        self.assertNotEqual(first['data']['port'], second['data']['port'])
+        self.assertNotEqual(first['data']['tls_psk_secret'],
+                            second['data']['tls_psk_secret'])
+        self.assertIO(first, 'write -P 0x31 0 64k')
+        self.assertIO(second, 'read -P 0x31 0 64k')
+        # One is cut off; the other, on the same host, goes on.
+        self.driver.terminate_connection(self.volume, {'host': 'host-a'},
+                                         attachment_id='att-1')
+        code, out = self.qemu_io(first, 'read 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.assertIO(second, 'write -P 0x32 0 4k', 'read -P 0x32 0 4k')
+        # Idempotent.
+        self.driver.terminate_connection(self.volume, {'host': 'host-a'},
+                                         attachment_id='att-1')
+
+    def test_connecting_again_ends_the_earlier_export(self):
+        old = self.attach('att-1', 'ro')
+        self.assertIO(old, 'read 0 4k')
+        new = self.attach('att-1', 'rw')
+        self.assertNotEqual(old['data']['tls_psk_secret'],
+                            new['data']['tls_psk_secret'])
+        self.assertIO(new, 'write -P 0x33 0 4k')
+        code, out = self.qemu_io(old, 'read 0 4k', read_only=True)
+        self.assertNotEqual(0, code, out)
+        self.assertEqual(1, len(self.driver.exports))
+
+    def test_exports_of_attachments_come_back_after_a_restart(self):
+        rw = self.attach('att-1', 'rw')
+        self.driver.stop_supervisor()
+        for export in list(self.driver.exports.values()):
+            os.kill(export.pid, signal.SIGKILL)
+            export.process.wait()
+        self.driver = self._driver()
+        self.assertIO(rw, 'write -P 0x34 0 4k', 'read -P 0x34 0 4k')
+
+    def test_host_exports_and_attachment_exports_side_by_side(self):
+        # During an upgrade, a 1.4 manager's connection (the host's) and
+        # a 1.5 one's (the attachment's) of one host coexist; each ends
+        # on its own terms.
+        shared = self.connect('host-a', 'rw')
+        own = self.attach('att-1', 'rw')
+        self.driver.terminate_connection(self.volume, {'host': 'host-a'},
+                                         attachment_id='att-1')
+        self.assertIO(shared, 'read 0 4k')
+        self.driver.terminate_connection(self.volume, {'host': 'host-a'})
+        for info in (shared, own):
+            code, out = self.qemu_io(info, 'read 0 4k')
+            self.assertNotEqual(0, code, out)
 
 
 class DataPathBenchmarkTestCase(base.TestCase):

@@ -85,6 +85,10 @@ class RecordingRPC:
         self.kwargs = []
         self.owners = {}
 
+    def can_send_version(self, version):
+        """Every version may be sent (not recorded)."""
+        return True
+
     def __getattr__(self, name):
         def record(context, *args, **kwargs):
             self.calls.append((name,) + args)
@@ -199,17 +203,22 @@ class APITestCase(base.DBTestCase):
         return db_api.volume_create(self.admin_context, record)
 
     def make_manager(self, host=MANAGER_HOST, supports_multiattach=True,
-                     hypervisor='fake'):
+                     hypervisor='fake', supports_reconnect=True,
+                     rpc_api_version=None):
         """The services row of a cinder_ma manager running a hypervisor
         driver on ``host``, up."""
+        caps = {'hypervisor': {
+            'driver': hypervisor,
+            'supports_multiattach': supports_multiattach,
+            'reports_instance_owner': True,
+            'supports_reconnect': supports_reconnect}}
+        if rpc_api_version:
+            caps['rpc_api_version'] = rpc_api_version
         return db_api.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-manager',
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
             'heartbeat_at': timeutils.utcnow(),
-            'capabilities': jsonutils.dumps({'hypervisor': {
-                'driver': hypervisor,
-                'supports_multiattach': supports_multiattach,
-                'reports_instance_owner': True}})})
+            'capabilities': jsonutils.dumps(caps)})
 
     def add_attachment(self, volume, **values):
         """An attachment row written directly (no rules, no counters):

@@ -39,6 +39,7 @@ from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.manager import rpcapi
 from cinder_ma.volume import qos_specs
 from tests.unit.api import base
 
@@ -146,6 +147,11 @@ MATRIX = {
                                                         200),
     ('POST', P + '/attachments/{attachment_id}/action', 'os-complete'):
         row(204, 204, 403, 404, 204),
+    # Fencing and promotion: administrators and services only.
+    ('POST', P + '/attachments/{attachment_id}/action',
+     'cinder-ma-fencing:fence'): row(200, 403, 403, 404, 200),
+    ('POST', P + '/attachments/{attachment_id}/action',
+     'cinder-ma-fencing:promote'): row(200, 403, 403, 404, 200),
 
     # Volume types: everyone reads the public ones; only admins write.
     ('GET', P + '/types'): row(200, 200, 200, 200, 200, 200, 200),
@@ -308,7 +314,10 @@ class TestPolicyMatrix(base.APITestCase):
             if template.endswith(('/disassociate', '/disassociate_all')):
                 qos_specs.associate(self.admin_context, env['qos'].id,
                                     env['type'].id)
-        if '/attachments' in template:
+        if key[-1] in ('cinder-ma-fencing:fence',
+                       'cinder-ma-fencing:promote'):
+            env['attachment'] = self._standby()
+        elif '/attachments' in template:
             attached = self.create_volume()
             env['attachment'] = attachment_db.attachment_reserve(
                 self.admin_context, attached.id, str(uuid.uuid4()))
@@ -333,6 +342,30 @@ class TestPolicyMatrix(base.APITestCase):
                         'provider': 'luks',
                         'control_location': 'front-end'})
         return env
+
+    def _standby(self):
+        """A connected read-only attachment (its connection its own) of
+        a one-writer volume, whose writer is connected too."""
+        vtype = db_api.volume_type_create(
+            self.admin_context, {'name': 'one-%s' % uuid.uuid4().hex[:8]},
+            extra_specs={'multiattach': '<is> True',
+                         'multiattach:writers': 'one'})
+        volume = self.create_volume(volume_type_id=vtype.id,
+                                    multiattach=True)
+        made = []
+        for mode in ('rw', 'ro'):
+            attachment = attachment_db.attachment_reserve(
+                self.admin_context, volume.id, str(uuid.uuid4()),
+                attach_mode=mode)
+            attachment_db.attachment_update(
+                self.admin_context, attachment.id,
+                {'attach_status': 'attached', 'connector': CONNECTOR,
+                 'connection_info': {
+                     'driver_volume_type': 'nbd',
+                     'data': {'access_mode': mode},
+                     rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE}})
+            made.append(attachment)
+        return made[-1]
 
     def _request(self, key, env):
         """(path params, body, version) of a valid request of ``key``."""
@@ -376,6 +409,9 @@ class TestPolicyMatrix(base.APITestCase):
                 'os-extend_volume_completion': {
                     'os-extend_volume_completion': {'error': False}},
                 'os-complete': {'os-complete': None},
+                'cinder-ma-fencing:fence': {'cinder-ma-fencing:fence': {}},
+                'cinder-ma-fencing:promote': {
+                    'cinder-ma-fencing:promote': {}},
                 'addProjectAccess': {'addProjectAccess': {
                     'project': base.OTHER_PROJECT}},
                 'removeProjectAccess': {'removeProjectAccess': {

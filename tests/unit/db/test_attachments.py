@@ -45,6 +45,30 @@ class AttachmentDBTestCase(base.DBTestCase):
         # Free again: another instance may take it now.
         attachment_db.attachment_reserve(self.context, vol.id, 'i2')
 
+    def test_a_second_connection_on_a_host_names_the_first(self):
+        # With other attachments around (an older one first), the refusal
+        # names the attachment connected on that host, not any row.
+        vol = self._volume(multiattach=True)
+        older = attachment_db.attachment_reserve(self.context, vol.id, 'i0')
+        attachment_db.attachment_update(
+            self.context, older.id,
+            {'attach_status': 'attached', 'attached_host': 'h1'})
+        first = attachment_db.attachment_reserve(self.context, vol.id, 'i1')
+        attachment_db.attachment_update(
+            self.context, first.id,
+            {'attach_status': 'attached', 'attached_host': 'h2'})
+        second = attachment_db.attachment_reserve(self.context, vol.id,
+                                                  'i1')
+        exc = self.assertRaises(exception.Conflict,
+                                attachment_db.check_connectable,
+                                self.context, second.id, 'h2')
+        self.assertIn('(attachment %s)' % first.id, str(exc))
+        exc = self.assertRaises(
+            exception.Conflict, attachment_db.attachment_update,
+            self.context, second.id, {'attach_status': 'attaching'},
+            expected_status='reserved', not_connected_elsewhere='h2')
+        self.assertIn('(attachment %s)' % first.id, str(exc))
+
     def test_transitions_derive_status(self):
         vol = self._volume(multiattach=True)
         a1 = attachment_db.attachment_reserve(self.context, vol.id, 'i1')

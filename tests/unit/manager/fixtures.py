@@ -194,6 +194,42 @@ class RecordingFileDriver(_Recording, file_driver.FileDriver):
                 self.connections.discard((volume.id, connector['host']))
 
 
+class PerAttachmentFileDriver(RecordingFileDriver):
+    """A recording file driver making one connection per attachment
+    (``per_attachment_connections``), as the nbd driver does.
+
+    ``connections``: the (volume id, attachment id) pairs initialized and
+    not terminated, with the mode, in ``modes``.
+    """
+
+    capabilities = driver_base.Capabilities(
+        multiattach=True, per_attachment_connections=True)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.modes = {}
+
+    def initialize_connection(self, volume, connector, attach_mode,
+                              attachment_id=None):
+        with self._section('initialize %s' % volume.id):
+            self._record('initialize_connection', volume.id,
+                         connector['host'], attach_mode, attachment_id)
+            info = file_driver.FileDriver.initialize_connection(
+                self, volume, connector, attach_mode)
+            with self._rec_lock:
+                self.connections.add((volume.id, attachment_id))
+                self.modes[(volume.id, attachment_id)] = attach_mode
+            return info
+
+    def terminate_connection(self, volume, connector, attachment_id=None):
+        with self._section('terminate %s' % volume.id):
+            self._record('terminate_connection', volume.id,
+                         connector['host'], attachment_id)
+            with self._rec_lock:
+                self.connections.discard((volume.id, attachment_id))
+                self.modes.pop((volume.id, attachment_id), None)
+
+
 class SharedTargetsFileDriver(RecordingFileDriver):
     """A recording file driver declaring shared targets."""
 
@@ -259,6 +295,14 @@ class RecordingHypervisor(_Recording, fake_hv.FakeDriver):
         self._record('resize_volume', instance_uuid, attachment_id,
                      new_size_bytes)
         super().resize_volume(instance_uuid, attachment_id, new_size_bytes)
+
+    def reconnect_volume(self, instance_uuid, connection_info,
+                         attachment_id, mode='rw', shareable=False):
+        self._record('reconnect_volume', instance_uuid, attachment_id,
+                     mode, shareable, connection_info)
+        super().reconnect_volume(instance_uuid, connection_info,
+                                 attachment_id, mode=mode,
+                                 shareable=shareable)
 
 
 class NoResizeHypervisor(RecordingHypervisor):

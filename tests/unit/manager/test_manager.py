@@ -9,6 +9,7 @@ import time
 import fixtures
 import oslo_messaging as messaging
 
+from cinder_ma.conf import backend as backend_conf
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
@@ -18,6 +19,7 @@ from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
 from cinder_ma import rpc
+from cinder_ma.volume.drivers import file as file_driver
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 
@@ -308,6 +310,75 @@ class ConnectionEndpointsTestCase(ManagerBase):
                                     getattr(self.manager, method),
                                     self.context, 'nope', **kwargs)
             self.assertIsInstance(exc.exc_info[1], exception.VolumeNotFound)
+
+
+class AttachmentConnectionsTestCase(base.DBTestCase):
+    """1.5: a backend with per-attachment connections gets the attachment
+    id and the connection info says the connection is the attachment's;
+    other backends are called as before."""
+
+    def setUp(self):
+        super().setUp()
+        config = backend_conf.BackendConfig(
+            self.conf, 'file', file_driver.FileDriver.get_driver_options())
+        self.scoped = mgr_fixtures.PerAttachmentFileDriver(
+            configuration=config, host='testhost@scoped')
+        self.plain = mgr_fixtures.RecordingFileDriver(
+            configuration=config, host='testhost@file')
+        for driver in (self.scoped, self.plain):
+            driver.do_setup()
+        self.manager = manager.Manager('testhost', {
+            name: manager.Backend(name=name, driver_name='recording',
+                                  driver=driver, config=config,
+                                  host='testhost@' + name)
+            for name, driver in (('scoped', self.scoped),
+                                 ('file', self.plain))})
+        self.connector = {'host': 'compute1'}
+
+    def _volume(self, backend, driver):
+        volumes = mgr_fixtures.VolumeFactory(
+            self.context, host='testhost@%s#%s' % (backend, backend))
+        volume = volumes.create(status='available', multiattach=True)
+        driver.create_volume(volumes.ref(volume))
+        return volume
+
+    def test_per_attachment_backend(self):
+        volume = self._volume('scoped', self.scoped)
+        info = self.manager.initialize_connection(
+            self.context, volume.id, self.connector, 'ro',
+            attachment_id='att-1')
+        self.assertTrue(rpcapi.is_attachment_scoped(info))
+        self.assertEqual([(volume.id, 'compute1', 'ro', 'att-1')],
+                         self.scoped.called('initialize_connection'))
+        self.manager.terminate_connection(self.context, volume.id,
+                                          self.connector,
+                                          attachment_id='att-1')
+        self.assertEqual([(volume.id, 'compute1', 'att-1')],
+                         self.scoped.called('terminate_connection'))
+        # A 1.4 caller names no attachment: the host's connection.
+        info = self.manager.initialize_connection(
+            self.context, volume.id, self.connector, 'rw')
+        self.assertFalse(rpcapi.is_attachment_scoped(info))
+        self.assertEqual((volume.id, 'compute1', 'rw', None),
+                         self.scoped.called('initialize_connection')[-1])
+
+    def test_other_backends_are_called_as_before(self):
+        volume = self._volume('file', self.plain)
+        info = self.manager.initialize_connection(
+            self.context, volume.id, self.connector, 'rw',
+            attachment_id='att-1')
+        self.assertFalse(rpcapi.is_attachment_scoped(info))
+        self.assertEqual([(volume.id, 'compute1', 'rw')],
+                         self.plain.called('initialize_connection'))
+        # Nothing is the attachment's own there: nothing to end alone.
+        self.manager.terminate_connection(self.context, volume.id,
+                                          self.connector,
+                                          attachment_id='att-1')
+        self.assertEqual([], self.plain.called('terminate_connection'))
+        self.manager.terminate_connection(self.context, volume.id,
+                                          self.connector)
+        self.assertEqual([(volume.id, 'compute1')],
+                         self.plain.called('terminate_connection'))
 
 
 class ListConnectionsTestCase(ManagerBase):

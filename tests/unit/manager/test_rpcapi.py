@@ -49,15 +49,21 @@ class RecordingManager:
         self.calls.append(('delete_volume', ctxt.project_id, volume_id))
         self.event.set()
 
-    def initialize_connection(self, ctxt, volume_id, connector, attach_mode):
+    def initialize_connection(self, ctxt, volume_id, connector, attach_mode,
+                              **kwargs):
         self.calls.append(('initialize_connection', volume_id, connector,
-                           attach_mode))
+                           attach_mode) + tuple(sorted(kwargs.items())))
         return {'driver_volume_type': 'file',
                 'data': {'path': '/v/' + volume_id,
                          'access_mode': attach_mode}}
 
-    def terminate_connection(self, ctxt, volume_id, connector):
-        self.calls.append(('terminate_connection', volume_id, connector))
+    def terminate_connection(self, ctxt, volume_id, connector, **kwargs):
+        self.calls.append(('terminate_connection', volume_id, connector) +
+                          tuple(sorted(kwargs.items())))
+
+    def promote_attachment(self, ctxt, attachment_id, revoke_ids):
+        self.calls.append(('promote_attachment', attachment_id,
+                           revoke_ids))
 
     def attach_volume(self, ctxt, attachment_id):
         self.calls.append(('attach_volume', attachment_id))
@@ -183,7 +189,8 @@ class ManagerAPITestCase(base.DBTestCase):
 
 
 class OldManager:
-    """A manager of RPC API 1.4: it cannot resize disks."""
+    """A manager of RPC API 1.4: it cannot resize disks, and its
+    connections take no attachment id."""
 
     target = messaging.Target(version='1.4')
 
@@ -193,6 +200,14 @@ class OldManager:
     def list_connections(self, ctxt):
         self.calls.append('list_connections')
         return {}
+
+    def initialize_connection(self, ctxt, volume_id, connector,
+                              attach_mode):
+        self.calls.append(('initialize_connection', volume_id, attach_mode))
+        return {'driver_volume_type': 'file', 'data': {}}
+
+    def terminate_connection(self, ctxt, volume_id, connector):
+        self.calls.append(('terminate_connection', volume_id))
 
 
 class ResizeAttachmentTestCase(base.DBTestCase):
@@ -293,6 +308,92 @@ class ResizeAttachmentTestCase(base.DBTestCase):
                                                         'compute1'))
         self.assertEqual('1.2', rpcapi.reported_version(self.admin_context,
                                                         'old'))
+
+
+class AttachmentConnectionsTestCase(base.DBTestCase):
+    """1.5: connections name their attachment, unless pinned below."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(mgr_fixtures.LocalRPC(self.conf))
+        self.addCleanup(rpcapi.reset_version_cap)
+        rpcapi.reset_version_cap()
+        self.node = RecordingManager()
+        self.old = OldManager()
+        rpc.register_local_endpoint('node1', self.node)
+        rpc.register_local_endpoint('old', self.old)
+        self.ctxt = context.RequestContext(user_id='u', project_id='p')
+
+    def test_attachment_id_is_sent(self):
+        api = rpcapi.ManagerAPI()
+        api.initialize_connection(self.ctxt, 'vol-1', 'node1@nbd#nbd',
+                                  {'host': 'h'}, 'ro', attachment_id='a-1')
+        api.terminate_connection(self.ctxt, 'vol-1', 'node1@nbd#nbd',
+                                 {'host': 'h'}, attachment_id='a-1')
+        api.promote_attachment(self.ctxt, 'a-1', 'node1', ['a-0'])
+        self.assertEqual(
+            [('initialize_connection', 'vol-1', {'host': 'h'}, 'ro',
+              ('attachment_id', 'a-1')),
+             ('terminate_connection', 'vol-1', {'host': 'h'},
+              ('attachment_id', 'a-1')),
+             ('promote_attachment', 'a-1', ['a-0'])], self.node.calls)
+
+    def test_a_1_4_manager_is_served_as_before_when_pinned(self):
+        self.flags(group='upgrade_levels', manager='1.4')
+        api = rpcapi.ManagerAPI()
+        self.assertFalse(api.can_send_version('1.5'))
+        # Connections of the host, as before 1.5.
+        info = api.initialize_connection(self.ctxt, 'vol-1', 'old@f#f',
+                                         {'host': 'h'}, 'rw',
+                                         attachment_id='a-1')
+        self.assertEqual('file', info['driver_volume_type'])
+        self.assertNotIn(rpcapi.SCOPE_KEY, info)
+        api.terminate_connection(self.ctxt, 'vol-1', 'old@f#f',
+                                 {'host': 'h'})
+        self.assertEqual([('initialize_connection', 'vol-1', 'rw'),
+                          ('terminate_connection', 'vol-1')],
+                         self.old.calls)
+        # What needs 1.5 is refused with a message, never sent.
+        exc = self.assertRaises(exception.ServiceTooOld,
+                                api.terminate_connection, self.ctxt,
+                                'vol-1', 'old@f#f', {'host': 'h'},
+                                attachment_id='a-1')
+        self.assertIn('pins 1.4', str(exc))
+        self.assertRaises(exception.ServiceTooOld, api.promote_attachment,
+                          self.ctxt, 'a-1', 'old')
+        self.assertEqual(2, len(self.old.calls))
+
+    def test_unpinned_1_5_message_to_a_1_4_manager_is_refused(self):
+        self.assertRaises(messaging.UnsupportedVersion,
+                          rpcapi.ManagerAPI().initialize_connection,
+                          self.ctxt, 'vol-1', 'old@f#f', {'host': 'h'},
+                          'rw', attachment_id='a-1')
+
+    def test_require_reported(self):
+        for host, version in (('node1', '1.5'), ('old', '1.4'),
+                              ('older', None)):
+            caps = {rpcapi.VERSION_KEY: version} if version else {}
+            db_api.service_create(self.admin_context, {
+                'host': host, 'binary': 'cinder-ma-manager',
+                'topic': rpcapi.ManagerAPI.TOPIC,
+                'capabilities': jsonutils.dumps(caps)})
+        rpcapi.require_reported(self.admin_context, 'node1', '1.5', 'x')
+        # A node without a registered manager is left to the call.
+        rpcapi.require_reported(self.admin_context, 'nobody', '1.5', 'x')
+        for host, reported in (('old', '1.4'), ('older', '1.2')):
+            exc = self.assertRaises(exception.ServiceTooOld,
+                                    rpcapi.require_reported,
+                                    self.admin_context, host, '1.5',
+                                    'fence it')
+            self.assertEqual('Cannot fence it on %s: its manager serves '
+                             'RPC API %s and this needs 1.5; upgrade it.'
+                             % (host, reported), str(exc))
+
+    def test_scope(self):
+        self.assertTrue(rpcapi.is_attachment_scoped(
+            {rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE, 'data': {}}))
+        self.assertFalse(rpcapi.is_attachment_scoped({'data': {}}))
+        self.assertFalse(rpcapi.is_attachment_scoped(None))
 
 
 class VersionPinTestCase(base.DBTestCase):

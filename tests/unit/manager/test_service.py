@@ -61,7 +61,8 @@ class ManagerServiceTestCase(base.DBTestCase):
                           'vendor_name': 'Open Source',
                           'driver_version': '1.0.0',
                           'storage_protocol': 'file', 'multiattach': True,
-                          'shared_targets': False, 'online_extend': True},
+                          'shared_targets': False, 'online_extend': True,
+                          'per_attachment_connections': False},
                          caps)
         row = self._row('testhost', 'cinder-ma-manager')
         self.assertEqual('cinder-ma-manager', row.topic)
@@ -69,7 +70,8 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
                                          'reports_instance_owner': True,
-                                         'supports_extend_volume': True},
+                                         'supports_extend_volume': True,
+                                         'supports_reconnect': True},
                           'rpc_api_version': '1.6'},
                          jsonutils.loads(row.capabilities))
 
@@ -91,7 +93,8 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
                                          'reports_instance_owner': True,
-                                         'supports_extend_volume': True},
+                                         'supports_extend_volume': True,
+                                         'supports_reconnect': True},
                           'rpc_api_version': '1.6'},
                          manager_service.hypervisor_capabilities(name,
                                                                  driver))

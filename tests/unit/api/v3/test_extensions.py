@@ -11,7 +11,8 @@ class TestExtensions(base.APITestCase):
                             headers=base.READER).json
         self.assertEqual(
             ['cinder-ma-manager-attach', 'cinder-ma-multiattach',
-             'cinder-ma-recovery', 'cinder-ma-writers'],
+             'cinder-ma-recovery', 'cinder-ma-writers',
+             'cinder-ma-fencing'],
             [ext['alias'] for ext in body['extensions']])
         for ext in body['extensions']:
             self.assertEqual({'name', 'alias', 'description', 'updated',

@@ -103,6 +103,21 @@ class FakeDriverTestCase(base.TestCase):
                            'target': '/dev/vdb'}],
                          self.driver.list_attached_disks())
 
+    def test_reconnect_in_place(self):
+        self.assertTrue(self.driver.capabilities.supports_reconnect)
+        self.driver.attach_volume('i1', INFO, 'a1', mountpoint='/dev/vdb',
+                                  mode='ro', shareable=True)
+        new = {'driver_volume_type': 'file', 'data': {'path': '/new'}}
+        self.driver.reconnect_volume('i1', new, 'a1', mode='rw',
+                                     shareable=True)
+        (record,) = self.driver.list_attachments('i1')
+        self.assertEqual(('rw', new, '/dev/vdb'),
+                         (record['mode'], record['connection_info'],
+                          record['mountpoint']))
+        self.assertRaises(exception.DriverError,
+                          self.driver.reconnect_volume, 'i2', new, 'a1')
+        self.assertRaises(exception.DriverError,
+                          self.driver.reconnect_volume, 'i1', new, 'a2')
 
 class FakeDriverRecordsTestCase(base.TestCase):
     """The records live in a file of the host's state path."""

@@ -8,11 +8,13 @@ own transient domains (unique names) and destroys them.
 """
 
 import concurrent.futures
+import copy
 import os
 import subprocess
 import sys
 import textwrap
 import uuid
+from unittest import mock
 from xml.etree import ElementTree
 
 import fixtures
@@ -445,6 +447,65 @@ class LibvirtDriverTestCase(base.TestCase):
                              disk.find('readonly') is not None)
         self.driver.detach_volume(first, info, rw)
         self.assertNotIn('ua-' + rw, self.live_disks(first))
+
+    # -- reconnect ---------------------------------------------------------
+
+    def test_reconnect_switches_the_disk_in_place(self):
+        self.assertTrue(self.driver.capabilities.supports_reconnect)
+        instance = self.make_instance()
+        old = _nbd_info(volume_id=str(uuid.uuid4()))
+        attachment_id = str(uuid.uuid4())
+        self.driver.attach_volume(instance, old, attachment_id, mode='ro',
+                                  shareable=True)
+        new = copy.deepcopy(old)
+        new['data'].update(port=10812, access_mode='rw')
+        self.driver.reconnect_volume(instance, new, attachment_id,
+                                     mode='rw', shareable=True)
+        disk = self.live_disks(instance)['ua-' + attachment_id]
+        # The same disk at the same device, now read-write on the new
+        # export.
+        self.assertEqual('vdb', disk.find('target').get('dev'))
+        self.assertEqual('10812',
+                         disk.find('source').find('host').get('port'))
+        self.assertIsNone(disk.find('readonly'))
+        self.assertIsNotNone(disk.find('shareable'))
+
+    def test_reconnect_falls_back_to_replugging_at_the_same_target(self):
+        instance = self.make_instance()
+        old = self.make_volume()
+        attachment_id = str(uuid.uuid4())
+        self.driver.attach_volume(instance, old, attachment_id, mode='ro',
+                                  shareable=True, mountpoint='/dev/vdc')
+        dom = self.conn.lookupByUUIDString(instance)
+        refused = self.libvirt.libvirtError('unsupported')
+        refused.err = (self.libvirt.VIR_ERR_OPERATION_UNSUPPORTED,) + (
+            None,) * 8
+        calls = []
+
+        def update(xml, flags):
+            calls.append(flags)
+            raise refused
+
+        new = self.make_volume()
+        with mock.patch.object(self.libvirt.virDomain, 'updateDeviceFlags',
+                               side_effect=update):
+            self.driver.reconnect_volume(instance, new, attachment_id,
+                                         mode='rw', shareable=True)
+        self.assertEqual(1, len(calls))
+        disk = self.live_disks(instance)['ua-' + attachment_id]
+        self.assert_disk(disk, new['data']['path'], 'vdc', 'rw', True)
+        self.assertEqual(1, len([d for d in dom.XMLDesc(0).split('<disk')
+                                 if "dev='vdc'" in d]))
+
+    def test_reconnect_of_a_disk_not_attached(self):
+        instance = self.make_instance()
+        exc = self.assertRaises(
+            exception.DriverError, self.driver.reconnect_volume, instance,
+            self.make_volume(), str(uuid.uuid4()))
+        self.assertIn('is not attached', str(exc))
+        self.assertRaises(exception.DriverError,
+                          self.driver.reconnect_volume, str(uuid.uuid4()),
+                          self.make_volume(), str(uuid.uuid4()))
 
     def test_attach_applies_qos_specs(self):
         # Every attachment of a shared volume gets the type's front-end

@@ -222,8 +222,8 @@ class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):
         api = self.compute_manager.manager_api
         real = api.initialize_connection
 
-        def reply_lost(*args):
-            real(*args)
+        def reply_lost(*args, **kwargs):
+            real(*args, **kwargs)
             raise messaging.MessagingTimeout('no reply')
 
         self.useFixture(fixtures.MockPatchObject(

@@ -176,8 +176,8 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
         volume = self.volume()
         real = rpcapi.ManagerAPI.initialize_connection
 
-        def reply_lost(api, *args):
-            real(api, *args)
+        def reply_lost(api, *args, **kwargs):
+            real(api, *args, **kwargs)
             raise messaging.MessagingTimeout('no reply')
 
         self.useFixture(fixtures.MockPatchObject(

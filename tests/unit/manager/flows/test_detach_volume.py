@@ -37,7 +37,7 @@ DETACH_CONTRACT = [
       'shared_service_uuid', 'connection_info'}, set(), set()),
     (connection_tasks.TerminateConnection,
      {'context', 'volume_id', 'volume_host', 'attachment_id', 'host',
-      'connector'}, set(), set()),
+      'connector'}, {'connection_info'}, set()),
     (attachment_tasks.DestroyAttachment, {'context', 'attachment_id'},
      set(), set()),
     (connection_tasks.ReleaseConnectionLock, set(), set(), set()),

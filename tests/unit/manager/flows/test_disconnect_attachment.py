@@ -10,9 +10,11 @@ import threading
 
 import fixtures
 
+from cinder_ma.api.views import attachments as views
 from cinder_ma import exception
 from cinder_ma.manager.flows import disconnect_attachment
 from cinder_ma.manager import locks
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.volume import actions
@@ -29,7 +31,7 @@ DISCONNECT_CONTRACT = [
     (connection_tasks.AcquireConnectionLock, set(), set(), set()),
     (connection_tasks.TerminateConnection,
      {'context', 'volume_id', 'volume_host', 'attachment_id', 'host',
-      'connector'}, set(), set()),
+      'connector'}, {'connection_info'}, set()),
     (attachment_tasks.DestroyAttachment,
      {'context', 'attachment_id'}, set(), set()),
     (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
@@ -307,3 +309,47 @@ class ConnectionRaceTestCase(_Base):
         volume, new = self._delete_while_connecting()
         self.assertEqual('attaching', self.get(new.id).attach_status)
         self.assertEqual(set(), self.driver.connections)
+
+
+class PerAttachmentConnectionsTestCase(_Base):
+    """A backend with per-attachment connections: each attachment's ends
+    with it, whoever else uses the host."""
+
+    DRIVER = mgr_fixtures.PerAttachmentFileDriver
+
+    def test_each_attachment_ends_its_own_connection(self):
+        volume = self.volume(multiattach=True)
+        first, second = self.connected(volume, 'i1'), self.connected(
+            volume, 'i2')
+        self.assertEqual({(volume.id, first.id), (volume.id, second.id)},
+                         self.driver.connections)
+        self.assertTrue(rpcapi.is_attachment_scoped(
+            attachments.connection_info_of(self.get(first.id))))
+        self.delete(first)
+        self.assertEqual([(volume.id, 'consumer1', first.id)],
+                         self.driver.called('terminate_connection'))
+        self.assertEqual({(volume.id, second.id)}, self.driver.connections)
+        self.delete(second)
+        self.assertEqual(set(), self.driver.connections)
+
+    def test_scope_is_not_shown(self):
+        volume = self.volume(multiattach=True)
+        att = self.connected(volume)
+        flat = views.flat_connection_info(self.get(att.id))
+        self.assertNotIn(rpcapi.SCOPE_KEY, flat)
+        self.assertEqual(att.id, flat['attachment_id'])
+
+    def test_pinned_below_1_5_connections_are_the_hosts(self):
+        self.flags(group='upgrade_levels', manager='1.4')
+        self.addCleanup(rpcapi.reset_version_cap)
+        volume = self.volume(multiattach=True)
+        first, second = self.connected(volume, 'i1'), self.connected(
+            volume, 'i2')
+        self.assertFalse(rpcapi.is_attachment_scoped(
+            attachments.connection_info_of(self.get(first.id))))
+        self.assertEqual({(volume.id, None)}, self.driver.connections)
+        self.delete(first)
+        self.assertEqual([], self.driver.called('terminate_connection'))
+        self.delete(second)
+        self.assertEqual([(volume.id, 'consumer1', None)],
+                         self.driver.called('terminate_connection'))

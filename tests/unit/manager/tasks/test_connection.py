@@ -15,6 +15,7 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import locks
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import connection as connection_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -33,18 +34,25 @@ class RecordingManagerAPI:
     def __init__(self, path):
         self.path = path
         self.calls = []
+        self.attachment_ids = []
         self.terminate_error = None
 
     def initialize_connection(self, context, volume_id, host, connector,
-                              attach_mode):
+                              attach_mode, attachment_id=None):
         self.calls.append(('initialize', volume_id, attach_mode))
+        self.attachment_ids.append(attachment_id)
         return {'driver_volume_type': 'file',
                 'data': {'path': self.path}}
 
-    def terminate_connection(self, context, volume_id, host, connector):
+    def terminate_connection(self, context, volume_id, host, connector,
+                             attachment_id=None):
         self.calls.append(('terminate', volume_id))
+        self.attachment_ids.append(attachment_id)
         if self.terminate_error:
             raise self.terminate_error
+
+    def can_send_version(self, version):
+        return True
 
 
 class ConnectionTasksTestCase(base.DBTestCase):
@@ -110,6 +118,27 @@ class ConnectionTasksTestCase(base.DBTestCase):
                     **self._init())
         self.assertEqual([('terminate', self.volume.id)], self.api.calls)
 
+    def test_initialize_timeout_of_a_per_attachment_backend(self):
+        # The answer is lost: the backend, which makes connections per
+        # attachment (as it reported), is told to end this one's.
+        self.make_backend(self.volume.host.split('#')[0],
+                          per_attachment_connections=True)
+        self._attachment('attached')   # another user of the host
+        connection_tasks.InitializeConnection(self.api).revert(
+            result=_failure(messaging.MessagingTimeout('lost')),
+            **self._init())
+        self.assertEqual([('terminate', self.volume.id)], self.api.calls)
+        self.assertEqual([self.att.id], self.api.attachment_ids)
+
+    def test_initialize_revert_of_an_attachments_own_connection(self):
+        self._attachment('attached')   # another user of the host
+        scoped = dict(self.info, **{
+            rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE})
+        connection_tasks.InitializeConnection(self.api).revert(
+            result=scoped, **self._init())
+        self.assertEqual([('terminate', self.volume.id)], self.api.calls)
+        self.assertEqual([self.att.id], self.api.attachment_ids)
+
     def test_initialize_revert_never_raises(self):
         self.api.terminate_error = exception.ManagerUnavailable(
             host='h', reason='down')
@@ -156,6 +185,18 @@ class ConnectionTasksTestCase(base.DBTestCase):
         task.execute(**self._conn(shared_service_uuid=None))
         self.assertEqual([(self.path, True), (self.path, False)],
                          self.recorder.called('disconnect_volume'))
+
+    def test_terminate_an_attachments_own_connection(self):
+        task = connection_tasks.TerminateConnection(self.api)
+        self._attachment('attached')   # another user of the host
+        scoped = dict(self.info, **{
+            rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE})
+        task.execute(context=self.context, volume_id=self.volume.id,
+                     volume_host=self.volume.host, attachment_id=self.att.id,
+                     host='compute1', connector={'host': 'compute1'},
+                     connection_info=scoped)
+        self.assertEqual([('terminate', self.volume.id)], self.api.calls)
+        self.assertEqual([self.att.id], self.api.attachment_ids)
 
     def test_terminate_counts(self):
         task = connection_tasks.TerminateConnection(self.api)

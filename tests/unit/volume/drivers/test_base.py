@@ -3,6 +3,7 @@ installed driver.
 """
 
 import dataclasses
+import inspect
 
 import stevedore
 
@@ -29,6 +30,12 @@ def driver_problems(cls):
     if getattr(cls, '__abstractmethods__', None):
         problems.append('abstract methods left: %s' % ', '.join(
             sorted(cls.__abstractmethods__)))
+    if getattr(cls.capabilities, 'per_attachment_connections', False):
+        for method in ('initialize_connection', 'terminate_connection'):
+            if 'attachment_id' not in inspect.signature(
+                    getattr(cls, method)).parameters:
+                problems.append('%s takes no attachment_id (declared '
+                                'per_attachment_connections)' % method)
     if not isinstance(cls.get_driver_options(), list):
         problems.append('get_driver_options() is not a list')
     for attr in ('vendor_name', 'driver_version', 'storage_protocol'):
@@ -64,6 +71,19 @@ class ComplianceTestCase(base.TestCase):
         self.assertIn('no docstring', problems)
         self.assertTrue(any(p.startswith('abstract methods left')
                             for p in problems))
+
+    def test_per_attachment_drivers_take_the_attachment(self):
+        class Half(file_driver.FileDriver):
+            """Declares per-attachment connections, takes no id."""
+
+            capabilities = driver_base.Capabilities(
+                multiattach=True, per_attachment_connections=True)
+
+        self.assertEqual(
+            ['initialize_connection takes no attachment_id (declared '
+             'per_attachment_connections)',
+             'terminate_connection takes no attachment_id (declared '
+             'per_attachment_connections)'], driver_problems(Half))
 
 
 class InterfaceTestCase(base.TestCase):

@@ -32,7 +32,22 @@ class NBDDriverTestCase(base.TestCase):
         # when they (re)connect, and the manager resizes the disks of
         # the attachments it made.
         self.assertTrue(caps.online_extend)
+        # One export per attachment: each can be fenced alone.
+        self.assertTrue(caps.per_attachment_connections)
         self.assertEqual('nbd', nbd.NBDDriver.storage_protocol)
+
+    def test_export_keys(self):
+        self.assertEqual(
+            '%s.att-a1b2' % self.volume.id,
+            self.driver._attachment_key(self.volume.id, 'a1b2'))
+        # Without an attachment (a manager older than 1.5): the host's.
+        self.assertEqual(
+            '%s.%s.ro' % (self.volume.id, nbd._host_tag('h')),
+            self.driver._key(self.volume.id, 'h', 'ro'))
+        for bad in ('../x', 'a/b', '', 'a' * 65, '.hidden'):
+            self.assertRaises(exception.DriverError,
+                              self.driver._attachment_key, self.volume.id,
+                              bad)
 
     def test_setup_makes_private_exports_dir(self):
         self.driver.do_setup()
@@ -101,8 +116,24 @@ class NBDDriverTestCase(base.TestCase):
                           self.driver.initialize_connection,
                           self.volume, {}, 'rw')
         self.driver.terminate_connection(self.volume, {})
+        # Ending an attachment's export that does not exist is no error.
+        self.driver.terminate_connection(self.volume, {},
+                                         attachment_id='a1')
 
     def test_secret_is_masked_in_logs(self):
         from oslo_utils import strutils
         text = str({'data': {'tls_psk_secret': 'abcdef0123'}})
         self.assertNotIn('abcdef0123', strutils.mask_password(text))
+
+    def test_a_zombie_is_not_alive(self):
+        # An nbdkit another worker started and that exited stays a zombie
+        # until that worker reaps it: it serves nothing.
+        import subprocess
+        import time
+        child = subprocess.Popen(['true'])
+        self.addCleanup(child.wait)
+        deadline = time.monotonic() + 10
+        while nbd._alive(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertFalse(nbd._alive(child.pid))
+        self.assertTrue(nbd._alive(os.getpid()))

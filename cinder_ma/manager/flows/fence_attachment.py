@@ -1,0 +1,35 @@
+"""Flow revoking a fenced attachment's access at the target.
+
+Run in the API process by ``cinder-ma-fencing:fence`` once the attachment
+is recorded fenced (:func:`cinder_ma.db.fencing.attachment_fence`): under
+the volume's connection lock, the backend ends the attachment's own
+connection at once (its export stopped: open connections dropped, its
+credentials refused from then on).
+
+Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
+``revoke`` (``[{'attachment_id', 'connector'}]``, the fenced attachment).
+
+On failure the attachment stays fenced, with the reason recorded
+(``error_reason``); fencing it again repeats the revocation.
+"""
+
+from taskflow.patterns import linear_flow
+
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.manager.tasks import fencing as fencing_tasks
+
+FLOW_NAME = 'fence_attachment'
+
+
+def get_flow(manager_api, lock):
+    """The fence flow.
+
+    :param manager_api: the ManagerAPI reaching the backend's manager.
+    :param lock: the ConnectionLock of the volume's connections.
+    """
+    flow = linear_flow.Flow(FLOW_NAME)
+    flow.add(fencing_tasks.FailureReasonOnRevert('Fencing'),
+             connection_tasks.AcquireConnectionLock(lock),
+             fencing_tasks.RevokeConnections(manager_api),
+             connection_tasks.ReleaseConnectionLock(lock))
+    return flow

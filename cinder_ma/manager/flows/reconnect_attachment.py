@@ -1,0 +1,37 @@
+"""Flow connecting a fenced attachment again (``PUT
+/attachments/{id}`` with a new connector), run in the API process.
+
+The consumer of a fenced attachment gets a new connection: under the
+volume's connection lock the backend makes the attachment's connection
+again (a new export and new credentials; anything left of the old one is
+ended first) and the attachment is recorded 'attaching' with the new
+connector and connection info, unfenced, at the next generation, in a
+compare-and-swap that requires it still fenced at the generation the
+request read. The consumer then completes it (``os-complete``).
+
+Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
+``attach_mode``, ``connector``, ``host`` (the connector's),
+``mountpoint``, ``generation`` (read, fenced) and ``previous`` (the
+columns the revert puts back).
+
+On failure the attachment is fenced as before, with the reason recorded;
+no new connection is left on the backend.
+"""
+
+from taskflow.patterns import linear_flow
+
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.manager.tasks import fencing as fencing_tasks
+
+FLOW_NAME = 'reconnect_attachment'
+
+
+def get_flow(manager_api, lock):
+    """The reconnect flow (arguments as for the fence flow)."""
+    flow = linear_flow.Flow(FLOW_NAME)
+    flow.add(fencing_tasks.FailureReasonOnRevert('Reconnecting'),
+             connection_tasks.AcquireConnectionLock(lock),
+             connection_tasks.InitializeConnection(manager_api),
+             fencing_tasks.RecordReconnected(),
+             connection_tasks.ReleaseConnectionLock(lock))
+    return flow

@@ -1,0 +1,189 @@
+"""Contract and revert tests of the promotion flows
+(cinder_ma/manager/flows/promote_attachment.py): the API's, for an
+attachment its consumer connected, and the one the manager of an
+attachment's host runs for one it attached. A failure at any step
+leaves the decision (the standby is the writer, the old writer fenced),
+never two writers with access at the target, and promoting again
+finishes the promotion.
+"""
+
+from cinder_ma.db import api as db_api
+from cinder_ma import exception
+from cinder_ma.manager.flows import promote_attachment
+from cinder_ma.manager import locks
+from cinder_ma.manager.tasks import connection as connection_tasks
+from cinder_ma.manager.tasks import fencing as fencing_tasks
+from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
+from cinder_ma.volume import attachments
+from cinder_ma.volume import fencing
+from tests import base
+from tests.unit.manager.flows import test_attach_volume
+from tests.unit.manager import fixtures as mgr_fixtures
+
+_SENTINEL = (fencing_tasks.FailureReasonOnRevert,
+             {'context', 'attachment_id'}, set(), set())
+_REVOKE = (fencing_tasks.RevokeConnections,
+           {'context', 'volume_id', 'volume_host', 'revoke'}, set(), set())
+_INITIALIZE = (connection_tasks.InitializeConnection,
+               {'context', 'volume_id', 'volume_host', 'connector',
+                'attach_mode', 'attachment_id', 'host'}, set(),
+               {'connection_info'})
+_RECORD = (fencing_tasks.RecordPromoted,
+           {'context', 'attachment_id', 'generation', 'connection_info',
+            'previous_connection_info'}, {'device_info'}, set())
+_LOCK = (connection_tasks.AcquireConnectionLock, set(), set(), set())
+_UNLOCK = (connection_tasks.ReleaseConnectionLock, set(), set(), set())
+
+PROMOTE_CONTRACT = [_SENTINEL, _LOCK, _REVOKE, _INITIALIZE, _RECORD,
+                    _UNLOCK]
+
+HOST_PROMOTE_CONTRACT = [
+    _SENTINEL,
+    (hypervisor_tasks.CheckHypervisor, {'host'}, {'shareable'}, set()),
+    (connection_tasks.GetConnectorProperties, {'host'}, set(),
+     {'connector'}),
+    _LOCK, _REVOKE, _INITIALIZE,
+    (connection_tasks.ConnectVolume,
+     {'context', 'volume_id', 'attachment_id', 'host',
+      'shared_service_uuid', 'connection_info'}, set(), {'device_info'}),
+    _RECORD, _UNLOCK,
+    (hypervisor_tasks.ReconnectOnHypervisor,
+     {'instance_uuid', 'connection_info', 'device_info', 'attachment_id',
+      'attach_mode', 'shareable'}, set(), set()),
+    (fencing_tasks.DisconnectPrevious,
+     {'previous_connection_info', 'device_info', 'attachment_id'}, set(),
+     set()),
+]
+
+CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
+
+
+class ContractTestCase(base.TestCase):
+
+    def test_contracts(self):
+        lock = locks.ConnectionLock('t')
+        flow = promote_attachment.get_flow(None, lock)
+        self.assertEqual('promote_attachment', flow.name)
+        self.assertEqual(PROMOTE_CONTRACT,
+                         test_attach_volume.contract_of(flow))
+        flow = promote_attachment.get_host_flow(None, None, None, lock)
+        self.assertEqual('promote_attachment_on_host', flow.name)
+        self.assertEqual(HOST_PROMOTE_CONTRACT,
+                         test_attach_volume.contract_of(flow))
+
+    def test_the_writer_is_revoked_before_the_new_connection(self):
+        lock = locks.ConnectionLock('t')
+        for flow in (promote_attachment.get_flow(None, lock),
+                     promote_attachment.get_host_flow(None, None, None,
+                                                      lock)):
+            names = [type(a).__name__ for a in flow]
+            guarded = names[names.index('AcquireConnectionLock') + 1:
+                            names.index('ReleaseConnectionLock')]
+            self.assertLess(guarded.index('RevokeConnections'),
+                            guarded.index('InitializeConnection'))
+            self.assertIn('RecordPromoted', guarded)
+
+
+class _Base(mgr_fixtures.AttachmentTestCase):
+
+    DRIVER = mgr_fixtures.PerAttachmentFileDriver
+
+    def setUp(self):
+        super().setUp()
+        self.one_writer = db_api.volume_type_create(
+            self.admin_context, {'name': 'one-writer'},
+            extra_specs={'multiattach': '<is> True',
+                         'multiattach:writers': 'one'})
+
+    def one_writer_volume(self):
+        volume = self.volume(multiattach=True)
+        db_api.volume_update(self.admin_context, volume.id,
+                             {'volume_type_id': self.one_writer.id})
+        return volume
+
+    def connected(self, volume, mode, instance):
+        att = attachments.create_attachment(
+            self.service_context, volume.id, instance, mode=mode,
+            connector=dict(CONNECTOR, host='consumer-%s' % instance))
+        return attachments.complete_attachment(self.service_context,
+                                               att.id)
+
+    def assertOneWriterAtTheTarget(self, volume, what):
+        writers = [key for key, mode in self.driver.modes.items()
+                   if key[0] == volume.id and mode == 'rw']
+        self.assertLessEqual(len(writers), 1, what)
+
+    def assertPromoted(self, volume, writer, standby):
+        self.assertEqual({(volume.id, standby.id): 'rw'},
+                         {k: m for k, m in self.driver.modes.items()
+                          if k[0] == volume.id})
+        promoted = self.get(standby.id)
+        self.assertEqual(('rw', 2, 'rw'),
+                         (promoted.attach_mode, promoted.generation,
+                          attachments.connection_info_of(
+                              promoted)['data']['access_mode']))
+        old = self.get(writer.id)
+        self.assertEqual('ro', old.attach_mode)
+        self.assertIsNotNone(old.fenced_at)
+
+
+class PromoteFlowTestCase(_Base):
+
+    def setUp(self):
+        super().setUp()
+        self.injector = self.useFixture(mgr_fixtures.FlowInjector(
+            promote_attachment, test_attach_volume.FailAfter))
+
+    def test_failure_at_every_step_then_promote_again(self):
+        for index in list(range(len(PROMOTE_CONTRACT))) + [None]:
+            volume = self.one_writer_volume()
+            writer = self.connected(volume, 'rw', 'w%s' % index)
+            standby = self.connected(volume, 'ro', 's%s' % index)
+            self.injector.fail_at(index)
+            failed = self.injector.failed
+            self.assertRaises(exception.DriverError,
+                              fencing.promote_attachment,
+                              self.admin_context, standby.id)
+            self.assertOneWriterAtTheTarget(volume, failed)
+            after = self.get(standby.id)
+            self.assertEqual(('rw', 2), (after.attach_mode,
+                                         after.generation), failed)
+            self.assertIn('Promotion failed', after.error_reason, failed)
+            # Its recorded connection is the previous one: unfinished.
+            self.assertEqual('ro', attachments.connection_info_of(
+                after)['data']['access_mode'], failed)
+            fencing.promote_attachment(self.admin_context, standby.id)
+            self.assertPromoted(volume, writer, standby)
+
+
+class HostPromoteFlowTestCase(_Base):
+
+    def setUp(self):
+        super().setUp()
+        self.injector = self.useFixture(mgr_fixtures.FlowInjector(
+            promote_attachment, test_attach_volume.FailAfter,
+            factory='get_host_flow'))
+
+    def test_failure_at_every_step_then_promote_again(self):
+        for index in list(range(len(HOST_PROMOTE_CONTRACT))) + [None]:
+            volume = self.one_writer_volume()
+            writer = self.attach(volume, 'w%s' % index, mode='rw')
+            instance = 's%s' % index
+            standby = self.attach(volume, instance, mode='ro')
+            self.injector.fail_at(index)
+            failed = self.injector.failed
+            self.assertRaises(exception.DriverError,
+                              fencing.promote_attachment,
+                              self.admin_context, standby.id)
+            self.assertOneWriterAtTheTarget(volume, failed)
+            after = self.get(standby.id)
+            self.assertEqual('rw', after.attach_mode, failed)
+            self.assertIn('Promotion failed', after.error_reason, failed)
+            # The instance kept its disk whatever failed.
+            self.assertEqual(1, len(self.hypervisor.list_attachments(
+                instance)), failed)
+            fencing.promote_attachment(self.admin_context, standby.id)
+            self.assertPromoted(volume, writer, standby)
+            (record,) = self.hypervisor.list_attachments(instance)
+            self.assertEqual('rw', record['mode'], failed)
+        self.assertEqual([], self.hypervisor.called('detach_volume'))
