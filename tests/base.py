@@ -1,15 +1,26 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Base classes of cinder_ma's tests."""
 
 import os
 
 import fixtures
-from oslo_utils import timeutils
 import testtools
+from oslo_utils import timeutils
 
 from cinder_ma import context
 from cinder_ma.db import api as db_api
 from tests import fixtures as cm_fixtures
-
 
 #: Seconds one test may run before it fails, unless OS_TEST_TIMEOUT
 #: (tox.ini sets it per environment) says otherwise; 0 turns it off.

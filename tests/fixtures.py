@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Test fixtures: configuration, databases, policy.
 
 Service-backed fixtures skip when the service is absent, unless
@@ -11,17 +23,16 @@ import urllib.parse
 import uuid
 
 import fixtures
+import redis
+import sqlalchemy as sa
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
 from oslo_db.sqlalchemy import enginefacade
-import redis
-import sqlalchemy as sa
 
 from cinder_ma import conf as cinder_ma_conf  # noqa: F401  registers opts
-from cinder_ma import coordination
+from cinder_ma import coordination, policy
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
-from cinder_ma import policy
 
 CONF = cfg.CONF
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Real clients against ``cinder-ma-all`` over real HTTP.
 
 python-cinderclient (its noauth plugin with a keystoneauth session), the
@@ -12,17 +24,17 @@ import os
 import subprocess
 import time
 
+import openstack
+import requests
 from cinderclient import api_versions
 from cinderclient import client as cinder_client
-from cinderclient.contrib import noauth
 from cinderclient import exceptions as cinder_exc
+from cinderclient.contrib import noauth
 from keystoneauth1 import session as ks_session
-import openstack
 from openstack import exceptions as sdk_exc
-import requests
-import testtools
 
 from cinder_ma.api import microversions as mv
+from tests import base
 from tests.functional import fixtures as func_fixtures
 
 #: Microversion of the clients (the last one of Cinder's that cinder_ma
@@ -72,7 +84,7 @@ def wait_until_gone(client, volume_id):
     return volume.status
 
 
-class _AllInOneTestCase(testtools.TestCase):
+class _AllInOneTestCase(base.BaseTestCase):
     """Tests sharing one ``cinder-ma-all`` per class."""
 
     def setUp(self):

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """python-cinderclient's admin commands against ``cinder-ma-all``: QoS
 specs (create, keys, associate, list, delete) and what they give an
 attachment's connection_info, services (enable, disable with a reason,
@@ -7,8 +19,8 @@ freeze, thaw) and hosts.
 import uuid
 
 from cinderclient import client as cinder_client
-from cinderclient.contrib import noauth
 from cinderclient import exceptions as cinder_exc
+from cinderclient.contrib import noauth
 from keystoneauth1 import session as ks_session
 
 from tests.functional import fixtures as func_fixtures

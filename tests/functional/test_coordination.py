@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Connection locks across hosts: two processes that share no state
 directory (no lock files: two "hosts") race on the connection lock of one
 volume (tests/functional/lock_racer.py).
@@ -17,10 +29,10 @@ import uuid
 
 import fixtures
 import sqlalchemy as sa
-import testtools
 from testtools import content
 
 from cinder_ma import coordination
+from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 
@@ -29,7 +41,7 @@ ROUNDS = 5
 HOLD = 0.3
 
 
-class CrossHostLockTestCase(testtools.TestCase):
+class CrossHostLockTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The documentation's generated driver support matrix
 (``docs/ext/support_matrix.py``), checked against the in-tree drivers.
 
@@ -11,10 +23,9 @@ import dataclasses
 import importlib.util
 import os
 
-import testtools
-
 from cinder_ma.hypervisor.drivers import base as hv_base
 from cinder_ma.volume.drivers import base as volume_base
+from tests import base
 
 EXTENSION = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
                          'docs', 'ext', 'support_matrix.py')
@@ -28,7 +39,7 @@ def _load_extension():
     return module
 
 
-class SupportMatrixTestCase(testtools.TestCase):
+class SupportMatrixTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

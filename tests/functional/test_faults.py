@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Fault tests: a manager SIGKILLed at every step of every flow, a worker
 of cinder-ma-all SIGKILLed in the middle of work, the database
 (PostgreSQL, MariaDB) and the broker restarted under load; everything
@@ -32,10 +44,10 @@ import uuid
 
 import fixtures
 import requests
-import testtools
 from testtools import content
 
 from cinder_ma.manager.flows import TEST_HOLD_ENV
+from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 
@@ -106,7 +118,7 @@ class Load:
                     self.detach_statuses, self.refusals))
 
 
-class _FaultBase(testtools.TestCase):
+class _FaultBase(base.BaseTestCase):
 
     def request(self, method, path, body=None, service=False, admin=False):
         headers = _headers(service)

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A real Keystone in front of cinder_ma: who "the service" is, that it
 stays in its user token's project, and the safe defaults of
 auth_strategy = keystone (tests/functional/fixtures.py, ``Keystone``).
@@ -14,16 +26,16 @@ import uuid
 
 import fixtures
 import requests
-import testtools
 from testtools import content
 
+from tests import base
 from tests.functional import fixtures as fx
 
 CONNECTOR = {'host': 'compute-kt', 'initiator': 'iqn.2026-11.test:kt'}
 VERSION = {'OpenStack-API-Version': 'volume 3.44'}
 
 
-class KeystoneTestCase(testtools.TestCase):
+class KeystoneTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The multi-process deployment: ``cinder-ma-api`` and
 ``cinder-ma-manager`` as separate processes, over RabbitMQ, on a
 PostgreSQL database that ``cinder-ma-manage db sync`` migrated.
@@ -10,8 +22,8 @@ import os
 import time
 
 import requests
-import testtools
 
+from tests import base
 from tests.functional import fixtures as func_fixtures
 
 PROJECT = 'demo'
@@ -20,7 +32,7 @@ GIB = 1024 ** 3
 WAIT = 30
 
 
-class _DeploymentTestCase(testtools.TestCase):
+class _DeploymentTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Online extend of a shared volume across processes: ``cinder-ma-api``,
 the manager of the storage node and the managers of two compute hosts
 (``[hypervisor] driver = fake``) as separate processes, over RabbitMQ and
@@ -19,6 +31,7 @@ import kombu
 import requests
 import testtools
 
+from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 
@@ -31,7 +44,7 @@ DOWN_TIME = 8
 FAILURE_REASON = 'cinder-ma-recovery:failure_reason'
 
 
-class OnlineExtendAcrossHostsTestCase(testtools.TestCase):
+class OnlineExtendAcrossHostsTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

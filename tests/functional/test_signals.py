@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Ctrl-C (SIGINT to the process group) stops ``cinder-ma-all`` as
 gracefully as SIGTERM: creates accepted with 202 are finished, not lost.
 """
@@ -7,8 +19,8 @@ import signal
 import time
 
 import requests
-import testtools
 
+from tests import base
 from tests.functional import fixtures as func_fixtures
 
 PROJECT = 'sigint'
@@ -22,7 +34,7 @@ HEADERS = {
 CREATES = 8
 
 
-class SigintTestCase(testtools.TestCase):
+class SigintTestCase(base.BaseTestCase):
 
     def _url(self, server, path):
         return '%s/%s%s' % (server.endpoint, PROJECT, path)

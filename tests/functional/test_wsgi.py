@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """``cinder_ma.wsgi.api:application`` under a real WSGI server.
 
 waitress' command line (``python -m waitress``) imports the module and
@@ -7,15 +19,15 @@ serves ``application``; the configuration comes from
 """
 
 import requests
-import testtools
 
 from cinder_ma.api import microversions as mv
+from tests import base
 from tests.functional import fixtures as func_fixtures
 
 TIMEOUT = func_fixtures.HTTP_TIMEOUT
 
 
-class WSGIApplicationTestCase(testtools.TestCase):
+class WSGIApplicationTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

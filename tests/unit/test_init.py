@@ -1,12 +1,24 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The package's import filters eventlet's deprecation warning."""
 
 import subprocess
 import sys
 
-import testtools
+from tests import base
 
 
-class TestEventletWarning(testtools.TestCase):
+class TestEventletWarning(base.BaseTestCase):
 
     def test_commands_do_not_print_it(self):
         # A fresh interpreter: the warning is printed once per process,

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder_ma.rpc: the local transport and the oslo wiring."""
 
 import datetime
@@ -9,9 +21,7 @@ import fixtures
 import oslo_messaging as messaging
 from oslo_messaging._drivers import common as rpc_common
 
-from cinder_ma import context
-from cinder_ma import exception
-from cinder_ma import rpc
+from cinder_ma import context, exception, rpc
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 

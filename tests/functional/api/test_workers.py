@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """API processes racing over real HTTP: ``cinder-ma-all`` with several
 workers (one host), and two ``cinder-ma-api`` "hosts" of one deployment.
 
@@ -14,8 +26,8 @@ import time
 import uuid
 
 import requests
-import testtools
 
+from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 
@@ -31,7 +43,7 @@ HEADERS = {
 RACERS = 32
 
 
-class _RacesBase(testtools.TestCase):
+class _RacesBase(base.BaseTestCase):
     """Requests to ``self.server`` (or to one of ``endpoints()``)."""
 
     server = None

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The alembic migrations on SQLite, PostgreSQL and MariaDB/MySQL.
 
 Each database walks the migrations one revision at a time from an empty
@@ -15,18 +27,17 @@ import subprocess
 import sys
 import uuid
 
+import fixtures
+import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 from alembic import script as alembic_script
-import fixtures
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
-import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
 from cinder_ma.db import api as db_api
-from cinder_ma.db import migration
-from cinder_ma.db import models
+from cinder_ma.db import migration, models
 from tests import base
 from tests import fixtures as cm_fixtures
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Concurrent attachment reservations on SQLite, PostgreSQL and MariaDB.
 
 32 threads reserve attachments of one volume for 32 instances at once; the
@@ -8,9 +20,9 @@ through, whatever the database.
 import threading
 
 from cinder_ma import context as cm_context
+from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
-from cinder_ma import exception
 from cinder_ma.volume import attachments
 from tests import base
 

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Racing writers of one volume type name, extra spec key or type access
 entry: one wins, the others get a 409, and the database holds one live
 row (SQLite, PostgreSQL, MariaDB). A deleted row never blocks a new one.
@@ -7,9 +19,9 @@ import threading
 
 import sqlalchemy as sa
 
+from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
-from cinder_ma import exception
 from cinder_ma.volume import types as vtypes
 from tests import base
 

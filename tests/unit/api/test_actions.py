@@ -1,15 +1,23 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the action dispatcher (``POST .../{id}/action``)."""
 
 import fixtures
-import testtools
 import webob
 
-from cinder_ma.api import actions
-from cinder_ma.api import app
-from cinder_ma.api import expose
+from cinder_ma.api import actions, app, expose, routes, validation
 from cinder_ma.api import microversions as mv
-from cinder_ma.api import routes
-from cinder_ma.api import validation
+from tests import base as test_base
 from tests.unit.api import base
 
 
@@ -36,7 +44,7 @@ def _post(body, version='3.0'):
     return DISPATCH(req, thing_id='t1')
 
 
-class TestDispatcher(testtools.TestCase):
+class TestDispatcher(test_base.BaseTestCase):
 
     def test_picks_the_action_of_the_key(self):
         response = _post(b'{"os-plain": null}')

@@ -1,15 +1,26 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the WSGI app as a whole: middleware, dispatch, faults,
 hostile input."""
 
 import io
 
 import fixtures
-from oslo_serialization import jsonutils
 import webob
 import webtest
+from oslo_serialization import jsonutils
 
-from cinder_ma.api import app
-from cinder_ma.api import expose
+from cinder_ma.api import app, expose
 from cinder_ma.api import microversions as mv
 from tests.unit.api import base
 

@@ -1,20 +1,32 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of authentication (noauth, keystone) and the request context."""
 
 import socket
 import uuid
 
 import fixtures
+import webob
+import webtest
 from keystoneauth1 import exceptions as ksa_exceptions
 from keystoneauth1 import loading as ks_loading
+
 # Registers the [keystone_authtoken] options.
 from keystonemiddleware import auth_token  # noqa: F401
 from oslo_context import context as oslo_context
-import webob
-import webtest
 
-from cinder_ma.api import app
-from cinder_ma.api import auth
 from cinder_ma import exception
+from cinder_ma.api import app, auth
 from tests.unit.api import base
 
 

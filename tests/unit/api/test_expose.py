@@ -1,15 +1,27 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the expose decorator and of fault bodies."""
 
-from oslo_db import exception as db_exc
 import oslo_messaging as messaging
-from sqlalchemy import exc as sa_exc
-import testtools
 import webob
 import webob.exc
+from oslo_db import exception as db_exc
+from sqlalchemy import exc as sa_exc
 
+from cinder_ma import exception
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
-from cinder_ma import exception
+from tests import base
 
 
 def _call(result=None, error=None, status=200):
@@ -21,7 +33,7 @@ def _call(result=None, error=None, status=200):
     return handler(webob.Request.blank('/'))
 
 
-class TestExpose(testtools.TestCase):
+class TestExpose(base.BaseTestCase):
 
     def test_json_result(self):
         response = _call({'a': 1})
@@ -45,7 +57,7 @@ class TestExpose(testtools.TestCase):
                          response.json)
 
 
-class TestVersionGate(testtools.TestCase):
+class TestVersionGate(base.BaseTestCase):
 
     def _call(self, version, **gate):
         @expose.expose(status=202, **gate)
@@ -83,7 +95,7 @@ class TestVersionGate(testtools.TestCase):
         self.assertIsNone(handler.max_version)
 
 
-class TestFaults(testtools.TestCase):
+class TestFaults(base.BaseTestCase):
 
     def _fault(self, error):
         response = _call(error=error)
@@ -150,7 +162,7 @@ class TestFaults(testtools.TestCase):
         self.assertTrue(log.log('MessagingTimeout', 'slow'))
 
 
-class TestFaultWrapper(testtools.TestCase):
+class TestFaultWrapper(base.BaseTestCase):
 
     def test_exception_becomes_a_fault(self):
         def broken(environ, start_response):

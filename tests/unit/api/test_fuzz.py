@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """A fuzz test of the whole API: hostile input never reaches a 500.
 
 Every route of :data:`cinder_ma.api.routes.ROUTES`, with every method, is
@@ -19,15 +31,12 @@ import re
 import string
 import urllib.parse
 
-from hypothesis import HealthCheck
-from hypothesis import given
-from hypothesis import settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oslo_serialization import jsonutils
 
-from cinder_ma.api import expose
+from cinder_ma.api import expose, routes
 from cinder_ma.api import microversions as mv
-from cinder_ma.api import routes
 from cinder_ma.volume import qos_specs
 from tests.unit.api import base
 

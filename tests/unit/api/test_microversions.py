@@ -1,14 +1,26 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of microversion parsing and negotiation."""
 
-import testtools
 
 from cinder_ma.api import microversions as mv
+from tests import base as test_base
 from tests.unit.api import base
 
 HEADER = 'OpenStack-API-Version'
 
 
-class TestAPIVersionRequest(testtools.TestCase):
+class TestAPIVersionRequest(test_base.BaseTestCase):
 
     def test_order(self):
         self.assertLess(mv.APIVersionRequest('3.9'),
@@ -62,7 +74,7 @@ class TestAPIVersionRequest(testtools.TestCase):
                     mv.MIN_VERSION, mv.MAX_VERSION), name)
 
 
-class TestFromHeaders(testtools.TestCase):
+class TestFromHeaders(test_base.BaseTestCase):
 
     def test_absent_is_the_minimum(self):
         self.assertEqual(mv.MIN_VERSION, str(mv.from_headers({})))

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """The policy matrix: who may call every route of the API.
 
 For every route of :data:`cinder_ma.api.routes.ROUTES` (and every action
@@ -34,9 +46,8 @@ import fixtures
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
-from cinder_ma.api import extensions
+from cinder_ma.api import extensions, routes
 from cinder_ma.api import microversions as mv
-from cinder_ma.api import routes
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.manager import rpcapi

@@ -1,26 +1,38 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the route table and of its API reference."""
 
 import os
 import re
 
-import testtools
 import webob.exc
 
-from cinder_ma.api import actions
-from cinder_ma.api import extensions
+from cinder_ma.api import actions, extensions, routes
 from cinder_ma.api import microversions as mv
-from cinder_ma.api import routes
-from cinder_ma.api.v3 import attachments
-from cinder_ma.api.v3 import types
-from cinder_ma.api.v3 import versions
-from cinder_ma.api.v3 import volume_actions
-from cinder_ma.api.v3 import volume_metadata
-from cinder_ma.api.v3 import volume_type_access
-from cinder_ma.api.v3 import volume_type_encryption
-from cinder_ma.api.v3 import volumes
+from cinder_ma.api.v3 import (
+    attachments,
+    types,
+    versions,
+    volume_actions,
+    volume_metadata,
+    volume_type_access,
+    volume_type_encryption,
+    volumes,
+)
+from tests import base
 
 
-class TestMatch(testtools.TestCase):
+class TestMatch(base.BaseTestCase):
 
     def test_path_parameters(self):
         handler, params = routes.match('GET', '/v3/p1/volumes/v1')
@@ -161,7 +173,7 @@ class TestMatch(testtools.TestCase):
             self.assertEqual(mv.NEW_ATTACH, handler.min_version)
 
 
-class TestAPIReference(testtools.TestCase):
+class TestAPIReference(base.BaseTestCase):
     """Every route, and every action of an action route, has its section
     in the API reference (api-ref/source, built by ``tox -e api-ref``)."""
 

@@ -1,12 +1,23 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of JSON schema validation and of microversion ranges."""
 
-import testtools
 import webob
 
 from cinder_ma.api import microversions as mv
-from cinder_ma.api import routes
+from cinder_ma.api import routes, validation
 from cinder_ma.api.schemas import parameter_types
-from cinder_ma.api import validation
+from tests import base
 
 SCHEMA = {
     'type': 'object',
@@ -22,7 +33,7 @@ SCHEMA = {
 }
 
 
-class TestValidate(testtools.TestCase):
+class TestValidate(base.BaseTestCase):
 
     def _error(self, body):
         return str(self.assertRaises(validation.ValidationError,
@@ -73,7 +84,7 @@ def _ranged(*ranges):
     return func
 
 
-class TestCheckRanges(testtools.TestCase):
+class TestCheckRanges(base.BaseTestCase):
 
     def test_contiguous(self):
         validation.check_ranges(_ranged((None, '3.12'), ('3.13', None)))
@@ -101,7 +112,7 @@ class TestCheckRanges(testtools.TestCase):
             validation.check_ranges(handler)
 
 
-class TestSchemaDecorator(testtools.TestCase):
+class TestSchemaDecorator(base.BaseTestCase):
 
     def _request(self, body, version='3.0', content_type='application/json'):
         req = webob.Request.blank('/', method='POST', body=body,

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder_ma.cmd: Ctrl-C handling and Guru Meditation reports."""
 
 import signal
@@ -7,12 +19,12 @@ import textwrap
 
 from oslo_config import cfg
 from oslo_reports import opts as gmr_opts
-import testtools
 
 from cinder_ma import cmd
+from tests import base
 
 
-class TestSigintAsSigterm(testtools.TestCase):
+class TestSigintAsSigterm(base.BaseTestCase):
 
     def test_sigint_becomes_sigterm_in_the_process_and_its_children(self):
         # In a fresh interpreter: it blocks SIGINT for good.
@@ -43,7 +55,7 @@ class TestSigintAsSigterm(testtools.TestCase):
         self.assertEqual('0 [%d]' % signal.SIGTERM, proc.stdout.strip())
 
 
-class TestGuruMeditation(testtools.TestCase):
+class TestGuruMeditation(base.BaseTestCase):
 
     def test_sigusr2_prints_a_report(self):
         previous = signal.getsignal(signal.SIGUSR2)

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder-ma-manage, run through main() with an argv."""
 
 import io
@@ -6,8 +18,8 @@ import os
 import fixtures
 from oslo_db.sqlalchemy import enginefacade
 
-from cinder_ma.cmd import manage
 from cinder_ma import context
+from cinder_ma.cmd import manage
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
 from tests import base
@@ -147,8 +159,9 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
         return db_api.volume_create(self.admin_context, record)
 
     def _age(self, model, row_id, seconds):
-        from oslo_utils import timeutils
         import datetime
+
+        from oslo_utils import timeutils
 
         @db_api.writer
         def age(context):
@@ -171,6 +184,7 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
 
         self.assertIn(old.id, ids(self.admin_context))  # too recent
         import datetime
+
         from oslo_utils import timeutils
         tomorrow = (timeutils.utcnow() + datetime.timedelta(days=1))
         self.assertEqual(1, manage.main([
@@ -206,6 +220,7 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
 
     def test_audit_compares_reports(self):
         import uuid
+
         from cinder_ma.db import attachments as attachment_db
 
         volume = self._volume(multiattach=True)

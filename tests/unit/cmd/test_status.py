@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder-ma-status upgrade check."""
 
 import os
@@ -9,10 +21,10 @@ from oslo_serialization import jsonutils
 from oslo_upgradecheck import upgradecheck
 from oslo_utils import timeutils
 
+from cinder_ma import policy
 from cinder_ma.cmd import status
 from cinder_ma.db import api as db_api
 from cinder_ma.manager import rpcapi
-from cinder_ma import policy
 from tests import base
 
 Code = upgradecheck.Code

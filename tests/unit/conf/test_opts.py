@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the option listing and of the library defaults cinder_ma
 changes."""
 
@@ -5,13 +17,12 @@ import os
 
 from oslo_concurrency import opts as concurrency_opts
 from oslo_config import cfg
-import testtools
 
 from cinder_ma.conf import opts
 from tests import base
 
 
-class TestSetDefaults(testtools.TestCase):
+class TestSetDefaults(base.BaseTestCase):
 
     def test_durable_rabbit_queues_by_default(self):
         conf = cfg.ConfigOpts()

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder_ma/db/fencing.py: the compare-and-swap transitions of
 fencing and standby promotion, and concurrent promotions (exactly one
 wins) on SQLite. tests/functional/db/test_promotion_races.py runs the
@@ -6,10 +18,10 @@ race tests on PostgreSQL and MariaDB.
 
 import threading
 
+from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
-from cinder_ma import exception
 from tests import base
 
 INFO = {'driver_volume_type': 'nbd', 'data': {'access_mode': 'ro'},

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder_ma.hacking.checks, alone and as flake8 runs them."""
 
 import io
@@ -12,6 +24,7 @@ import fixtures
 import testtools
 
 from cinder_ma.hacking import checks
+from tests import base
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))))
@@ -33,7 +46,7 @@ def _docstring_examples(check):
             yield match.group('code'), match.group('source')
 
 
-class NoEventletTestCase(testtools.TestCase):
+class NoEventletTestCase(base.BaseTestCase):
 
     def test_docstring_examples(self):
         examples = list(_docstring_examples(checks.no_eventlet))
@@ -65,7 +78,7 @@ class NoEventletTestCase(testtools.TestCase):
 
 
 @testtools.skipUnless(os.path.exists(_TOX_INI), 'needs the source tree')
-class Flake8ConfigTestCase(testtools.TestCase):
+class Flake8ConfigTestCase(base.BaseTestCase):
     """tox.ini registers CM301 so that ``flake8`` (tox -e pep8) runs it."""
 
     def _flake8(self, source):

@@ -1,9 +1,23 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """CI runs exactly the test command that the README gives developers."""
 
 import os
 import re
 
 import testtools
+
+from tests import base
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))))
@@ -28,7 +42,7 @@ def _literal_lines(path):
 
 
 @testtools.skipUnless(os.path.exists(_CI_RUN), 'needs the source tree')
-class CITestCase(testtools.TestCase):
+class CITestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()

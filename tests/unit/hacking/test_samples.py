@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of cinder_ma.hacking.samples, the staleness check of the samples."""
 
 import io
@@ -10,6 +22,7 @@ import fixtures
 import testtools
 
 from cinder_ma.hacking import samples
+from tests import base
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))))
@@ -17,7 +30,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 
 @testtools.skipUnless(os.path.isdir(os.path.join(_ROOT, samples.ETC)),
                       'needs the source tree')
-class SamplesTestCase(testtools.TestCase):
+class SamplesTestCase(base.BaseTestCase):
 
     @classmethod
     def setUpClass(cls):

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the connection locks of the attach and detach flows, on the
 coordination backend of the tests (lock files in the state directory).
 The same locks across processes and hosts (Redis):
@@ -7,8 +19,7 @@ import os
 import threading
 import types
 
-from cinder_ma import coordination
-from cinder_ma import exception
+from cinder_ma import coordination, exception
 from cinder_ma.manager import locks
 from tests import base
 

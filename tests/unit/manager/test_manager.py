@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the manager endpoints, called over the local RPC transport
 (real SQLite, real files). The attach and detach flows themselves are
 tested in tests/unit/manager/flows.
@@ -9,16 +21,14 @@ import time
 import fixtures
 import oslo_messaging as messaging
 
+from cinder_ma import exception, rpc
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import quotas as quota_db
-from cinder_ma import exception
-from cinder_ma.manager import manager
-from cinder_ma.manager import rpcapi
+from cinder_ma.manager import manager, rpcapi
 from cinder_ma.manager import service as manager_service
-from cinder_ma import rpc
 from cinder_ma.volume.drivers import file as file_driver
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

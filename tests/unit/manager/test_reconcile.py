@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the reconcile loop: work left in a transient status by a
 dead process (an expired claim) or a lost cast (never claimed, old) is
 finished or rolled back by the manager that can do it; work a live
@@ -14,14 +26,14 @@ import os
 
 import fixtures
 import kombu.exceptions
-from oslo_utils import timeutils
 import sqlalchemy as sa
+from oslo_utils import timeutils
 
+from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db import work as work_db
-from cinder_ma import exception
 from cinder_ma.manager import reconcile
 from tests.unit.manager import fixtures as mgr_fixtures
 

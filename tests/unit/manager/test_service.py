@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the manager service: drivers, services rows, RPC, heartbeat
 (real SQLite, real files, local RPC).
 """
@@ -7,18 +19,15 @@ import time
 from unittest import mock
 
 import fixtures
-from oslo_config import cfg
 import oslo_messaging as messaging
+from oslo_config import cfg
 from oslo_serialization import jsonutils
 
-from cinder_ma import context
-from cinder_ma import coordination
+from cinder_ma import context, coordination, exception, rpc
 from cinder_ma.db import api as db_api
-from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
-from cinder_ma import rpc
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 

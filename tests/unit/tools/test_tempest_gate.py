@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """tools/tempest/gate.py: the results of a run, read back from stestr's
 subunit stream, make the compatibility page. (stestr is replaced by a
 recorded stream: the test runs no Tempest.)"""
@@ -10,7 +22,8 @@ from unittest import mock
 
 import fixtures
 import subunit
-import testtools
+
+from tests import base
 
 GATE = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'tools',
                     'tempest', 'gate.py')
@@ -36,7 +49,7 @@ def _stream():
     return out.getvalue()
 
 
-class TestResults(testtools.TestCase):
+class TestResults(base.BaseTestCase):
 
     def test_results_and_report(self):
         gate = _gate()

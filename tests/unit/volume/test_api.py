@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the volume rules (cinder_ma.volume.api) on a real SQLite DB.
 
 The manager is out of scope here: its RPC client is replaced by a recorder
@@ -6,9 +18,9 @@ The manager is out of scope here: its RPC client is replaced by a recorder
 
 import fixtures
 
-from cinder_ma.db import api as db_api
-from cinder_ma import exception
 from cinder_ma import context as cm_context
+from cinder_ma import exception
+from cinder_ma.db import api as db_api
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import types as vtypes
 from tests import base

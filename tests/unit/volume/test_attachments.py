@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the attachment rules (cinder_ma.volume.attachments, actions).
 
 The managers are out of scope here: their RPC client is replaced by a
@@ -8,18 +20,17 @@ side and the functional tests exercise the real thing).
 import datetime
 
 import fixtures
-from oslo_utils import timeutils
 import sqlalchemy as sa
+from oslo_utils import timeutils
 
 from cinder_ma import context as cm_context
+from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
-from cinder_ma import exception
 from cinder_ma.manager import reconcile
-from cinder_ma.volume import actions
+from cinder_ma.volume import actions, attachments
 from cinder_ma.volume import api as volume_api
-from cinder_ma.volume import attachments
 from cinder_ma.volume import types as vtypes
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

@@ -1,11 +1,23 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the attachment schemas themselves (behaviour over HTTP is in
 tests/unit/api/v3/test_attachments.py)."""
 
-import testtools
 
-from cinder_ma.api.schemas import attachments
 from cinder_ma.api import validation
+from cinder_ma.api.schemas import attachments
 from cinder_ma.volume import attachments as volume_attachments
+from tests import base
 
 ALL = (attachments.create, attachments.create_v354, attachments.update)
 
@@ -14,7 +26,7 @@ def _inner(schema):
     return schema['properties']['attachment']['properties']
 
 
-class TestSchemas(testtools.TestCase):
+class TestSchemas(base.BaseTestCase):
 
     def test_valid_schemas(self):
         for schema in ALL:
@@ -56,7 +68,7 @@ class TestSchemas(testtools.TestCase):
             'connector': {'host': 'h'}}})
 
 
-class TestConnector(testtools.TestCase):
+class TestConnector(base.BaseTestCase):
     """Connectors as os-brick makes them pass; wrong types do not."""
 
     OS_BRICK = {

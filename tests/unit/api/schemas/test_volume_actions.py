@@ -1,10 +1,22 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the volume action schemas themselves (behaviour over HTTP is
 in tests/unit/api/v3/test_volume_actions.py)."""
 
-import testtools
 
-from cinder_ma.api.schemas import volume_actions
 from cinder_ma.api import validation
+from cinder_ma.api.schemas import volume_actions
+from tests import base
 
 ALL = (volume_actions.attach, volume_actions.detach,
        volume_actions.force_detach, volume_actions.any_value,
@@ -13,7 +25,7 @@ ALL = (volume_actions.attach, volume_actions.detach,
        volume_actions.extend_volume_completion)
 
 
-class TestSchemas(testtools.TestCase):
+class TestSchemas(base.BaseTestCase):
 
     def test_valid_schemas(self):
         for schema in ALL:

@@ -1,13 +1,25 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the encryption schemas of volume types."""
 
-import testtools
 
+from cinder_ma.api import validation
 from cinder_ma.api.schemas import parameter_types
 from cinder_ma.api.schemas import volume_type_encryption as schemas
-from cinder_ma.api import validation
+from tests import base
 
 
-class TestKeySize(testtools.TestCase):
+class TestKeySize(base.BaseTestCase):
 
     def _body(self, key_size):
         return {'encryption': {'provider': 'luks',

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the extension cinder-ma-fencing through the API
 (cinder_ma/api/v3/attachments.py, cinder_ma/volume/fencing.py): fence,
 reconnect with a new connector, promote a standby.
@@ -13,8 +25,8 @@ clients is in tests/functional/volume/test_fencing.py.
 import uuid
 
 import fixtures
-from oslo_serialization import jsonutils
 import webtest
+from oslo_serialization import jsonutils
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv

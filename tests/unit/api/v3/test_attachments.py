@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the attachments API: shapes, microversion gates, validation,
 policy, the attach flow of an external consumer and the one through a
 cinder_ma manager (extension cinder-ma-manager-attach).
@@ -11,10 +23,10 @@ import uuid
 
 import fixtures
 
+from cinder_ma import exception
 from cinder_ma.api import microversions as mv
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
-from cinder_ma import exception
 from cinder_ma.volume import attachments as volume_attachments
 from tests.unit.api import base
 

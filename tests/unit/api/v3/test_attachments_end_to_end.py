@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """End-to-end tests of the attachments API (cinder_ma/api/v3/attachments.py;
 its unit tests are in test_attachments): python-cinderclient over HTTP,
 and the extension cinder-ma-manager-attach through real managers running
@@ -11,10 +23,12 @@ import webtest
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
 from tests.unit.api import base
-from tests.unit.api.v3.test_attachments import AttachmentsTestCase
-from tests.unit.api.v3.test_attachments import CONNECTOR
-from tests.unit.api.v3.test_attachments import member
-from tests.unit.api.v3.test_attachments import service
+from tests.unit.api.v3.test_attachments import (
+    CONNECTOR,
+    AttachmentsTestCase,
+    member,
+    service,
+)
 from tests.unit.manager import fixtures as mgr_fixtures
 
 

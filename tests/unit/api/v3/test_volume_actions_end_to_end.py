@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """End-to-end tests of os-extend of an in-use volume (cinder_ma/api/v3/
 volume_actions.py; its unit tests are in test_volume_actions): HTTP
 requests to the API, then the managers of the backend and of two compute
@@ -10,9 +22,9 @@ import os
 import time
 import uuid
 
+import webtest
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
-import webtest
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv

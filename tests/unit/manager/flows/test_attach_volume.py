@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Contract, success and revert tests of the attach flow.
 
 Real SQLite, real volume files, the in-process RPC transport: attachments
@@ -15,8 +27,8 @@ import oslo_messaging as messaging
 from taskflow import task
 
 from cinder_ma import exception
-from cinder_ma.manager.flows import attach_volume
 from cinder_ma.manager import locks
+from cinder_ma.manager.flows import attach_volume
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Contract and revert tests of the delete volume flow (real SQLite, real
 files).
 """
@@ -7,14 +19,14 @@ import os
 import fixtures
 from taskflow import task
 
-from cinder_ma.db import api as db_api
 from cinder_ma import exception
+from cinder_ma.db import api as db_api
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import delete_volume
 from cinder_ma.manager.tasks import lifecycle
 from tests import base
-from tests.unit.manager.flows import test_create_volume
 from tests.unit.manager import fixtures as mgr_fixtures
+from tests.unit.manager.flows import test_create_volume
 
 
 class FailAfter(task.Task):

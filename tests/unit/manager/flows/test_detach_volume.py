@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Contract, success and revert tests of the detach flow, and of the
 connection rules it shares with the attach flow: connections used by
 other attachments stay, shared targets, and the connection lock.
@@ -15,10 +27,9 @@ import threading
 import fixtures
 from taskflow import task
 
-from cinder_ma import coordination
-from cinder_ma import exception
-from cinder_ma.manager.flows import detach_volume
+from cinder_ma import coordination, exception
 from cinder_ma.manager import locks
+from cinder_ma.manager.flows import detach_volume
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks

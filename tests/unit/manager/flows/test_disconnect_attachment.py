@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Contract, success, revert and race tests of the disconnect flows,
 which the API runs for consumers that connected their host themselves
 (attachments API delete, os-detach, os-force_detach,
@@ -10,18 +22,16 @@ import threading
 
 import fixtures
 
-from cinder_ma.api.views import attachments as views
 from cinder_ma import exception
+from cinder_ma.api.views import attachments as views
+from cinder_ma.manager import locks, rpcapi
 from cinder_ma.manager.flows import disconnect_attachment
-from cinder_ma.manager import locks
-from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
-from cinder_ma.volume import actions
-from cinder_ma.volume import attachments
+from cinder_ma.volume import actions, attachments
 from tests import base
-from tests.unit.manager.flows import test_attach_volume
 from tests.unit.manager import fixtures as mgr_fixtures
+from tests.unit.manager.flows import test_attach_volume
 
 CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 

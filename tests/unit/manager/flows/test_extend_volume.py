@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Contract and revert tests of the extend volume flow (real SQLite, real
 files); the managers of the attachments' hosts are stood for by
 :class:`Hosts` (their RPC API has its own tests, and the whole path runs
@@ -10,17 +22,17 @@ import time
 import fixtures
 from oslo_serialization import jsonutils
 
+from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
-from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import extend_volume
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma.volume.drivers import base as driver_base
 from tests import base
-from tests.unit.manager.flows import test_create_volume
 from tests.unit.manager import fixtures as mgr_fixtures
+from tests.unit.manager.flows import test_create_volume
 
 
 class Hosts:

@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Contract and revert tests of the promotion flows
 (cinder_ma/manager/flows/promote_attachment.py): the API's, for an
 attachment its consumer connected, and the one the manager of an
@@ -7,18 +19,17 @@ never two writers with access at the target, and promoting again
 finishes the promotion.
 """
 
-from cinder_ma.db import api as db_api
 from cinder_ma import exception
-from cinder_ma.manager.flows import promote_attachment
+from cinder_ma.db import api as db_api
 from cinder_ma.manager import locks
+from cinder_ma.manager.flows import promote_attachment
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
-from cinder_ma.volume import attachments
-from cinder_ma.volume import fencing
+from cinder_ma.volume import attachments, fencing
 from tests import base
-from tests.unit.manager.flows import test_attach_volume
 from tests.unit.manager import fixtures as mgr_fixtures
+from tests.unit.manager.flows import test_attach_volume
 
 _SENTINEL = (fencing_tasks.FailureReasonOnRevert,
              {'context', 'attachment_id'}, set(), set())

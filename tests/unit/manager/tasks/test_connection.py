@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the connection tasks: the counting rule, reverts, the lock.
 
 Real SQLite attachments decide whether a connection is still used; the
@@ -11,11 +23,10 @@ import os
 import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
-from cinder_ma.db import attachments as attachment_db
 from cinder_ma import exception
+from cinder_ma.db import attachments as attachment_db
 from cinder_ma.manager import connector as host_connector
-from cinder_ma.manager import locks
-from cinder_ma.manager import rpcapi
+from cinder_ma.manager import locks, rpcapi
 from cinder_ma.manager.tasks import connection as connection_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

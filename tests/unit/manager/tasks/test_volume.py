@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Tests of the volume tasks: each revert undoes exactly its execute."""
 
 import os
@@ -5,12 +17,12 @@ import os
 import fixtures
 from taskflow.types import failure as tf_failure
 
-from cinder_ma.db import api as db_api
 from cinder_ma import exception
+from cinder_ma.db import api as db_api
 from cinder_ma.manager.tasks import volume as volume_tasks
 from tests import base
-from tests.unit.manager.flows import test_create_volume
 from tests.unit.manager import fixtures as mgr_fixtures
+from tests.unit.manager.flows import test_create_volume
 
 
 def _failure():

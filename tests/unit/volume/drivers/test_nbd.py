@@ -1,3 +1,15 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
 """Unit tests of the NBD driver that need no nbdkit: options, setup,
 records and the nbdkit command line (the data path itself is proven with
 real nbdkit and qemu-io in tests/functional/volume/test_nbd.py)."""
@@ -5,8 +17,8 @@ real nbdkit and qemu-io in tests/functional/volume/test_nbd.py)."""
 import os
 import stat
 
-from cinder_ma.conf import backend as backend_conf
 from cinder_ma import exception
+from cinder_ma.conf import backend as backend_conf
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import nbd
 from tests import base
