@@ -374,6 +374,18 @@ class LibvirtDriver(base.HypervisorDriver):
             except libvirt.libvirtError as exc:
                 LOG.debug('Closing the libvirt connection failed: %s', exc)
 
+    def _domain(self, instance_uuid):
+        """The domain of an instance.
+
+        :raises DriverError: this host has no such domain.
+        """
+        dom = self._lookup(instance_uuid)
+        if dom is None:
+            raise _driver_error(
+                'instance %s is not a domain of %s on this host' % (
+                    instance_uuid, self.uri))
+        return dom
+
     def _lookup(self, instance_uuid):
         """The domain of an instance, by UUID or else by name; None when
         this host has no such domain."""
@@ -432,11 +444,7 @@ class LibvirtDriver(base.HypervisorDriver):
             the disk could not be attached (then nothing is attached).
         """
         alias = alias_of(attachment_id)
-        dom = self._lookup(instance_uuid)
-        if dom is None:
-            raise _driver_error(
-                'instance %s is not a domain of %s on this host' % (
-                    instance_uuid, self.uri))
+        dom = self._domain(instance_uuid)
         with self._instance_lock(instance_uuid):
             try:
                 targets = disk_targets(dom.XMLDesc(0))
@@ -522,11 +530,7 @@ class LibvirtDriver(base.HypervisorDriver):
             could not be switched.
         """
         alias = alias_of(attachment_id)
-        dom = self._lookup(instance_uuid)
-        if dom is None:
-            raise _driver_error(
-                'instance %s is not a domain of %s on this host' % (
-                    instance_uuid, self.uri))
+        dom = self._domain(instance_uuid)
         with self._instance_lock(instance_uuid):
             try:
                 targets = disk_targets(dom.XMLDesc(0))
@@ -612,11 +616,7 @@ class LibvirtDriver(base.HypervisorDriver):
             (libvirt's test driver does not implement blockResize).
         """
         alias = alias_of(attachment_id)
-        dom = self._lookup(instance_uuid)
-        if dom is None:
-            raise _driver_error(
-                'instance %s is not a domain of %s on this host' % (
-                    instance_uuid, self.uri))
+        dom = self._domain(instance_uuid)
         with self._instance_lock(instance_uuid):
             try:
                 if not dom.isActive():
