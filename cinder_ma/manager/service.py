@@ -247,6 +247,11 @@ class ManagerService(service.Service):
         self._reconciler = None
         self._service_ids = {}
         self._renew_failed = False
+        #: (host, binary) of the rows whose last heartbeat failed, and
+        #: whether the last reconcile pass failed: an outage is logged
+        #: when it starts and when it ends, not at every interval.
+        self._report_failed = set()
+        self._reconcile_failed = False
 
     # Lifecycle
 
@@ -337,10 +342,16 @@ class ManagerService(service.Service):
             done = reconcile.reconcile(self.manager,
                                        cm_context.get_admin_context())
         except Exception:
-            LOG.exception('The reconcile loop of %s failed; it runs again '
-                          'in %s s', self.host,
-                          self.conf.manager.reconcile_interval)
+            if not self._reconcile_failed:
+                LOG.exception('The reconcile loop of %s failed; it runs '
+                              'again every %s s (logged again once it '
+                              'works)', self.host,
+                              self.conf.manager.reconcile_interval)
+            self._reconcile_failed = True
             return
+        if self._reconcile_failed:
+            LOG.info('The reconcile loop of %s works again', self.host)
+        self._reconcile_failed = False
         if done:
             LOG.info('Reconciled %d interrupted item(s) of work', done)
 
@@ -387,20 +398,33 @@ class ManagerService(service.Service):
         values = {'capabilities': capabilities,
                   'heartbeat_at': timeutils.utcnow(),
                   'availability_zone': self.conf.storage_availability_zone}
+        key = (host, binary)
         try:
-            service_id = self._service_ids.get((host, binary))
+            service_id = self._service_ids.get(key)
+            reported = False
             if service_id is not None:
                 try:
                     db_api.service_update(ctxt, service_id, values)
-                    return
+                    reported = True
                 except exception.ServiceNotFound:
                     LOG.warning('Service %s %s was deleted; registering it '
                                 'again', binary, host)
-            self._service_ids[(host, binary)] = self._register(
-                ctxt, host, binary, values)
+            if not reported:
+                self._service_ids[key] = self._register(ctxt, host, binary,
+                                                        values)
         except Exception:
-            LOG.exception('Could not report the state of %s %s', binary,
-                          host)
+            # Once per outage (the database down, say), not once per
+            # report_interval.
+            if key not in self._report_failed:
+                LOG.exception('Could not report the state of %s %s; '
+                              'retrying every %s s (logged again once it '
+                              'works)', binary, host,
+                              self.conf.manager.report_interval)
+            self._report_failed.add(key)
+            return
+        if key in self._report_failed:
+            self._report_failed.discard(key)
+            LOG.info('State of %s %s reported again', binary, host)
 
     def _register(self, ctxt, host, binary, values):
         row = _get_or_create_service(ctxt, host, binary,

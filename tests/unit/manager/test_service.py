@@ -233,6 +233,24 @@ class ManagerServiceTestCase(base.DBTestCase):
                                      'cinder-ma-manager').heartbeat_at,
                            manager_before)
 
+    def test_heartbeat_outage_is_logged_when_it_starts_and_ends(self):
+        svc = self._start()
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='cinder_ma.manager.service'))
+        down = self.useFixture(fixtures.MockPatchObject(
+            db_api, 'service_update',
+            side_effect=exception.CinderMAException('database down'))).mock
+        for _ in range(3):
+            svc.report_state()
+        self.assertEqual(
+            1, logger.output.count('Could not report the state of '
+                                   'cinder-ma-manager testhost'))
+        down.side_effect = None
+        svc.report_state()
+        svc.report_state()
+        self.assertEqual(1, logger.output.count(
+            'State of cinder-ma-manager testhost reported again'))
+
     def test_deleted_row_is_registered_again(self):
         svc = self._start()
         row = self._row('testhost@file', 'cinder-ma-volume')
