@@ -526,18 +526,26 @@ class Manager:
             self._detach_volume(context, attachment_id)
 
     def _detach_volume(self, context, attachment_id):
-        attachment, volume, lock = self._load_attachment(
-            context, attachment_id, vstatus.ATTACH_DETACHING,
+        attachment, volume = self._teardown(
+            context, attachment_id, detach_flow, vstatus.ATTACH_DETACHING,
             vstatus.ATTACH_ERROR_DETACHING)
+        LOG.info('Detached volume %s from instance %s (attachment %s)',
+                 volume.id, attachment.instance_uuid, attachment_id)
+
+    def _teardown(self, context, attachment_id, flow_module, *statuses):
+        """Run ``flow_module``'s flow (detach, or the rollback of an
+        attach) on an attachment in one of ``statuses`` with its recorded
+        connector and connection info; returns (attachment, volume)."""
+        attachment, volume, lock = self._load_attachment(
+            context, attachment_id, *statuses)
         store = self._store(context, attachment, volume)
         store.update(
             connector=_loads(attachment.connector),
             connection_info=_loads(attachment.connection_info))
         self._run_attachment_flow(
-            detach_flow.get_flow(self.manager_api, self.connectors,
+            flow_module.get_flow(self.manager_api, self.connectors,
                                  self.hypervisor, lock), store, lock)
-        LOG.info('Detached volume %s from instance %s (attachment %s)',
-                 volume.id, attachment.instance_uuid, attachment_id)
+        return attachment, volume
 
     @messaging.expected_exceptions(*EXPECTED)
     def promote_attachment(self, context, attachment_id, revoke_ids=()):
@@ -589,16 +597,9 @@ class Manager:
         """Undo what an interrupted attach flow did to an attachment left
         'attaching' (the disk, the host's and the backend's connection),
         back to 'reserved'."""
-        attachment, volume, lock = self._load_attachment(
-            context, attachment_id, vstatus.ATTACH_ATTACHING,
-            vstatus.ATTACH_ERROR_ATTACHING)
-        store = self._store(context, attachment, volume)
-        store.update(
-            connector=_loads(attachment.connector),
-            connection_info=_loads(attachment.connection_info))
-        self._run_attachment_flow(
-            rollback_flow.get_flow(self.manager_api, self.connectors,
-                                   self.hypervisor, lock), store, lock)
+        self._teardown(context, attachment_id, rollback_flow,
+                       vstatus.ATTACH_ATTACHING,
+                       vstatus.ATTACH_ERROR_ATTACHING)
         LOG.info('Rolled back the interrupted attach of attachment %s',
                  attachment_id)
 

@@ -60,6 +60,17 @@ def _empty():
     return {'attachments': {}, 'owners': {}}
 
 
+def _attached(records, instance_uuid, attachment_id):
+    """The record of a disk attached to the instance; a DriverError
+    otherwise, as with a real hypervisor."""
+    record = records['attachments'].get(attachment_id)
+    if record is None or record['instance_uuid'] != instance_uuid:
+        raise exception.DriverError(
+            reason='attachment %s is not attached to instance %s' % (
+                attachment_id, instance_uuid))
+    return record
+
+
 class FakeDriver(base.HypervisorDriver):
     """Records attachments and instance owners in a file of the host."""
 
@@ -174,11 +185,7 @@ class FakeDriver(base.HypervisorDriver):
         """Record the disk's new connection and mode in place; a disk that
         is not attached to the instance is a DriverError."""
         def reconnect(records):
-            record = records['attachments'].get(attachment_id)
-            if record is None or record['instance_uuid'] != instance_uuid:
-                raise exception.DriverError(
-                    reason='attachment %s is not attached to instance %s' %
-                    (attachment_id, instance_uuid))
+            record = _attached(records, instance_uuid, attachment_id)
             record.update(connection_info=connection_info, mode=mode,
                           shareable=bool(shareable))
             return True
@@ -203,11 +210,7 @@ class FakeDriver(base.HypervisorDriver):
         """Record the disk's new size; a disk that is not attached to the
         instance is a DriverError, as with a real hypervisor."""
         def resize(records):
-            record = records['attachments'].get(attachment_id)
-            if record is None or record['instance_uuid'] != instance_uuid:
-                raise exception.DriverError(
-                    reason='attachment %s is not attached to instance %s' %
-                    (attachment_id, instance_uuid))
+            record = _attached(records, instance_uuid, attachment_id)
             record['size'] = int(new_size_bytes)
             return True
 

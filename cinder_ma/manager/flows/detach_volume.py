@@ -39,6 +39,19 @@ from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
 FLOW_NAME = 'detach_volume'
 
 
+def teardown(manager_api, connectors, hypervisor, lock):
+    """The tasks removing an attachment's disk from its instance and then,
+    under the connection lock (taken here, released by the caller's
+    flow after it recorded the outcome), tearing down the host's and the
+    backend's connections unless another attachment uses them. The
+    detach flow and the rollback of an interrupted attach share them."""
+    return (hypervisor_tasks.CheckHypervisor(hypervisor),
+            hypervisor_tasks.DetachFromHypervisor(hypervisor),
+            connection_tasks.AcquireConnectionLock(lock),
+            connection_tasks.DisconnectVolume(connectors),
+            connection_tasks.TerminateConnection(manager_api))
+
+
 def get_flow(manager_api, connectors, hypervisor, lock):
     """The detach flow (arguments as for the attach flow)."""
     # The reconcile loop owns this work (see the sentinel).
@@ -46,11 +59,7 @@ def get_flow(manager_api, connectors, hypervisor, lock):
         reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(sentinel,
-             hypervisor_tasks.CheckHypervisor(hypervisor),
-             hypervisor_tasks.DetachFromHypervisor(hypervisor),
-             connection_tasks.AcquireConnectionLock(lock),
-             connection_tasks.DisconnectVolume(connectors),
-             connection_tasks.TerminateConnection(manager_api),
+             *teardown(manager_api, connectors, hypervisor, lock),
              attachment_tasks.DestroyAttachment(),
              connection_tasks.ReleaseConnectionLock(lock),
              attachment_tasks.NotifyAttachment('detach.end'))

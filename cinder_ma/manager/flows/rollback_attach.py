@@ -29,9 +29,9 @@ of the reconcile loop.
 
 from taskflow.patterns import linear_flow
 
+from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
-from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
 
 FLOW_NAME = 'rollback_attach'
 
@@ -43,11 +43,8 @@ def get_flow(manager_api, connectors, hypervisor, lock):
         reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(sentinel,
-             hypervisor_tasks.CheckHypervisor(hypervisor),
-             hypervisor_tasks.DetachFromHypervisor(hypervisor),
-             connection_tasks.AcquireConnectionLock(lock),
-             connection_tasks.DisconnectVolume(connectors),
-             connection_tasks.TerminateConnection(manager_api),
+             *detach_flow.teardown(manager_api, connectors, hypervisor,
+                                   lock),
              attachment_tasks.RecordReserved(),
              connection_tasks.ReleaseConnectionLock(lock))
     return flow
