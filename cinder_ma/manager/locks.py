@@ -58,7 +58,7 @@ class ConnectionLock:
     """A lock one task of a flow takes and a later one releases.
 
     Both tasks get the same object from the flow factory. Tasks of a flow
-    run one after the other on one thread (the serial engine), so the
+    run one after the other on one thread (``flows.run_flow``), so the
     object needs no lock of its own. :meth:`acquire` and :meth:`release`
     are idempotent, so that reverts can call them whatever happened.
 

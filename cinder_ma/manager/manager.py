@@ -254,11 +254,11 @@ class Manager:
             quota_db.release_extend(context, volume_id,
                                     new_size - volume.size)
             raise
-        engine = flows.run_flow(
+        results = flows.run_flow(
             extend_flow.get_flow(backend.driver, self.manager_api),
             {'context': context, 'volume_id': volume_id,
              'volume': volume_ref(volume), 'new_size': new_size})
-        not_resized = engine.storage.fetch('not_resized')
+        not_resized = results['not_resized']
         if not_resized:
             LOG.warning('Extended volume %s to %s GiB; %d attachment(s) do '
                         'not see the new size: %s', volume_id, new_size,

@@ -359,14 +359,14 @@ def connect(context, attachment, volume, connector, kind):
     """
     check_connector(connector)
     lock = connection_lock(volume)
-    engine = _run(
+    results = _run(
         connect_flow.get_flow(_rpc(), lock, kind),
         {'context': context, 'attachment_id': attachment.id,
          'volume_id': volume.id, 'volume_host': volume.host,
          'attach_mode': attachment.attach_mode, 'connector': connector,
          'host': connector['host'],
          'mountpoint': connector.get('mountpoint')}, lock)
-    return engine.storage.fetch('attachment')
+    return results['attachment']
 
 
 def update_attachment(context, attachment_id, connector):

@@ -158,14 +158,14 @@ def reconnect_attachment(context, attachment, volume, connector):
                     connection_info=attachments.connection_info_of(
                         attachment))
     lock = attachments.connection_lock(volume)
-    engine = _run(
+    results = _run(
         reconnect_flow.get_flow(attachments.manager_api(), lock),
         {'context': context, 'attachment_id': attachment.id,
          'volume_id': volume.id, 'volume_host': volume.host,
          'attach_mode': attachment.attach_mode, 'connector': connector,
          'host': host, 'mountpoint': connector.get('mountpoint'),
          'generation': attachment.generation, 'previous': previous}, lock)
-    reconnected = engine.storage.fetch('attachment')
+    reconnected = results['attachment']
     LOG.info('Attachment %s of volume %s is connected again (generation '
              '%d, host %s)', attachment.id, volume.id,
              reconnected.generation, host)

@@ -121,8 +121,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_success_restores_derived_status(self):
         for attached, status in ((False, 'available'), (True, 'in-use')):
             volume, path, store, atts = self._volume(attached)
-            engine = flows.run_flow(self.flow(), store)
-            self.assertEqual({}, engine.storage.fetch('not_resized'))
+            results = flows.run_flow(self.flow(), store)
+            self.assertEqual({}, results['not_resized'])
             vol = db_api.volume_get(self.context, volume.id)
             self.assertEqual((3, status), (vol.size, vol.status))
             self.assertIsNone(vol.error_reason)
@@ -135,8 +135,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_every_host_resizes(self):
         volume, path, store, atts = self._volume(
             attached=True, hosts=('compute1', 'compute2'))
-        engine = flows.run_flow(self.flow(), store)
-        self.assertEqual({}, engine.storage.fetch('not_resized'))
+        results = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, results['not_resized'])
         self.assertEqual([(atts[1], 'compute1', 3), (atts[2], 'compute2', 3)],
                          self.hosts.calls)
         vol = db_api.volume_get(self.context, volume.id)
@@ -153,8 +153,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             'compute3': exception.ManagerUnavailable(
                 host='compute3', reason='it is down (no heartbeat for 60 s)'),
         }
-        engine = flows.run_flow(self.flow(), store)
-        not_resized = engine.storage.fetch('not_resized')
+        results = flows.run_flow(self.flow(), store)
+        not_resized = results['not_resized']
         self.assertEqual({atts[1], atts[3]}, set(not_resized))
         # The storage grew: the volume has its new size and status, with
         # a reason naming what did not follow.
@@ -194,11 +194,11 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_unexpected_errors_are_reported_too(self):
         volume, path, store, atts = self._volume(hosts=('compute1',))
         self.hosts.failures = {'compute1': RuntimeError('boom')}
-        engine = flows.run_flow(self.flow(), store)
+        results = flows.run_flow(self.flow(), store)
         self.assertEqual(
             {atts[0]: 'extend to 3 GiB not seen by instance i-compute1 on '
                       'host compute1: boom'},
-            engine.storage.fetch('not_resized'))
+            results['not_resized'])
         self.assertEqual(3, db_api.volume_get(self.context, volume.id).size)
 
     def test_hosts_are_called_at_once(self):
@@ -215,8 +215,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
         self.hosts.resize_attachment = resize
         volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
-        engine = flows.run_flow(self.flow(), store)
-        self.assertEqual({}, engine.storage.fetch('not_resized'))
+        results = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, results['not_resized'])
         self.assertFalse(barrier.broken)
 
     def test_failure_at_every_step(self):
