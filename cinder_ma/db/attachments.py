@@ -171,9 +171,11 @@ def _no_other_connection():
     return ~sa.exists().where(*_other_connection_conditions(other))
 
 
+@functools.cache
 def _other_connection():
     """The id of the other attachment :func:`_no_other_connection` looks
-    for (one, if any)."""
+    for (one, if any); built once, as every statement of the attach
+    path."""
     other = _VA_TABLE.alias('other')
     return sa.select(other.c.id).where(
         *_other_connection_conditions(other)).limit(1)
