@@ -353,25 +353,14 @@ def _is_live(status):
     return status in vstatus.LIVE_ATTACH_STATUSES
 
 
-class _Stale(Exception):
-    """The attachment read before the transaction is not the one in the
-    database any more."""
-
-
+@writer
 def _attachment_update(context, attachment_id, values,
-                       expected_status=None, not_connected_elsewhere=None,
-                       current=None):
-    """See :func:`attachment_update`; ``current``, when given, is the
-    attachment as read earlier in the request: it is not read again, and
-    :class:`_Stale` is raised when it turns out to have changed."""
-    stale_possible = current is not None
-    if current is None:
-        current = _attachment_get(context, attachment_id)
+                       expected_status=None, not_connected_elsewhere=None):
+    """See :func:`attachment_update`."""
+    current = _attachment_get(context, attachment_id)
     if isinstance(expected_status, str):
         expected_status = (expected_status,)
     if expected_status and current.attach_status not in expected_status:
-        if stale_possible:
-            raise _Stale()
         raise exception.Conflict(
             reason='attachment %s is %s, expected %s' % (
                 attachment_id, current.attach_status,
@@ -399,8 +388,6 @@ def _attachment_update(context, attachment_id, values,
         _swap_statement(tuple(sorted(values)),
                         not_connected_elsewhere is not None), params)
     if result.rowcount != 1:
-        if stale_possible:
-            raise _Stale()
         if not_connected_elsewhere is not None:
             other = context.session.execute(
                 _other_connection(),
@@ -427,27 +414,8 @@ def _attachment_update(context, attachment_id, values,
     return updated
 
 
-_update_in_transaction = writer(_attachment_update)
-
-
-def _fast_or_fresh(context, attachment_id, values, expected_status,
-                   not_connected_elsewhere, current):
-    # Skipping the read is only safe in a transaction of our own: a retry
-    # after _Stale must not run inside a transaction that already changed
-    # the volume row.
-    if current is not None and not db_api.in_transaction():
-        try:
-            return _update_in_transaction(
-                context, attachment_id, values, expected_status,
-                not_connected_elsewhere, current)
-        except _Stale:
-            pass
-    return _update_in_transaction(context, attachment_id, values,
-                                  expected_status, not_connected_elsewhere)
-
-
 def attachment_update(context, attachment_id, values, expected_status=None,
-                      not_connected_elsewhere=None, current=None):
+                      not_connected_elsewhere=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
@@ -458,32 +426,27 @@ def attachment_update(context, attachment_id, values, expected_status=None,
         attachment of the same instance and volume is connected there,
         in the same compare-and-swap (the double-attach race of Cinder
         bug 1833736).
-    :param current: the attachment as the caller read it in this
-        request: the transaction then does not read it again (when it
-        changed meanwhile, the update runs again on a fresh read).
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.
     :returns: the updated attachment's record.
     """
-    return _fast_or_fresh(context, attachment_id, values, expected_status,
-                          not_connected_elsewhere, current)
+    return _attachment_update(context, attachment_id, values,
+                              expected_status, not_connected_elsewhere)
 
 
-def attachment_destroy(context, attachment_id, expected_status=None,
-                       current=None):
+def attachment_destroy(context, attachment_id, expected_status=None):
     """Soft-delete an attachment (recorded as detached) and free its
     reservation.
 
-    :param current: as for :func:`attachment_update`.
     :raises Conflict: when ``expected_status`` does not hold.
     """
     now = _now()
-    _fast_or_fresh(
+    _attachment_update(
         context, attachment_id,
         {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
          'deleted_at': now, 'detach_time': now},
-        expected_status, None, current)
+        expected_status)
 
 
 @reader

@@ -407,8 +407,7 @@ def complete_attachment(context, attachment_id):
         context, attachment.id,
         {'attach_status': vstatus.ATTACH_ATTACHED,
          'attach_time': timeutils.utcnow()},
-        expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED),
-        current=attachment)
+        expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED))
     LOG.info('Attachment %s of volume %s is attached', attachment.id,
              attachment.volume_id)
     notifications.notify_attach(context, 'attach.end', volume, attachment)
@@ -452,7 +451,7 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
-        (vstatus.ATTACH_ERROR_ATTACHING,), current=attachment)
+        (vstatus.ATTACH_ERROR_ATTACHING,))
     notifications.notify_attach(context, 'detach.start', volume, attachment)
     disconnect(context, volume, attachment, disconnect_flow.get_flow)
     LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)

@@ -12,7 +12,6 @@
 
 """Tests of attachment reservations and transitions (SQLite file DB)."""
 
-from unittest import mock
 
 from oslo_serialization import jsonutils
 
@@ -163,46 +162,6 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
     def _status(self):
         vol = db_api.volume_get(self.context, self.volume.id)
         return vol.status, vol.attach_count
-
-    def test_current_is_not_read_again(self):
-        att = attachment_db.attachment_reserve(self.context, self.volume.id,
-                                               'i1')
-        with mock.patch.object(attachment_db, '_attachment_get') as read:
-            updated = attachment_db.attachment_update(
-                self.context, att.id, {'attach_status': 'attaching'},
-                expected_status='reserved', current=att)
-        read.assert_not_called()
-        self.assertEqual('attaching', updated.attach_status)
-        self.assertEqual('reserved', att.attach_status)
-        self.assertEqual('attaching', attachment_db.attachment_get(
-            self.context, att.id).attach_status)
-
-    def test_stale_current_runs_again_on_a_fresh_read(self):
-        att = attachment_db.attachment_reserve(self.context, self.volume.id,
-                                               'i1')
-        attachment_db.attachment_update(self.context, att.id,
-                                        {'attach_status': 'attaching'})
-        # att still says reserved: the count must follow the real status
-        # (attaching -> detaching keeps it), not the stale one.
-        updated = attachment_db.attachment_update(
-            self.context, att.id, {'attach_status': 'detaching'},
-            current=att)
-        self.assertEqual('detaching', updated.attach_status)
-        self.assertEqual(('detaching', 1), self._status())
-        attachment_db.attachment_destroy(self.context, att.id,
-                                         expected_status='detaching',
-                                         current=att)
-        self.assertEqual(('available', 0), self._status())
-
-    def test_stale_current_still_refused_when_fresh_refuses(self):
-        att = attachment_db.attachment_reserve(self.context, self.volume.id,
-                                               'i1')
-        attachment_db.attachment_destroy(self.context, att.id)
-        self.assertRaises(exception.VolumeAttachmentNotFound,
-                          attachment_db.attachment_update, self.context,
-                          att.id, {'attach_status': 'attaching'},
-                          expected_status='reserved', current=att)
-        self.assertEqual(('available', 0), self._status())
 
     def test_attachment_and_volume_in_one_query(self):
         att = attachment_db.attachment_reserve(self.context, self.volume.id,
