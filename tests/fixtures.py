@@ -27,7 +27,7 @@ import redis
 import sqlalchemy as sa
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
-from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import test_fixtures
 
 from cinder_ma import conf as cinder_ma_conf  # noqa: F401  registers opts
 from cinder_ma import coordination, policy
@@ -86,6 +86,33 @@ class ConfFixture(fixtures.Fixture):
         self.addCleanup(coordination.COORDINATOR.stop)
 
 
+class EngineFacade(fixtures.Fixture):
+    """cinder_ma's enginefacade (``db_api.main_context_manager``) pointed
+    at ``url`` for the test, through oslo.db's public test API.
+
+    A new manager made from the application's one (so it keeps its
+    configuration) is configured with the URL and plugged in with
+    oslo.db's :class:`~oslo_db.sqlalchemy.test_fixtures.
+    ReplaceEngineFacadeFixture`, which puts the original back on cleanup;
+    ``[database] connection`` says the same URL, for the code that reads
+    it (the commands, the workers). The database itself is left as it is,
+    and no engine is made before the code under test asks for one.
+    """
+
+    def __init__(self, url):
+        super().__init__()
+        self.url = url
+
+    def _setUp(self):
+        CONF.set_override('connection', self.url, group='database')
+        self.addCleanup(CONF.clear_override, 'connection', group='database')
+        manager = db_api.main_context_manager.make_new_manager()
+        manager.configure(connection=self.url)
+        self.addCleanup(manager.dispose_pool)
+        self.useFixture(test_fixtures.ReplaceEngineFacadeFixture(
+            db_api.main_context_manager, manager))
+
+
 class Database(fixtures.Fixture):
     """A migrated database, the enginefacade pointed at it.
 
@@ -106,15 +133,7 @@ class Database(fixtures.Fixture):
             self.url = 'sqlite:///%s' % path
         else:
             self.url = self._create_server_db()
-        CONF.set_override('connection', self.url, group='database')
-        self.addCleanup(CONF.clear_override, 'connection', group='database')
-        factory = enginefacade._TransactionFactory()
-        factory.configure(connection=self.url)
-        original = db_api.main_context_manager._root_factory
-        db_api.main_context_manager._root_factory = factory
-        self.addCleanup(setattr, db_api.main_context_manager,
-                        '_root_factory', original)
-        self.addCleanup(factory.dispose_pool)
+        self.useFixture(EngineFacade(self.url))
         self.engine = db_api.get_engine()
         migration.upgrade('head', engine=self.engine)
 

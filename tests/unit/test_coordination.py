@@ -14,11 +14,7 @@
 default): threads and processes of one host. Across hosts (Redis):
 tests/functional/test_coordination.py."""
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 
@@ -211,66 +207,3 @@ class CoordinatorTestCase(base.TestCase):
         held = self.coordinator.acquire('a-lock')
         self.addCleanup(self.coordinator.release, held)
         self.coordinator.release(self.coordinator.acquire('b-lock'))
-
-
-#: A process taking a lock of the file backend without waiting: prints
-#: whether it got it.
-TRY_LOCK = textwrap.dedent('''
-    import sys
-    from tooz import coordination
-    coordinator = coordination.get_coordinator(sys.argv[1], b'other')
-    coordinator.start()
-    lock = coordinator.get_lock(sys.argv[2].encode())
-    got = lock.acquire(blocking=False)
-    print(got)
-    if got:
-        lock.release()
-    coordinator.stop()
-''')
-
-
-class ProcessesTestCase(base.TestCase):
-
-    def try_lock(self, url, name):
-        result = subprocess.run(
-            [sys.executable, '-c', TRY_LOCK, url, name],
-            capture_output=True, text=True, check=True, timeout=60)
-        return result.stdout.strip()
-
-    def test_file_lock_excludes_other_processes_of_the_host(self):
-        coordinator = coordination.COORDINATOR
-        lock = coordinator.acquire('a-lock')
-        try:
-            self.assertEqual('False', self.try_lock(coordinator.url,
-                                                    'a-lock'))
-        finally:
-            coordinator.release(lock)
-        self.assertEqual('True', self.try_lock(coordinator.url, 'a-lock'))
-
-    def test_forked_child_starts_its_own(self):
-        coordinator = coordination.Coordinator(self.conf)
-        self.addCleanup(coordinator.stop)
-        coordinator.get_lock('a-lock')
-        parent_member = coordinator.member_id
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: report, then leave at once
-            try:
-                report = {'started_after_fork': coordinator.started}
-                lock = coordinator.acquire('b-lock')
-                coordinator.release(lock)
-                report['member'] = coordinator.member_id
-                coordinator.stop()
-                os.write(write_end, json.dumps(report).encode())
-            finally:
-                os._exit(0)
-        os.close(write_end)
-        with os.fdopen(read_end) as pipe:
-            report = json.loads(pipe.read())
-        os.waitpid(pid, 0)
-        self.assertFalse(report['started_after_fork'])
-        self.assertTrue(report['member'].startswith(
-            'cinder_ma-testhost-%d-' % pid))
-        # The parent's coordinator was left alone.
-        self.assertTrue(coordinator.started)
-        self.assertEqual(parent_member, coordinator.member_id)

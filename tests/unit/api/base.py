@@ -30,10 +30,7 @@ engineer's work in progress. The recorder answers
 Notifications (sent through the RPC layer too) are a mock.
 """
 
-import socketserver
-import threading
 import uuid
-from wsgiref import simple_server
 
 import fixtures
 import webtest
@@ -115,63 +112,6 @@ class RecordingRPC:
 
     def methods(self):
         return [call[0] for call in self.calls]
-
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-
-    def log_message(self, format, *args):
-        pass
-
-
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-
-
-class ServedApp(fixtures.Fixture):
-    """The app on a real HTTP server on a free loopback port, for tests
-    that drive it with a real client such as python-cinderclient.
-
-    The standard library's threaded WSGI server: it answers HTTP/1.0 (no
-    connection outlives its request) and stops at once on cleanup.
-
-    :ivar url: ``http://127.0.0.1:<port>``.
-    """
-
-    def __init__(self, application):
-        super().__init__()
-        self.application = application
-
-    def _setUp(self):
-        server = simple_server.make_server(
-            '127.0.0.1', 0, self.application,
-            server_class=_ThreadingServer, handler_class=_QuietHandler)
-        thread = threading.Thread(target=server.serve_forever,
-                                  kwargs={'poll_interval': 0.05},
-                                  daemon=True)
-        thread.start()
-        self.addCleanup(server.server_close)
-        self.addCleanup(thread.join, 10)
-        self.addCleanup(server.shutdown)
-        self.url = 'http://127.0.0.1:%d' % server.server_port
-
-
-def cinderclient_for(url, version, project=PROJECT, user='fake-user',
-                     roles=('member', 'reader'), service_roles=()):
-    """A python-cinderclient v3 client of the served app at ``version``,
-    with Cinder's own noauth plugin (roles go as ``X-Roles``)."""
-    from cinderclient import api_versions
-    from cinderclient import client as cinder_client
-    from cinderclient.contrib import noauth
-    from keystoneauth1 import session as ks_session
-
-    auth = noauth.CinderNoAuthPlugin(user, project, endpoint=url + '/v3')
-    extra = {'X-Roles': ','.join(roles)}
-    if service_roles:
-        extra['X-Service-Roles'] = ','.join(service_roles)
-    session = ks_session.Session(auth=auth, additional_headers=extra)
-    return cinder_client.Client(api_versions.APIVersion(version),
-                                session=session)
 
 
 class APITestCase(base.DBTestCase):

@@ -164,39 +164,3 @@ class TestNegotiation(base.APITestCase):
     def test_v3_document_is_versioned(self):
         response = self.app.get('/v3/', headers={HEADER: 'volume 3.27'})
         self.assertEqual('volume 3.27', response.headers[HEADER])
-
-
-class TestCinderclientNegotiation(base.APITestCase):
-    """python-cinderclient (its maximum is 3.71) against the served app."""
-
-    def setUp(self):
-        super().setUp()
-        from cinderclient import api_versions
-        self.api_versions = api_versions
-        self.served = self.useFixture(base.ServedApp(self.app.app))
-
-    def test_negotiates_our_maximum(self):
-        client_max = self.api_versions.APIVersion(
-            self.api_versions.MAX_VERSION)
-        self.assertGreaterEqual(client_max, self.api_versions.APIVersion(
-            mv.MAX_VERSION))
-        client = base.cinderclient_for(self.served.url,
-                                       self.api_versions.MAX_VERSION)
-        negotiated = self.api_versions.discover_version(client, client_max)
-        self.assertEqual(self.api_versions.APIVersion(mv.MAX_VERSION),
-                         negotiated)
-        self.assertEqual(negotiated,
-                         self.api_versions.get_highest_version(client))
-
-    def test_negotiated_client_is_served(self):
-        client = base.cinderclient_for(self.served.url, mv.MAX_VERSION)
-        volume = self.create_volume(name='v')
-        self.assertEqual([volume.id], [v.id for v in client.volumes.list()])
-        response, body = client.client.get('/volumes/%s' % volume.id)
-        self.assertEqual('volume %s' % mv.MAX_VERSION,
-                         response.headers[HEADER])
-        self.assertEqual('v', body['volume']['name'])
-
-    def test_an_older_client_version_is_served_too(self):
-        client = base.cinderclient_for(self.served.url, '3.50')
-        self.assertEqual([], client.volumes.list())

@@ -16,7 +16,6 @@ import io
 import os
 
 import fixtures
-from oslo_db.sqlalchemy import enginefacade
 
 from cinder_ma import context
 from cinder_ma.cmd import manage
@@ -46,18 +45,7 @@ class EmptyDatabase(fixtures.Fixture):
         self.path = path
 
     def _setUp(self):
-        url = 'sqlite:///%s' % self.path
-        cm_fixtures.CONF.set_override('connection', url,
-                                           group='database')
-        self.addCleanup(cm_fixtures.CONF.clear_override, 'connection',
-                        group='database')
-        factory = enginefacade._TransactionFactory()
-        factory.configure(connection=url)
-        original = db_api.main_context_manager._root_factory
-        db_api.main_context_manager._root_factory = factory
-        self.addCleanup(setattr, db_api.main_context_manager,
-                        '_root_factory', original)
-        self.addCleanup(factory.dispose_pool)
+        self.useFixture(cm_fixtures.EngineFacade('sqlite:///%s' % self.path))
 
 
 class DbCommandsTestCase(base.TestCase):

@@ -13,8 +13,6 @@
 """Tests of cinder-ma-status upgrade check."""
 
 import os
-import subprocess
-import sys
 
 import fixtures
 from oslo_serialization import jsonutils
@@ -90,23 +88,3 @@ class ChecksTestCase(base.DBTestCase):
         result = self.checks._check_policy_file()
         self.assertEqual(Code.WARNING, result.code)
         self.assertIn('volume:creat', result.details)
-
-
-class CommandTestCase(base.TestCase):
-
-    def test_upgrade_check_runs(self):
-        # A fresh process: oslo.upgradecheck registers its command line on
-        # the global configuration. No database there: failures, status 2.
-        conf = os.path.join(self.state_path, 'status.conf')
-        with open(conf, 'w') as f:
-            f.write('[DEFAULT]\nstate_path = %s\n' % self.state_path)
-        proc = subprocess.run(
-            [sys.executable, '-m', 'cinder_ma.cmd.status', '--config-file',
-             conf, 'upgrade', 'check', '--json'],
-            capture_output=True, text=True, timeout=120, check=False)
-        self.assertEqual(2, proc.returncode, proc.stderr)
-        output = jsonutils.loads(proc.stdout)
-        self.assertEqual(
-            ['Database schema', 'RPC version pins',
-             'Policy File JSON to YAML Migration', 'Policy file rules'],
-            [c['check'] for c in output['checks']])

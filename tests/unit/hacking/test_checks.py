@@ -13,22 +13,13 @@
 """Tests of cinder_ma.hacking.checks, alone and as flake8 runs them."""
 
 import io
-import os
 import re
-import subprocess
-import sys
-import textwrap
 import tokenize
 
-import fixtures
-import testtools
 
 from cinder_ma.hacking import checks
 from tests import base
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))))
-_TOX_INI = os.path.join(_ROOT, 'tox.ini')
 _EXAMPLE_RE = re.compile(r'^\s+(?P<code>Okay|CM\d{3}): (?P<source>.*)$')
 
 
@@ -75,45 +66,3 @@ class NoEventletTestCase(base.BaseTestCase):
 
     def test_message_names_the_alternative(self):
         self.assertIn('threads', checks.CM301)
-
-
-@testtools.skipUnless(os.path.exists(_TOX_INI), 'needs the source tree')
-class Flake8ConfigTestCase(base.BaseTestCase):
-    """tox.ini registers CM301 so that ``flake8`` (tox -e pep8) runs it."""
-
-    def _flake8(self, source):
-        tmp = self.useFixture(fixtures.TempDir()).path
-        path = os.path.join(tmp, 'sample.py')
-        with open(path, 'w') as f:
-            f.write(textwrap.dedent(source))
-        proc = subprocess.run(
-            [sys.executable, '-m', 'flake8', '--config', _TOX_INI,
-             '--select', 'CM', '--no-show-source',
-             '--format', '%(row)d %(code)s', path],
-            cwd=_ROOT, capture_output=True, text=True, check=False)
-        self.assertEqual('', proc.stderr)
-        # flake8 takes the message's first word, "CM301:", as the code.
-        return [(row, code.rstrip(':')) for row, code in
-                (line.split() for line in proc.stdout.splitlines())]
-
-    def test_reports_every_eventlet_import(self):
-        found = self._flake8('''\
-            """Sample."""
-            import threading
-            import eventlet
-            from eventlet import (
-                greenthread,
-            )
-            # import eventlet (a comment is fine)
-            print('import eventlet')
-            import eventlet.debug  # noqa: CM301
-            ''')
-        self.assertEqual([('3', 'CM301'), ('4', 'CM301')], found)
-
-    def test_clean_file(self):
-        self.assertEqual([], self._flake8('''\
-            """Sample."""
-            import threading
-
-            import futurist
-            '''))

@@ -15,8 +15,8 @@ policy, the attach flow of an external consumer and the one through a
 cinder_ma manager (extension cinder-ma-manager-attach).
 
 Manager calls go to the recorder of tests.unit.api.base (see there why);
-test_attachments_end_to_end drives the same API with python-cinderclient
-and with real managers.
+tests/functional/api/v3/test_attachments_end_to_end.py drives the same
+API with python-cinderclient and with real managers.
 """
 
 import uuid

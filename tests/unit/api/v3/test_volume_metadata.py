@@ -186,30 +186,3 @@ class TestETags(MetadataTestCase):
                           headers=dict(BEFORE_ETAGS,
                                        **{'If-Match': 'stale'}))
         self.assertEqual({'z': '0'}, self.metadata())
-
-
-class TestWithCinderclient(MetadataTestCase):
-    """`cinder metadata <volume> set|unset` and friends, at the version
-    the client negotiates (its unset reads the ETag and sends If-Match)
-    and below 3.15."""
-
-    def setUp(self):
-        super().setUp()
-        self.served = self.useFixture(base.ServedApp(self.app.app))
-
-    def _check(self, version):
-        volumes = base.cinderclient_for(self.served.url, version).volumes
-        volume = volumes.get(self.volume.id)
-        volumes.set_metadata(volume, {'c': '3', 'a': '0'})
-        self.assertEqual({'a': '0', 'b': '2', 'c': '3'},
-                         volumes.get(self.volume.id).metadata)
-        volumes.delete_metadata(volume, ['a', 'c'])
-        self.assertEqual({'b': '2'}, volumes.get(self.volume.id).metadata)
-        volumes.update_all_metadata(volume, {'d': '4'})
-        self.assertEqual({'d': '4'}, self.metadata())
-
-    def test_latest(self):
-        self._check(mv.MAX_VERSION)
-
-    def test_before_etags(self):
-        self._check(mv.prior(mv.ETAGS))

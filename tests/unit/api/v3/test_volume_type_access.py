@@ -15,7 +15,6 @@
 
 import uuid
 
-from cinder_ma.api import microversions as mv
 from cinder_ma.volume import types as volume_types
 from tests.unit.api import base
 
@@ -160,43 +159,3 @@ class TestTypeAccess(TypeAccessTestCase):
         # Members see public types whatever they ask.
         self.assertEqual(['__DEFAULT__', 'public'],
                          names('?is_public=None', base.MEMBER))
-
-
-class TestWithCinderclient(TypeAccessTestCase):
-    """python-cinderclient's type-access-add/list/remove calls."""
-
-    def setUp(self):
-        super().setUp()
-        from cinderclient import exceptions
-        self.client_errors = exceptions
-        served = self.useFixture(base.ServedApp(self.app.app))
-        self.admin = base.cinderclient_for(served.url, mv.MAX_VERSION,
-                                           user='admin-user',
-                                           roles=('admin',))
-        self.member = base.cinderclient_for(served.url, mv.MAX_VERSION)
-
-    def test_type_access_add_list_remove(self):
-        access = self.admin.volume_type_access
-        vtype = self.admin.volume_types.find(name='private')
-        self.assertFalse(vtype.is_public)
-        access.add_project_access(vtype, base.OTHER_PROJECT)
-        listed = access.list(vtype)
-        self.assertEqual([(self.private.id, base.OTHER_PROJECT)],
-                         [(a.volume_type_id, a.project_id)
-                          for a in listed])
-        access.remove_project_access(vtype, base.OTHER_PROJECT)
-        self.assertEqual([], list(access.list(vtype)))
-        error = self.assertRaises(self.client_errors.Forbidden,
-                                  self.member.volume_type_access
-                                  .add_project_access,
-                                  self.private.id, base.PROJECT)
-        self.assertIn('addProjectAccess', error.message)
-
-    def test_private_types_listed_for_admins(self):
-        # cinderclient sends is_public=None unless told otherwise.
-        listed = self.admin.volume_types.list()
-        self.assertIn('private', [t.name for t in listed])
-        listed = self.admin.volume_types.list(is_public=True)
-        self.assertNotIn('private', [t.name for t in listed])
-        listed = self.member.volume_types.list()
-        self.assertNotIn('private', [t.name for t in listed])

@@ -15,7 +15,6 @@ encryption-type calls too."""
 
 import uuid
 
-from cinder_ma.api import microversions as mv
 from cinder_ma.volume import types as volume_types
 from tests.unit.api import base
 
@@ -226,46 +225,3 @@ class TestEncryption(EncryptionTestCase):
                     self.app.delete(url + '/provider', headers=base.ADMIN,
                                     status=404)):
                 self.assertFault(response, 404, 'itemNotFound', type_id)
-
-
-class TestWithCinderclient(EncryptionTestCase):
-    """python-cinderclient's encryption-type-create/show/update/delete
-    calls."""
-
-    def setUp(self):
-        super().setUp()
-        from cinderclient import exceptions
-        self.client_errors = exceptions
-        served = self.useFixture(base.ServedApp(self.app.app))
-        self.admin = base.cinderclient_for(served.url, mv.MAX_VERSION,
-                                           user='admin-user',
-                                           roles=('admin',))
-
-    def test_encryption_type_create_update_delete(self):
-        manager = self.admin.volume_encryption_types
-        vtype = self.admin.volume_types.find(name='secret')
-        # As `cinder encryption-type-create secret luks` sends it.
-        created = manager.create(vtype, {
-            'provider': 'luks', 'cipher': None, 'key_size': None,
-            'control_location': 'front-end'})
-        self.assertEqual('luks', created.provider)
-        shown = manager.get(vtype)
-        self.assertEqual((self.vtype.id, 'luks', 'front-end'),
-                         (shown.volume_type_id, shown.provider,
-                          shown.control_location))
-        listed = manager.list()
-        self.assertEqual([self.vtype.id],
-                         [e.volume_type_id for e in listed])
-        manager.update(vtype, {'cipher': 'aes-xts-plain64',
-                               'key_size': 256})
-        self.assertEqual(256, manager.get(vtype).key_size)
-        shared = self.admin.volume_types.create('shared')
-        shared.set_keys({'multiattach': '<is> True'})
-        error = self.assertRaises(self.client_errors.BadRequest,
-                                  manager.create, shared,
-                                  {'provider': 'luks',
-                                   'control_location': 'front-end'})
-        self.assertIn('a multiattach type cannot be encrypted',
-                      error.message)
-        manager.delete(vtype)
-        self.assertFalse(hasattr(manager.get(vtype), 'volume_type_id'))

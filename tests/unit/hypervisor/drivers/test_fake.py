@@ -13,7 +13,6 @@
 """Tests of the fake hypervisor driver."""
 
 import json
-import multiprocessing
 import os
 
 from cinder_ma import exception
@@ -182,30 +181,3 @@ class FakeDriverRecordsTestCase(base.TestCase):
                           self.driver.list_attachments)
         self.assertRaises(exception.DriverError, self.driver.attach_volume,
                           'i1', INFO, 'a1')
-
-    def test_processes_share_the_records(self):
-        # Changes of several processes at once are serialized by the
-        # external lock: none is lost.
-        def attach(index):
-            driver = fake.FakeDriver(self.conf)
-            for n in range(20):
-                driver.attach_volume('i%d' % index, INFO,
-                                     'a%d-%d' % (index, n))
-                if n % 2:
-                    driver.detach_volume('i%d' % index, INFO,
-                                         'a%d-%d' % (index, n))
-            os._exit(0)
-
-        context = multiprocessing.get_context('fork')
-        processes = [context.Process(target=attach, args=(i,))
-                     for i in range(4)]
-        for process in processes:
-            process.start()
-        for process in processes:
-            process.join(60)
-            self.assertEqual(0, process.exitcode)
-        self.assertEqual(
-            sorted('a%d-%d' % (i, n) for i in range(4)
-                   for n in range(0, 20, 2)),
-            sorted(r['attachment_id']
-                   for r in self.driver.list_attachments()))

@@ -22,9 +22,6 @@ own transient domains (unique names) and destroys them.
 import concurrent.futures
 import copy
 import os
-import subprocess
-import sys
-import textwrap
 import uuid
 from unittest import mock
 from xml.etree import ElementTree
@@ -267,40 +264,6 @@ class DriverDeclarationTestCase(base.TestCase):
             exception.DriverError, driver.attach_volume, str(uuid.uuid4()),
             _file_info('/vols/v'), str(uuid.uuid4()))
         self.assertIn('libvirt-python is not installed', str(exc))
-
-
-#: A process trying the lock of a file without waiting: prints whether it
-#: got it (fcntl record locks, as oslo.concurrency's external locks).
-TRY_LOCK_FILE = textwrap.dedent('''
-    import fcntl
-    import sys
-    with open(sys.argv[1], 'a') as f:
-        try:
-            fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            print(False)
-        else:
-            print(True)
-''')
-
-
-class InstanceLockTestCase(base.TestCase):
-    """The lock under which the disks of a domain change holds across the
-    processes of the host (cinder-ma-all's workers)."""
-
-    def try_lock(self, path):
-        result = subprocess.run([sys.executable, '-c', TRY_LOCK_FILE, path],
-                                capture_output=True, text=True, check=True,
-                                timeout=60)
-        return result.stdout.strip()
-
-    def test_instance_lock_is_a_file_lock_in_lock_path(self):
-        instance = str(uuid.uuid4())
-        path = os.path.join(self.conf.oslo_concurrency.lock_path,
-                            'cinder_ma-libvirt-instance-%s' % instance)
-        with libvirt_driver.LibvirtDriver._instance_lock(instance):
-            self.assertEqual('False', self.try_lock(path))
-        self.assertEqual('True', self.try_lock(path))
 
 
 class LibvirtDriverTestCase(base.TestCase):

@@ -23,6 +23,7 @@ import webtest
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
 from tests.unit.api import base
+from tests.functional.api import fixtures as api_fixtures
 from tests.unit.api.v3.test_attachments import (
     CONNECTOR,
     AttachmentsTestCase,
@@ -39,11 +40,11 @@ class TestWithCinderclient(AttachmentsTestCase):
         super().setUp()
         from cinderclient import exceptions
         self.client_errors = exceptions
-        served = self.useFixture(base.ServedApp(self.app.app))
-        self.client = base.cinderclient_for(served.url, mv.MAX_VERSION)
-        self.nova = base.cinderclient_for(served.url, mv.MAX_VERSION,
-                                          user='nova',
-                                          service_roles=['service'])
+        served = self.useFixture(api_fixtures.ServedApp(self.app.app))
+        self.client = api_fixtures.cinderclient_for(served.url, mv.MAX_VERSION)
+        self.nova = api_fixtures.cinderclient_for(served.url, mv.MAX_VERSION,
+                                                  user='nova',
+                                                  service_roles=['service'])
 
     def test_new_attach_flow(self):
         volume = self.shared_volume()
