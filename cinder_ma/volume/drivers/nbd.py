@@ -119,13 +119,16 @@ nbd_opts = [
                     'nbdkit process is alive (a dead one is restarted).'),
     cfg.ListOpt('nbd_tls_disabled_ciphers',
                 item_type=types.String(regex=r'^[A-Z0-9][A-Z0-9-]*$'),
-                default=['CHACHA20-POLY1305', 'AES-256-GCM'],
-                help='GnuTLS ciphers the NBD exports refuse, so that every '
-                     'client settles on a cheaper one: with GnuTLS\'s '
-                     'default priority QEMU and libnbd clients choose '
-                     'ChaCha20-Poly1305 or AES-256-GCM, which cost three '
-                     'and two times the CPU of AES-128-GCM (the TLS 1.3 '
-                     'cipher every client has). nbdkit gets them as '
+                default=['CHACHA20-POLY1305'],
+                help='GnuTLS ciphers the NBD exports refuse. With GnuTLS\'s '
+                     'default priority on both ends, QEMU and libnbd '
+                     'clients agree with nbdkit on ChaCha20-Poly1305, '
+                     'which costs about three times the CPU per byte of '
+                     'AES-128-GCM on CPUs with AES instructions; refused, '
+                     'every client settles on AES-128-GCM. Add '
+                     'AES-256-GCM to keep clients that prefer it on '
+                     'AES-128-GCM as well (such clients are then refused '
+                     'if they allow nothing else). nbdkit gets the list as '
                      '"tls-disabled-cipher" overrides in a GnuTLS '
                      'configuration file of its own '
                      '(GNUTLS_SYSTEM_PRIORITY_FILE), which it reads '

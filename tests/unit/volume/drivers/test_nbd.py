@@ -110,18 +110,30 @@ class NBDDriverTestCase(base.TestCase):
         self.assertNotIn('--readonly',
                          self.driver._command('k', record, '/v'))
 
-    def test_gnutls_config_refuses_slow_ciphers(self):
+    def test_gnutls_config_refuses_chacha20(self):
         self.driver.do_setup()
         self.addCleanup(self.driver.stop_supervisor)
         path = os.path.join(self.driver.exports_dir, nbd.GNUTLS_CONFIG)
         with open(path) as f:
             lines = f.read().splitlines()
         self.assertEqual('[overrides]', lines[1])
-        self.assertEqual(['tls-disabled-cipher = CHACHA20-POLY1305',
-                          'tls-disabled-cipher = AES-256-GCM'], lines[2:])
+        self.assertEqual(['tls-disabled-cipher = CHACHA20-POLY1305'],
+                         lines[2:])
         env = self.driver._environment()
         self.assertEqual(path, env['GNUTLS_SYSTEM_PRIORITY_FILE'])
         self.assertEqual(os.environ['PATH'], env['PATH'])
+
+    def test_gnutls_config_lists_every_cipher(self):
+        self.conf.set_override('nbd_tls_disabled_ciphers',
+                               ['CHACHA20-POLY1305', 'AES-256-GCM'],
+                               group='nbd')
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        path = os.path.join(self.driver.exports_dir, nbd.GNUTLS_CONFIG)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(['tls-disabled-cipher = CHACHA20-POLY1305',
+                          'tls-disabled-cipher = AES-256-GCM'], lines[2:])
 
     def test_gnutls_config_empty_list_leaves_host_config(self):
         self.driver.do_setup()
