@@ -369,12 +369,27 @@ class DataPathBenchmarkTestCase(base.TestCase):
                             'tools', 'benchmark_datapath.py')
         result = subprocess.run(
             [sys.executable, tool, '--size-mib', '4', '--ops', '50',
-             '--json'], capture_output=True, text=True, timeout=300)
+             '--rounds', '2', '--port-min',
+             str(functional_fixtures.free_port()), '--json'],
+            capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         figures = json.loads(result.stdout)
         self.assertEqual({'raw_file', 'nbd_one_export',
-                          'nbd_two_attachments'}, set(figures))
-        for row in figures.values():
-            self.assertEqual({'seq_write_mb_s', 'seq_read_mb_s',
-                              'rand_write_iops', 'rand_read_iops',
-                              'seq_ratio_to_raw'}, set(row))
+                          'nbd_two_attachments', 'settings'}, set(figures))
+        speeds = {'seq_write_mb_s', 'seq_read_mb_s', 'rand_write_iops',
+                  'rand_read_iops'}
+        cpu = {'seq_write_cpu_s_per_gib', 'seq_read_cpu_s_per_gib'}
+        self.assertEqual(speeds | cpu, set(figures['raw_file']))
+        for path in ('nbd_one_export', 'nbd_two_attachments'):
+            row = figures[path]
+            self.assertEqual(speeds | cpu | {'ratio_to_raw'}, set(row))
+            self.assertEqual({'seq_write', 'seq_read', 'rand_write',
+                              'rand_read'}, set(row['ratio_to_raw']))
+            for value in row['ratio_to_raw'].values():
+                self.assertGreater(value, 0)
+        settings = figures['settings']
+        self.assertEqual(2, settings['rounds'])
+        self.assertEqual('writethrough', settings['cache'])
+        self.assertEqual(['CHACHA20-POLY1305'],
+                         settings['nbd_tls_disabled_ciphers'])
+        self.assertEqual(3, len(settings['load_average_before']))
