@@ -36,9 +36,17 @@ PROGRAMS = ('nbdkit', 'qemu-io', 'nbdinfo')
 VOLUME_ID = '5c0e4a7e-6f2b-4f8e-9a61-2b7f4c1d9e01'
 
 
-def client_args(info, directory):
+#: A GnuTLS priority allowing ChaCha20-Poly1305 as the only cipher.
+CHACHA20_ONLY = ('NORMAL:-AES-128-GCM:-AES-256-GCM:-AES-128-CCM:-AES-256-CCM:'
+                 '-AES-128-CBC:-AES-256-CBC:-CAMELLIA-128-GCM:'
+                 '-CAMELLIA-256-GCM:-CAMELLIA-128-CBC:-CAMELLIA-256-CBC:'
+                 '-3DES-CBC')
+
+
+def client_args(info, directory, priority=None):
     """qemu-io arguments opening the export of ``info`` with its TLS-PSK
-    credentials (the key file written in ``directory``)."""
+    credentials (the key file written in ``directory``), with GnuTLS
+    ``priority`` if given."""
     data = info['data']
     os.makedirs(directory, exist_ok=True)
     fd = os.open(os.path.join(directory, 'keys.psk'),
@@ -47,8 +55,9 @@ def client_args(info, directory):
         f.write('%s:%s\n' % (data['tls_psk_identity'],
                              data['tls_psk_secret']))
     return ['--object',
-            'tls-creds-psk,id=tls0,endpoint=client,dir=%s,username=%s' % (
-                directory, data['tls_psk_identity']),
+            'tls-creds-psk,id=tls0,endpoint=client,dir=%s,username=%s%s' % (
+                directory, data['tls_psk_identity'],
+                ',priority=%s' % priority if priority else ''),
             '--image-opts',
             'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
             'file.export=%s,file.tls-creds=tls0' % (
@@ -105,11 +114,12 @@ class NBDTestBase(base.TestCase):
         return self.driver.initialize_connection(
             self.volume, {'host': host}, mode)
 
-    def qemu_io(self, info, *commands, name=None, read_only=False):
+    def qemu_io(self, info, *commands, name=None, read_only=False,
+                priority=None):
         directory = os.path.join(self.state_path, 'client-%s' % (
             name or info['data']['tls_psk_identity']))
         argv = ['qemu-io'] + (['-r'] if read_only else []) + client_args(
-            info, directory)
+            info, directory, priority)
         for command in commands:
             argv += ['-c', command]
         result = subprocess.run(argv, capture_output=True, text=True,
@@ -178,6 +188,27 @@ class NBDDataPathTestCase(NBDTestBase):
                    'data': dict(a['data'], tls_psk_identity='cinder-ma-x')}
         code, out = self.qemu_io(guessed, 'read 0 4k', name='guessed')
         self.assertNotIn('read 4096/4096', out)
+
+    def test_exports_refuse_the_disabled_ciphers(self):
+        # nbd_tls_disabled_ciphers (ChaCha20-Poly1305 by default) reach
+        # nbdkit: a client that allows ChaCha20 only is
+        # refused, one with GnuTLS's default priority gets in.
+        a = self.connect('host-a', 'rw')
+        code, out = self.qemu_io(a, 'read 0 4k', priority=CHACHA20_ONLY)
+        self.assertNotEqual(0, code, out)
+        self.assertIn('TLS handshake failed', out)
+        self.assertIO(a, 'read 0 4k')
+        # With an empty list nbdkit keeps the host's GnuTLS defaults.
+        self.conf.set_override('nbd_tls_disabled_ciphers', [],
+                               group='backend_defaults')
+        driver = self._driver()
+        self.assertFalse(os.path.exists(
+            os.path.join(driver.exports_dir, nbd.GNUTLS_CONFIG)))
+        b = driver.initialize_connection(self.volume, {'host': 'host-b'},
+                                         'rw')
+        code, out = self.qemu_io(b, 'read 0 4k', priority=CHACHA20_ONLY)
+        self.assertEqual(0, code, out)
+        self.assertIn('read 4096/4096', out)
 
     def test_plain_nbd_refused(self):
         a = self.connect('host-a', 'rw')
@@ -338,12 +369,27 @@ class DataPathBenchmarkTestCase(base.TestCase):
                             'tools', 'benchmark_datapath.py')
         result = subprocess.run(
             [sys.executable, tool, '--size-mib', '4', '--ops', '50',
-             '--json'], capture_output=True, text=True, timeout=300)
+             '--rounds', '2', '--port-min',
+             str(functional_fixtures.free_port()), '--json'],
+            capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         figures = json.loads(result.stdout)
         self.assertEqual({'raw_file', 'nbd_one_export',
-                          'nbd_two_attachments'}, set(figures))
-        for row in figures.values():
-            self.assertEqual({'seq_write_mb_s', 'seq_read_mb_s',
-                              'rand_write_iops', 'rand_read_iops',
-                              'seq_ratio_to_raw'}, set(row))
+                          'nbd_two_attachments', 'settings'}, set(figures))
+        speeds = {'seq_write_mb_s', 'seq_read_mb_s', 'rand_write_iops',
+                  'rand_read_iops'}
+        cpu = {'seq_write_cpu_s_per_gib', 'seq_read_cpu_s_per_gib'}
+        self.assertEqual(speeds | cpu, set(figures['raw_file']))
+        for path in ('nbd_one_export', 'nbd_two_attachments'):
+            row = figures[path]
+            self.assertEqual(speeds | cpu | {'ratio_to_raw'}, set(row))
+            self.assertEqual({'seq_write', 'seq_read', 'rand_write',
+                              'rand_read'}, set(row['ratio_to_raw']))
+            for value in row['ratio_to_raw'].values():
+                self.assertGreater(value, 0)
+        settings = figures['settings']
+        self.assertEqual(2, settings['rounds'])
+        self.assertEqual('writethrough', settings['cache'])
+        self.assertEqual(['CHACHA20-POLY1305'],
+                         settings['nbd_tls_disabled_ciphers'])
+        self.assertEqual(3, len(settings['load_average_before']))

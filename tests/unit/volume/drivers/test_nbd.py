@@ -16,6 +16,9 @@ real nbdkit and qemu-io in tests/functional/volume/test_nbd.py)."""
 
 import os
 import stat
+from unittest import mock
+
+import fixtures
 
 from cinder_ma import exception
 from cinder_ma.conf import backend as backend_conf
@@ -107,6 +110,65 @@ class NBDDriverTestCase(base.TestCase):
         self.assertNotIn('--readonly',
                          self.driver._command('k', record, '/v'))
 
+    def test_gnutls_config_refuses_chacha20(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        path = os.path.join(self.driver.exports_dir, nbd.GNUTLS_CONFIG)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        self.assertEqual('[overrides]', lines[1])
+        self.assertEqual(['tls-disabled-cipher = CHACHA20-POLY1305'],
+                         lines[2:])
+        env = self.driver._environment()
+        self.assertEqual(path, env['GNUTLS_SYSTEM_PRIORITY_FILE'])
+        self.assertEqual(os.environ['PATH'], env['PATH'])
+
+    def test_gnutls_config_lists_every_cipher(self):
+        self.conf.set_override('nbd_tls_disabled_ciphers',
+                               ['CHACHA20-POLY1305', 'AES-128-CCM'],
+                               group='nbd')
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        path = os.path.join(self.driver.exports_dir, nbd.GNUTLS_CONFIG)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(['tls-disabled-cipher = CHACHA20-POLY1305',
+                          'tls-disabled-cipher = AES-128-CCM'], lines[2:])
+
+    def test_gnutls_config_empty_list_leaves_host_config(self):
+        self.driver.do_setup()
+        self.driver.stop_supervisor()
+        self.conf.set_override('nbd_tls_disabled_ciphers', [], group='nbd')
+        self.useFixture(fixtures.EnvironmentVariable(
+            'GNUTLS_SYSTEM_PRIORITY_FILE'))
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.assertFalse(os.path.exists(
+            os.path.join(self.driver.exports_dir, nbd.GNUTLS_CONFIG)))
+        self.assertNotIn('GNUTLS_SYSTEM_PRIORITY_FILE',
+                         self.driver._environment())
+
+    def test_gnutls_config_rejects_bad_cipher_names(self):
+        self.assertRaises(
+            ValueError, self.conf.set_override, 'nbd_tls_disabled_ciphers',
+            ['AES-128-GCM\n[priorities]'], group='nbd')
+
+    def test_spawn_passes_the_environment(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.driver.create_volume(self.volume)
+        record = {'volume_id': self.volume.id,
+                  'volume_name': self.volume.name, 'host': 'h',
+                  'access_mode': 'rw', 'export': self.volume.name,
+                  'port': 10900}
+        with mock.patch.object(nbd.subprocess, 'Popen',
+                               side_effect=OSError(2, 'No such file')) as p:
+            self.assertRaises(exception.DriverError, self.driver._spawn,
+                              'k', record)
+        self.assertEqual(
+            os.path.join(self.driver.exports_dir, nbd.GNUTLS_CONFIG),
+            p.call_args.kwargs['env']['GNUTLS_SYSTEM_PRIORITY_FILE'])
+
     def test_missing_nbdkit_is_a_driver_error(self):
         self.conf.set_override('nbdkit_path', '/nonexistent/nbdkit',
                                group='nbd')
@@ -119,7 +181,7 @@ class NBDDriverTestCase(base.TestCase):
         self.assertIn('nbdkit', str(exc))
         # Nothing is left recorded.
         self.assertEqual([], [n for n in os.listdir(self.driver.exports_dir)
-                              if n != '.lock'])
+                              if n not in ('.lock', nbd.GNUTLS_CONFIG)])
 
     def test_connector_without_host(self):
         self.driver.do_setup()
