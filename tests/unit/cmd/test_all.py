@@ -29,7 +29,8 @@ import fixtures
 
 from cinder_ma import rpc
 from cinder_ma.cmd import all as all_cmd
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.unit.cmd import test_manage
@@ -92,11 +93,11 @@ class PrepareStateTestCase(base.TestCase):
         self.assertTrue(os.path.isdir(state))
         self.assertEqual(['file'], self.conf.enabled_backends)
         from cinder_ma import context
-        types = db_api.volume_type_get_all(context.get_admin_context())
+        types = type_db.volume_type_get_all(context.get_admin_context())
         self.assertEqual(['__DEFAULT__'], [t.name for t in types])
         # Again: nothing changes.
         all_cmd.prepare_state(self.conf)
-        self.assertEqual(1, len(db_api.volume_type_get_all(
+        self.assertEqual(1, len(type_db.volume_type_get_all(
             context.get_admin_context())))
 
     def test_configured_backends_are_kept(self):
@@ -163,7 +164,7 @@ class MainInProcessTestCase(base.DBTestCase):
         (url, state), = self.served
         self.assertEqual(self.state_path, state)
         self.assertFalse(rpc.initialized())
-        hosts = sorted(s.host for s in db_api.service_get_all(
+        hosts = sorted(s.host for s in service_db.service_get_all(
             self.admin_context))
         self.assertEqual(['testhost', 'testhost@file'], hosts)
 

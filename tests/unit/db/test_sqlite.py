@@ -10,16 +10,20 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The SQLite writer lock shared by the processes of one database."""
+"""The embedded default's SQLite: its tuning, the library internals it
+relies on, and the writer lock shared by the processes of one database."""
 
 import multiprocessing
 import os
 import time
 
+from oslo_db.sqlalchemy import engines
 import sqlalchemy as sa
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma.db import sqlite
+from cinder_ma.db import services as service_db
 from tests import base
 
 
@@ -31,11 +35,68 @@ def _take_and_report(lockfile, database, queue):
     lockfile.release()
 
 
+class LibraryInternalsTestCase(base.TestCase):
+    """What cinder_ma.db.sqlite uses of oslo.db and SQLAlchemy without a
+    public API (see its docstring). A failure here means a new release
+    changed it: SQLite writers would start with a deferred BEGIN (and
+    fail with "database is locked" under load) or open a connection per
+    transaction."""
+
+    def _engine(self):
+        url = 'sqlite:///' + os.path.join(self.state_path, 'internals.db')
+        engine = engines.create_engine(url)
+        self.addCleanup(engine.dispose)
+        return engine
+
+    def test_oslo_db_begin_listener_is_found_by_its_name(self):
+        engine = self._engine()
+        self.assertEqual(
+            1, len(sqlite.oslo_db_begin_listeners(engine)),
+            'oslo.db no longer registers a SQLite "begin" listener named '
+            '%r: cinder_ma.db.sqlite.tune() cannot remove it, and writers '
+            'cannot begin with BEGIN IMMEDIATE; find what oslo.db does now'
+            % sqlite.OSLO_DB_BEGIN_LISTENER)
+
+    def test_oslo_db_gives_a_null_pool_that_can_be_replaced(self):
+        engine = self._engine()
+        pool = engine.pool
+        self.assertIsInstance(pool, sa.pool.NullPool)
+        for name in ('_creator', '_dialect'):
+            self.assertTrue(
+                hasattr(pool, name),
+                'SQLAlchemy pools have no %s any more: '
+                'cinder_ma.db.sqlite.tune() cannot replace the NullPool '
+                'oslo.db gives a SQLite file' % name)
+
+    def test_tuned_engine_pools_and_writers_begin_immediate(self):
+        engine = self._engine()
+        reader = []
+        sqlite.tune(engine, lambda: bool(reader))
+        self.assertEqual([], sqlite.oslo_db_begin_listeners(engine))
+        self.assertIsInstance(engine.pool, sa.pool.QueuePool)
+        begins = []
+
+        def _record(conn, cursor, statement, *args):
+            if statement.startswith('BEGIN'):
+                begins.append(statement)
+
+        sa.event.listen(engine, 'before_cursor_execute', _record)
+        with engine.begin() as conn:
+            mode = conn.exec_driver_sql('PRAGMA journal_mode').scalar()
+        reader.append(True)
+        with engine.begin() as conn:
+            conn.exec_driver_sql('SELECT 1')
+        # One BEGIN each (oslo.db's own would have come first), and the
+        # pool's connections still run the connect listeners.
+        self.assertEqual(['BEGIN IMMEDIATE', 'BEGIN'], begins)
+        self.assertEqual('wal', mode)
+
+
 class WriterLockFileTestCase(base.TestCase):
 
     def test_other_process_waits_for_the_holder(self):
         database = os.path.join(self.state_path, 'db.sqlite')
-        lockfile = db_api._WriterLockFile()
+        lockfile = sqlite.WriterLockFile()
         lockfile.acquire(database)
         context = multiprocessing.get_context('fork')
         queue = context.Queue()
@@ -75,7 +136,7 @@ class ProcessesTestCase(base.DBTestCase):
         # locked").
         self.flags(group='database', sqlite_busy_timeout=0)
         db_api.dispose_engine()
-        service = db_api.service_create(self.admin_context, {
+        service = service_db.service_create(self.admin_context, {
             'host': 'h', 'binary': 'b', 'topic': 't',
             'availability_zone': '0'})
         db_api.dispose_engine()
@@ -92,5 +153,5 @@ class ProcessesTestCase(base.DBTestCase):
         for child in children:
             child.join(60)
             self.assertEqual(0, child.exitcode)
-        self.assertEqual('300', db_api.service_get_by_host_and_binary(
+        self.assertEqual('300', service_db.service_get_by_host_and_binary(
             self.admin_context, 'h', 'b').availability_zone)
