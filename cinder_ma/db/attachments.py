@@ -37,8 +37,8 @@ from cinder_ma.db import models
 from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
+from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
-from cinder_ma.volume import status as vstatus
 
 
 def _attachment_query(context, project_id=None):

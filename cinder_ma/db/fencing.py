@@ -49,7 +49,7 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 _VA = models.VolumeAttachment.__table__
 _C = _VA.c

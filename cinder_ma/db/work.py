@@ -39,7 +39,7 @@ from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 #: Transient statuses: work a process must finish.
 VOLUME_WORK = (vstatus.CREATING, vstatus.DELETING, vstatus.EXTENDING)

@@ -57,7 +57,7 @@ from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.volume import qos_specs
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
 
 CONF = cfg.CONF

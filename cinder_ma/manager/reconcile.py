@@ -59,7 +59,7 @@ from cinder_ma.db.api import utcnow
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

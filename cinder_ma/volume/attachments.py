@@ -43,7 +43,7 @@ from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import policy
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import scheduler
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma import notifications
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 

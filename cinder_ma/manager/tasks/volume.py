@@ -27,7 +27,7 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
