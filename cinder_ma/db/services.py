@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The data layer of services: their rows, heartbeats and reported
+"""Database API of services: their rows, heartbeats and reported
 capabilities, and Cinder's match of a host name."""
 
 import datetime

@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The data layer of volume types: types, their extra specs, project
+"""Database API of volume types: types, their extra specs, project
 access and encryption, and the SQL conditions that other writers check on
 a type."""
 

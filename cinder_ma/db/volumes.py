@@ -10,7 +10,7 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The data layer of volumes: their rows, metadata and lists (with their
+"""Database API of volumes: their rows, metadata and lists (with their
 children read in a constant number of queries), counts and usage."""
 
 import collections
