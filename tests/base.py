@@ -19,7 +19,7 @@ import testtools
 from oslo_utils import timeutils
 
 from cinder_ma import context
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from tests import fixtures as cm_fixtures
 
 #: Seconds one test may run before it fails, unless OS_TEST_TIMEOUT
@@ -102,10 +102,10 @@ class DBTestCase(TestCase):
                        'free_capacity_gb': free,
                        'reserved_percentage': 0}]}
         capabilities.update(caps)
-        service = db_api.service_create(self.admin_context, {
+        service = service_db.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-volume',
             'topic': 'cinder-ma-manager', 'availability_zone': zone})
-        db_api.service_update(self.admin_context, service.id, {
+        service_db.service_update(self.admin_context, service.id, {
             'capabilities': capabilities,
             'heartbeat_at': timeutils.utcnow() if heartbeat else None})
         return service

@@ -40,9 +40,9 @@ from oslo_utils import timeutils
 
 from cinder_ma import cmd
 from cinder_ma import context
-from cinder_ma.db import api as db_api
 from cinder_ma.db import maintenance
 from cinder_ma.db import migration
+from cinder_ma.db import services as service_db
 from cinder_ma import exception
 
 CONF = cfg.CONF
@@ -130,14 +130,14 @@ class ServiceCommands:
 
     def list(self):
         """List services: host, binary, zone, status, state, updated."""
-        services = db_api.service_get_all(context.get_admin_context())
+        services = service_db.service_get_all(context.get_admin_context())
         rows = []
         for svc in services:
             updated = svc.heartbeat_at or svc.updated_at or svc.created_at
             rows.append([
                 svc.host, svc.binary, svc.availability_zone,
                 'disabled' if svc.disabled else 'enabled',
-                'up' if db_api.service_is_up(svc) else 'down',
+                'up' if service_db.service_is_up(svc) else 'down',
                 updated.isoformat(sep=' ', timespec='seconds')
                 if updated else None])
         _print_table(['Host', 'Binary', 'Zone', 'Status', 'State',
@@ -305,9 +305,9 @@ class AttachmentCommands:
         api = rpcapi.ManagerAPI()
         reports = {}
         with _managers():
-            for svc in db_api.service_get_all(
+            for svc in service_db.service_get_all(
                     ctxt, filters={'binary': 'cinder-ma-manager'}):
-                if not db_api.service_is_up(svc):
+                if not service_db.service_is_up(svc):
                     reports[svc.host] = 'the manager is down'
                     continue
                 try:

@@ -29,16 +29,16 @@ from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
 from cinder_ma.db import api as db_api
-from cinder_ma.db.api import _now
-from cinder_ma.db.api import _volume_get
 from cinder_ma.db.api import conditional_update
 from cinder_ma.db.api import reader
+from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
+from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
-from cinder_ma.volume import status as vstatus
 
 
 def _attachment_query(context, project_id=None):
@@ -164,7 +164,7 @@ def _other_connection_conditions(other):
                                        vstatus.ATTACH_ATTACHED)))
 
 
-def _no_other_connection():
+def no_other_connection():
     """SQL condition: no other attachment of the same instance and volume
     is connected (or connecting) on the host bound as ``other_host``."""
     other = _VA_TABLE.alias('other')
@@ -172,8 +172,8 @@ def _no_other_connection():
 
 
 @functools.cache
-def _other_connection():
-    """The id of the other attachment :func:`_no_other_connection` looks
+def other_connection():
+    """The id of the other attachment :func:`no_other_connection` looks
     for (one, if any); built once, as every statement of the attach
     path."""
     other = _VA_TABLE.alias('other')
@@ -188,7 +188,7 @@ def _swap_statement(keys, single_connection):
              _VA_TABLE.c.deleted == sa.false(),
              _VA_TABLE.c.attach_status == sa.bindparam('b_status')]
     if single_connection:
-        where.append(_no_other_connection())
+        where.append(no_other_connection())
     return sa.update(_VA_TABLE).where(*where).values(
         {key: sa.bindparam('v_' + key) for key in keys})
 
@@ -202,7 +202,7 @@ def _record(row, prefix=''):
         if key.startswith(prefix)})
 
 
-def _attachment_get(context, attachment_id, project_id=None):
+def attachment_get_in_txn(context, attachment_id, project_id=None):
     if project_id is None:
         row = context.session.execute(
             _GET_ATTACHMENT, {'attachment_id': attachment_id}).first()
@@ -216,7 +216,7 @@ def _attachment_get(context, attachment_id, project_id=None):
     return _record(row)
 
 
-def _recompute_volume_status(context, volume_id):
+def recompute_volume_status(context, volume_id):
     statuses = [row[0] for row in context.session.execute(
         _ATTACH_STATUSES, {'volume_id': volume_id})]
     new_status = vstatus.derive(statuses)
@@ -226,7 +226,7 @@ def _recompute_volume_status(context, volume_id):
     return new_status
 
 
-def _lock_volume(context, volume_id, live_delta=0):
+def lock_volume(context, volume_id, live_delta=0):
     """The compare-and-swap UPDATE that starts an attachment transition:
     the volume must be in an attachable status; its live-attachment count
     changes by ``live_delta``.
@@ -234,13 +234,13 @@ def _lock_volume(context, volume_id, live_delta=0):
     :returns: True when the volume row was updated (and is now locked).
     """
     result = context.session.execute(
-        _LOCK_VOLUME[live_delta], {'volume_id': volume_id, 'now_': _now()})
+        _LOCK_VOLUME[live_delta], {'volume_id': volume_id, 'now_': utcnow()})
     return result.rowcount == 1
 
 
 def _reservation_refusal(context, volume_id, instance_uuid,
                          max_attachments, exclusive_bootable):
-    volume = _volume_get(context, volume_id)
+    volume = volume_get_in_txn(context, volume_id)
     if volume.status not in vstatus.ATTACHABLE_STATUSES:
         return exception.InvalidVolume(
             reason='volume %s is %s; attachments can only be made to a '
@@ -313,7 +313,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     :raises Conflict: the volume already has its one writer (named).
     :returns: the new attachment's record.
     """
-    now = _now()
+    now = utcnow()
     result = context.session.execute(
         _RESERVE[max_attachments is not None, bool(exclusive_bootable)],
         {'volume_id': volume_id, 'instance_uuid': instance_uuid,
@@ -345,7 +345,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         connector=jsonutils.dumps(connector) if connector else None,
         created_at=now, deleted=False, generation=1)
     context.session.execute(_INSERT_ATTACHMENT, values)
-    _recompute_volume_status(context, volume_id)
+    recompute_volume_status(context, volume_id)
     return types.SimpleNamespace(**values)
 
 
@@ -357,7 +357,7 @@ def _is_live(status):
 def _attachment_update(context, attachment_id, values,
                        expected_status=None, not_connected_elsewhere=None):
     """See :func:`attachment_update`."""
-    current = _attachment_get(context, attachment_id)
+    current = attachment_get_in_txn(context, attachment_id)
     if isinstance(expected_status, str):
         expected_status = (expected_status,)
     if expected_status and current.attach_status not in expected_status:
@@ -369,11 +369,11 @@ def _attachment_update(context, attachment_id, values,
     for key in ('connector', 'connection_info'):
         if isinstance(values.get(key), dict):
             values[key] = jsonutils.dumps(values[key])
-    values.setdefault('updated_at', _now())
+    values.setdefault('updated_at', utcnow())
     new_status = values.get('attach_status', current.attach_status)
     delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
-    if not _lock_volume(context, current.volume_id, live_delta=delta):
-        volume = _volume_get(context, current.volume_id)
+    if not lock_volume(context, current.volume_id, live_delta=delta):
+        volume = volume_get_in_txn(context, current.volume_id)
         raise exception.InvalidVolume(
             reason='volume %s is %s' % (volume.id, volume.status))
     # The status read above is part of the swap: the count applied to the
@@ -390,10 +390,10 @@ def _attachment_update(context, attachment_id, values,
     if result.rowcount != 1:
         if not_connected_elsewhere is not None:
             other = context.session.execute(
-                _other_connection(),
+                other_connection(),
                 params).first()
             if other is not None:
-                raise _connected_elsewhere_conflict(
+                raise connected_elsewhere_conflict(
                     current.instance_uuid, current.volume_id,
                     not_connected_elsewhere, other.id)
         raise exception.Conflict(
@@ -405,7 +405,7 @@ def _attachment_update(context, attachment_id, values,
             .where(_VOLUME_TABLE.c.id == current.volume_id,
                    _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
             .values(reserved_instance_uuid=values['instance_uuid']))
-    _recompute_volume_status(context, current.volume_id)
+    recompute_volume_status(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
     # again.
     updated = types.SimpleNamespace(**vars(current))
@@ -441,7 +441,7 @@ def attachment_destroy(context, attachment_id, expected_status=None):
 
     :raises Conflict: when ``expected_status`` does not hold.
     """
-    now = _now()
+    now = utcnow()
     _attachment_update(
         context, attachment_id,
         {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
@@ -475,8 +475,8 @@ def attachment_and_volume_get(context, attachment_id, project_id=None):
     return attachment, _record(row, _VOLUME_PREFIX)
 
 
-def _connected_elsewhere_conflict(instance_uuid, volume_id, host,
-                                  other_id):
+def connected_elsewhere_conflict(instance_uuid, volume_id, host,
+                                 other_id):
     return exception.Conflict(
         reason='instance %s already has volume %s connected on host %s '
                '(attachment %s)' % (instance_uuid, volume_id, host,
@@ -494,7 +494,7 @@ def check_connectable(context, attachment_id, host, current=None):
     :param current: the attachment as read in this request, if it was.
     :raises Conflict: with the reason.
     """
-    attachment = current or _attachment_get(context, attachment_id)
+    attachment = current or attachment_get_in_txn(context, attachment_id)
     if attachment.attach_status != vstatus.ATTACH_RESERVED:
         raise exception.Conflict(
             reason='attachment %s is %s; only a reserved attachment can be '
@@ -502,12 +502,12 @@ def check_connectable(context, attachment_id, host, current=None):
                    'another host)' % (attachment_id,
                                       attachment.attach_status))
     other = context.session.execute(
-        _other_connection(),
+        other_connection(),
         {'other_volume_id': attachment.volume_id,
          'other_instance_uuid': attachment.instance_uuid,
          'other_host': host, 'b_id': attachment.id}).first()
     if other is not None:
-        raise _connected_elsewhere_conflict(
+        raise connected_elsewhere_conflict(
             attachment.instance_uuid, attachment.volume_id, host, other.id)
 
 
@@ -522,7 +522,7 @@ def attachment_get_others(context, volume_id, attachment_id):
 
 @reader
 def attachment_get(context, attachment_id, project_id=None):
-    return _attachment_get(context, attachment_id, project_id)
+    return attachment_get_in_txn(context, attachment_id, project_id)
 
 
 _ATTACHMENT_FILTERS = {
@@ -679,7 +679,7 @@ def volume_finish_extend(context, volume_id, new_size, not_updated=None,
             values['error_reason'] = None
         if not values:
             continue
-        values['updated_at'] = _now()
+        values['updated_at'] = utcnow()
         # Compare-and-swap on the connection read: one made meanwhile
         # (nothing in cinder_ma makes one while the volume is extending)
         # reached the grown volume and is left as it is.

@@ -42,15 +42,16 @@ import types
 from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
-from cinder_ma.db.api import _now
-from cinder_ma.db.api import _volume_get
 from cinder_ma.db.api import reader
+from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import models
+from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
-_VA = attachment_db._VA_TABLE
+_VA = models.VolumeAttachment.__table__
 _C = _VA.c
 
 #: Statuses of an attachment that may hold a connection, and can be
@@ -74,7 +75,7 @@ def _loads(text):
 
 
 def _get(context, attachment_id):
-    return attachment_db._attachment_get(context, attachment_id)
+    return attachment_db.attachment_get_in_txn(context, attachment_id)
 
 
 def is_connected(attachment):
@@ -102,7 +103,7 @@ def attachment_fence(context, attachment_id):
     :returns: ``(attachment record, newly)``: ``newly`` is False when it
         was fenced already.
     """
-    now = _now()
+    now = utcnow()
     result = context.session.execute(
         sa.update(_VA).where(
             _C.id == attachment_id, _C.deleted == sa.false(),
@@ -143,8 +144,8 @@ def attachment_promote(context, attachment_id, generation, writer_ids):
     """
     current = _get(context, attachment_id)
     volume_id = current.volume_id
-    if not attachment_db._lock_volume(context, volume_id):
-        volume = _volume_get(context, volume_id)
+    if not attachment_db.lock_volume(context, volume_id):
+        volume = volume_get_in_txn(context, volume_id)
         raise exception.InvalidVolume(
             reason='volume %s is %s' % (volume_id, volume.status))
     # Under the volume row's lock: every promotion and reservation of
@@ -157,7 +158,7 @@ def attachment_promote(context, attachment_id, generation, writer_ids):
                    'attachment %s was not promoted' % (
                        volume_id, ', '.join(writers) or 'none',
                        attachment_id))
-    now = _now()
+    now = utcnow()
     for writer_id in writer_ids:
         result = context.session.execute(
             sa.update(_VA).where(
@@ -201,7 +202,7 @@ def attachment_record_connection(context, attachment_id, generation,
     :raises Conflict: it is not (fenced, demoted or detached meanwhile).
     """
     values = {'connection_info': _dumps(connection_info),
-              'updated_at': _now()}
+              'updated_at': utcnow()}
     result = context.session.execute(
         sa.update(_VA).where(
             _C.id == attachment_id, _C.deleted == sa.false(),
@@ -220,29 +221,29 @@ def _swap_with_volume(context, attachment_id, where, values,
     in the volume's transaction (its row locked, its status derived
     again)."""
     current = _get(context, attachment_id)
-    if not attachment_db._lock_volume(context, current.volume_id):
-        volume = _volume_get(context, current.volume_id)
+    if not attachment_db.lock_volume(context, current.volume_id):
+        volume = volume_get_in_txn(context, current.volume_id)
         raise exception.InvalidVolume(
             reason='volume %s is %s' % (volume.id, volume.status))
     statement = sa.update(_VA).where(
         _C.id == attachment_id, _C.deleted == sa.false(), *where)
     params = {}
     if not_connected_elsewhere is not None:
-        statement = statement.where(attachment_db._no_other_connection())
+        statement = statement.where(attachment_db.no_other_connection())
         params = {'other_volume_id': current.volume_id,
                   'other_instance_uuid': current.instance_uuid,
                   'other_host': not_connected_elsewhere,
                   'b_id': attachment_id}
     result = context.session.execute(statement.values(values), params)
     if result.rowcount == 1:
-        attachment_db._recompute_volume_status(context, current.volume_id)
+        attachment_db.recompute_volume_status(context, current.volume_id)
         return _get(context, attachment_id)
     if not_connected_elsewhere is not None:
         other = context.session.execute(
-            attachment_db._other_connection(),
+            attachment_db.other_connection(),
             params).first()
         if other is not None:
-            raise attachment_db._connected_elsewhere_conflict(
+            raise attachment_db.connected_elsewhere_conflict(
                 current.instance_uuid, current.volume_id,
                 not_connected_elsewhere, other.id)
     return None
@@ -269,7 +270,7 @@ def attachment_reconnect(context, attachment_id, generation, connector,
          'attached_host': host, 'mountpoint': mountpoint,
          'connection_info': _dumps(connection_info),
          'fenced_at': None, 'generation': generation + 1,
-         'error_reason': None, 'updated_at': _now()},
+         'error_reason': None, 'updated_at': utcnow()},
         not_connected_elsewhere=host)
     if updated is None:
         raise exception.Conflict(
@@ -287,7 +288,7 @@ def attachment_unreconnect(context, attachment_id, generation, previous):
 
     :returns: True when it was undone (False: it moved on meanwhile).
     """
-    values = dict(previous, generation=generation, updated_at=_now())
+    values = dict(previous, generation=generation, updated_at=utcnow())
     for key in ('connector', 'connection_info'):
         values[key] = _dumps(values.get(key))
     return _swap_with_volume(
@@ -304,7 +305,7 @@ def attachment_set_failure(context, attachment_id, reason):
     context.session.execute(
         sa.update(_VA).where(_C.id == attachment_id,
                              _C.deleted == sa.false()).values(
-            error_reason=reason, updated_at=_now()))
+            error_reason=reason, updated_at=utcnow()))
 
 
 @reader

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 #: Tables purged, children before their parents.
 PURGE_ORDER = (
@@ -113,7 +113,7 @@ def stuck(context, older_than):
 def inconsistent(context):
     """Volumes whose recorded state disagrees with their attachments:
     an attachment-derived status other than
-    :func:`cinder_ma.volume.status.derive` of them, or a live-attachment
+    :func:`cinder_ma.status.derive` of them, or a live-attachment
     count (the reservation counter) other than their number.
 
     :returns: plain records: id, status, expected (status), attach_count,

@@ -202,7 +202,8 @@ class Volume(BASE, CinderMABase):
                          server_default=sa.false())
     # Live attachments (reserved up to error_detaching) and, for a volume
     # that is not shareable, the one instance holding them: the columns the
-    # reservation compare-and-swap tests (see db.api.attachment_reserve).
+    # reservation compare-and-swap tests (see
+    # db.attachments.attachment_reserve).
     attach_count = sa.Column(sa.Integer, nullable=False, default=0,
                              server_default='0')
     reserved_instance_uuid = sa.Column(sa.String(36))

@@ -22,10 +22,10 @@ import uuid
 
 import sqlalchemy as sa
 
-from cinder_ma.db.api import _now
-from cinder_ma.db.api import _soft_delete
 from cinder_ma.db.api import conditional_update
 from cinder_ma.db.api import reader
+from cinder_ma.db.api import soft_delete
+from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
 from cinder_ma import exception
@@ -95,7 +95,7 @@ def _get(context, specs_id):
 
 
 def _set_items(context, specs_id, specs):
-    now = _now()
+    now = utcnow()
     for key, value in specs.items():
         value = None if value is None else str(value)
         updated = context.session.execute(
@@ -154,8 +154,8 @@ def qos_specs_delete_keys(context, specs_id, keys):
     """
     _root(context, specs_id)
     for key in keys:
-        if not _soft_delete(context, _QOS, _QOS.specs_id == specs_id,
-                            _QOS.key == key):
+        if not soft_delete(context, _QOS, _QOS.specs_id == specs_id,
+                           _QOS.key == key):
             raise exception.QoSSpecsKeyNotFound(specs_id=specs_id,
                                                 specs_key=key)
 
@@ -173,12 +173,12 @@ def qos_specs_delete(context, specs_id, force=False):
     """
     # The root first: an association racing with this waits for it, and
     # then finds the specs gone (see qos_specs_associate).
-    _lock_root(context, specs_id, {'deleted': True, 'deleted_at': _now()})
+    _lock_root(context, specs_id, {'deleted': True, 'deleted_at': utcnow()})
     if _associated(context, specs_id).first() is not None:
         if not force:
             raise exception.QoSSpecsInUse(specs_id=specs_id)
         _disassociate_all(context, specs_id)
-    _soft_delete(context, _QOS, _QOS.specs_id == specs_id)
+    soft_delete(context, _QOS, _QOS.specs_id == specs_id)
 
 
 @reader
@@ -205,7 +205,7 @@ def qos_specs_associate(context, specs_id, type_id):
             _TYPE.id == type_id, _TYPE.deleted == sa.false(),
             sa.or_(_TYPE.qos_specs_id.is_(None),
                    _TYPE.qos_specs_id == specs_id))
-        .values(qos_specs_id=specs_id, updated_at=_now())).rowcount
+        .values(qos_specs_id=specs_id, updated_at=utcnow())).rowcount
     if not updated:
         current = context.session.query(_TYPE.qos_specs_id).filter(
             _TYPE.id == type_id).scalar()
@@ -224,13 +224,13 @@ def qos_specs_disassociate(context, specs_id, type_id):
     context.session.execute(
         sa.update(_TYPE).where(_TYPE.id == type_id,
                                _TYPE.qos_specs_id == specs_id)
-        .values(qos_specs_id=None, updated_at=_now()))
+        .values(qos_specs_id=None, updated_at=utcnow()))
 
 
 def _disassociate_all(context, specs_id):
     context.session.execute(
         sa.update(_TYPE).where(_TYPE.qos_specs_id == specs_id)
-        .values(qos_specs_id=None, updated_at=_now()))
+        .values(qos_specs_id=None, updated_at=utcnow()))
 
 
 @writer

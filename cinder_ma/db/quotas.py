@@ -43,8 +43,8 @@ renamed type keeps its quotas; the quota service shows them as Cinder's
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
-from cinder_ma.db.api import _now
 from cinder_ma.db.api import reader
+from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
 from cinder_ma import exception
@@ -98,7 +98,7 @@ def _set_limits(context, model, key_column, key, limits):
     """Insert or replace rows (the caller's transaction holds a savepoint
     per insert, so a concurrent insert of the same key turns into an
     update)."""
-    now = _now()
+    now = utcnow()
     for resource, limit in sorted(limits.items()):
         where = (key_column == key, model.resource == resource)
         updated = context.session.execute(
@@ -187,7 +187,7 @@ def ensure_usages(context, project_id, resources):
     present = {row[0] for row in context.session.query(table.resource)
                .filter(table.project_id == project_id,
                        table.resource.in_(list(resources)))}
-    now = _now()
+    now = utcnow()
     for resource in sorted(set(resources) - present):
         try:
             with context.session.begin_nested():
@@ -229,7 +229,7 @@ def change_usage(context, project_id, deltas, limits=None,
     :raises UsageMissing: a counter does not exist yet.
     """
     limits = limits or {}
-    now = _now()
+    now = utcnow()
     missing = []
     for resource, delta in sorted(deltas.items()):
         if not delta:

@@ -35,11 +35,11 @@ import uuid
 
 import sqlalchemy as sa
 
-from cinder_ma.db.api import _now
 from cinder_ma.db.api import reader
+from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 #: Transient statuses: work a process must finish.
 VOLUME_WORK = (vstatus.CREATING, vstatus.DELETING, vstatus.EXTENDING)
@@ -97,7 +97,7 @@ def claim(context, kind, row_id, owner, statuses, lease,
     :returns: True when ``owner`` now holds the claim.
     """
     model = _MODELS[kind]
-    now = _now()
+    now = utcnow()
     result = context.session.execute(
         sa.update(model).where(
             model.id == row_id, model.deleted == sa.false(),
@@ -131,7 +131,7 @@ def renew(context, owners, lease):
     owners = list(owners)
     if not owners:
         return 0
-    until = _now() + _seconds(lease)
+    until = utcnow() + _seconds(lease)
     count = 0
     for model in _MODELS.values():
         count += context.session.execute(
@@ -144,7 +144,7 @@ def renew(context, owners, lease):
 
 
 def _stale(model, lease):
-    now = _now()
+    now = utcnow()
     return _claimable(model, now, now - _seconds(lease))
 
 

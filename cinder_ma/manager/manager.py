@@ -41,9 +41,9 @@ from oslo_serialization import jsonutils
 
 from cinder_ma import exception
 from cinder_ma import notifications
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
@@ -57,7 +57,7 @@ from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.volume import qos_specs
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
 
 CONF = cfg.CONF
@@ -133,7 +133,7 @@ class Manager:
     def _load(self, context, volume_id, expected_status, error_status):
         """The volume and its backend, or a reason it cannot proceed."""
         # The row alone: the flows need its columns, not its children.
-        volume = db_api.volume_get(context, volume_id, children=False)
+        volume = volume_db.volume_get(context, volume_id, children=False)
         if volume.status != expected_status:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (
@@ -143,7 +143,7 @@ class Manager:
         except exception.InvalidVolume as exc:
             LOG.error('%s', exc)
             try:
-                db_api.volume_update(
+                volume_db.volume_update(
                     context, volume_id,
                     {'status': error_status, 'error_reason': str(exc)},
                     expected={'status': expected_status})
@@ -236,7 +236,7 @@ class Manager:
             self._extend_volume(context, volume_id, new_size)
 
     def _extend_volume(self, context, volume_id, new_size):
-        volume = db_api.volume_get(context, volume_id)
+        volume = volume_db.volume_get(context, volume_id)
         if volume.status != vstatus.EXTENDING:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not extending' % (volume_id,
@@ -266,13 +266,13 @@ class Manager:
         else:
             LOG.info('Extended volume %s to %s GiB', volume_id, new_size)
         notifications.notify_extend(context,
-                                    db_api.volume_get(context, volume_id),
+                                    volume_db.volume_get(context, volume_id),
                                     new_size, not_resized)
 
     # Connections (backend role)
 
     def _connection_backend(self, context, volume_id):
-        volume = db_api.volume_get(context, volume_id, children=False)
+        volume = volume_db.volume_get(context, volume_id, children=False)
         return volume, self._backend(volume)
 
     @staticmethod
@@ -446,7 +446,7 @@ class Manager:
                 reason='attachment %s is %s, not %s' % (
                     attachment_id, attachment.attach_status,
                     expected_status))
-        volume = db_api.volume_get(context, attachment.volume_id)
+        volume = volume_db.volume_get(context, attachment.volume_id)
         try:
             if attachment.manager_host != self.host:
                 raise exception.InvalidVolume(
@@ -671,7 +671,7 @@ def _refuse_claim(context, kind, row_id, statuses):
     ``statuses`` (a repeated or stale message), or another flow holds
     it."""
     if kind == 'volume':
-        status = db_api.volume_get(context, row_id, children=False).status
+        status = volume_db.volume_get(context, row_id, children=False).status
         if status not in statuses:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (

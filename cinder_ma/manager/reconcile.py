@@ -55,18 +55,18 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from cinder_ma.db import attachments as attachment_db
-from cinder_ma.db.api import _now
+from cinder_ma.db.api import utcnow
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 
 def _stale_before():
-    return _now() - datetime.timedelta(seconds=CONF.manager.work_lease_time)
+    return utcnow() - datetime.timedelta(seconds=CONF.manager.work_lease_time)
 
 
 def _takes_volume(manager, row):

@@ -28,7 +28,7 @@ from oslo_serialization import jsonutils
 from cinder_ma import exception
 from cinder_ma import rpc
 from cinder_ma.conf import upgrade_levels
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -73,8 +73,8 @@ def check_up(context, host, binary):
         for ``[manager] service_down_time`` (a host never registered is
         left to the call's timeout).
     """
-    service = db_api.service_get_by_host_and_binary(context, host, binary)
-    if service is not None and not db_api.service_is_up(service):
+    service = service_db.service_get_by_host_and_binary(context, host, binary)
+    if service is not None and not service_db.service_is_up(service):
         raise exception.ManagerUnavailable(
             host=host, reason='it is down (no heartbeat for %d s)' %
             CONF.manager.service_down_time)
@@ -84,8 +84,8 @@ def reported_version(context, host):
     """The manager RPC API version the manager of node ``host`` reports
     in the services table (1.2 when it reports none), or None when no
     manager of that node is registered."""
-    service = db_api.service_get_by_host_and_binary(context, host,
-                                                    MANAGER_BINARY)
+    service = service_db.service_get_by_host_and_binary(context, host,
+                                                        MANAGER_BINARY)
     return None if service is None else _version_of(service)
 
 
@@ -403,9 +403,7 @@ class ManagerAPI:
 
 def _reported_versions(context):
     """The RPC API versions the registered managers report."""
-    from cinder_ma.db import api as db_api
-
-    return [_version_of(svc) for svc in db_api.service_get_all(
+    return [_version_of(svc) for svc in service_db.service_get_all(
         context, filters={'topic': ManagerAPI.TOPIC})
         if svc.binary == MANAGER_BINARY]
 

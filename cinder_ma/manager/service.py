@@ -37,7 +37,7 @@ from stevedore import exception as stevedore_exc
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma import context as cm_context
 from cinder_ma import coordination
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import base as hv_base
@@ -199,9 +199,9 @@ def hypervisor_capabilities(name, driver):
 
 
 def _get_or_create_service(ctxt, host, binary, availability_zone):
-    row = db_api.service_get_by_host_and_binary(ctxt, host, binary)
+    row = service_db.service_get_by_host_and_binary(ctxt, host, binary)
     if row is None:
-        row = db_api.service_create(ctxt, {
+        row = service_db.service_create(ctxt, {
             'host': host, 'binary': binary,
             'topic': rpcapi.ManagerAPI.TOPIC,
             'availability_zone': availability_zone})
@@ -404,7 +404,7 @@ class ManagerService(service.Service):
             reported = False
             if service_id is not None:
                 try:
-                    db_api.service_update(ctxt, service_id, values)
+                    service_db.service_update(ctxt, service_id, values)
                     reported = True
                 except exception.ServiceNotFound:
                     LOG.warning('Service %s %s was deleted; registering it '
@@ -429,5 +429,5 @@ class ManagerService(service.Service):
     def _register(self, ctxt, host, binary, values):
         row = _get_or_create_service(ctxt, host, binary,
                                      values['availability_zone'])
-        db_api.service_update(ctxt, row.id, values)
+        service_db.service_update(ctxt, row.id, values)
         return row.id

@@ -33,6 +33,7 @@ from oslo_utils import timeutils
 from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager import rpcapi
 from cinder_ma.policies import attachments as attachment_policies
@@ -40,7 +41,7 @@ from cinder_ma.policies import volumes as volume_policies
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
 from cinder_ma.volume import scheduler
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
@@ -222,9 +223,9 @@ def update_readonly_flag(context, volume_id, readonly):
     so) or not. As in Cinder, only while the volume is available."""
     volume = _volume(context, volume_id, volume_policies.UPDATE_READONLY)
     try:
-        db_api.volume_update(context, volume.id,
-                             {'readonly': bool(readonly)},
-                             expected={'status': vstatus.AVAILABLE})
+        volume_db.volume_update(context, volume.id,
+                                {'readonly': bool(readonly)},
+                                expected={'status': vstatus.AVAILABLE})
     except exception.Conflict:
         raise exception.InvalidVolume(
             reason='volume %s is %s; its read-only flag can be changed '

@@ -19,8 +19,8 @@ database and cast to the manager that owns the volume's backend.
 
 from oslo_log import log as logging
 
-from cinder_ma.db import api as db_api
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
 from cinder_ma.policies import volumes as volume_policies
@@ -28,7 +28,7 @@ from cinder_ma import policy
 from cinder_ma.volume import quotas
 from cinder_ma.volume import scheduler
 from cinder_ma.volume import services as volume_services
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 from cinder_ma.volume import types as vtypes
 
 LOG = logging.getLogger(__name__)
@@ -56,10 +56,10 @@ def get_volume(context, volume_id, action=volume_policies.GET,
                children=True):
     """A volume the caller may see; another project's is not found.
 
-    :param children: False for the row alone (see db_api.volume_get).
+    :param children: False for the row alone (see volume_db.volume_get).
     """
     project_id = None if _is_admin(context) else context.project_id
-    volume = db_api.volume_get(context, volume_id, project_id, children)
+    volume = volume_db.volume_get(context, volume_id, project_id, children)
     policy.authorize(context, action, _target(volume))
     return volume
 
@@ -89,8 +89,8 @@ def list_volumes(context, filters=None, marker=None, limit=None,
     project_id, empty = _list_scope(context, all_tenants, project_filter)
     if empty:
         return []
-    return db_api.volume_get_all(context, project_id, filters, marker,
-                                 limit, sort_keys, sort_dirs)
+    return volume_db.volume_get_all(context, project_id, filters, marker,
+                                    limit, sort_keys, sort_dirs)
 
 
 def count_volumes(context, filters=None, all_tenants=False,
@@ -98,7 +98,7 @@ def count_volumes(context, filters=None, all_tenants=False,
     project_id, empty = _list_scope(context, all_tenants, project_filter)
     if empty:
         return 0
-    return db_api.volume_count(context, project_id, filters)
+    return volume_db.volume_count(context, project_id, filters)
 
 
 def create_volume(context, size, name=None, description=None,
@@ -137,7 +137,7 @@ def create_volume(context, size, name=None, description=None,
     placement = scheduler.select_backend(
         context, size, extra_specs, multiattach=shareable,
         availability_zone=availability_zone)
-    volume = quotas.run_charged(context, db_api.volume_create, context, {
+    volume = quotas.run_charged(context, volume_db.volume_create, context, {
         'project_id': context.project_id,
         'user_id': context.user_id,
         'name': name,
@@ -181,8 +181,8 @@ def update_volume(context, volume_id, name=UNSET, description=UNSET,
         values['name'] = name
     if description is not UNSET:
         values['description'] = description
-    return db_api.volume_update(context, volume.id, values,
-                                metadata=metadata)
+    return volume_db.volume_update(context, volume.id, values,
+                                   metadata=metadata)
 
 
 def _live_attachment_ids(volume):
@@ -211,7 +211,7 @@ def delete_volume(context, volume_id, cascade=False, force=False):
             reason='volume status must be one of %s, not %s' % (
                 ', '.join(_DELETABLE), volume.status))
     if not volume.host:
-        quota_db.retrying(context, db_api.volume_destroy, context,
+        quota_db.retrying(context, volume_db.volume_destroy, context,
                           volume.id, quota=quota_db.release_volume)
         LOG.info('Deleted volume %s, which was never placed', volume.id)
         return
@@ -220,7 +220,7 @@ def delete_volume(context, volume_id, cascade=False, force=False):
     # reserved meanwhile makes this a 409.
     expected = {'status': (volume.status,) if force else _DELETABLE,
                 'attach_count': 0}
-    volume = db_api.volume_update(
+    volume = volume_db.volume_update(
         context, volume.id, {'status': vstatus.DELETING,
                              'error_reason': None}, expected=expected)
     LOG.info('Deleting volume %s on %s', volume.id, volume.host)
@@ -238,8 +238,8 @@ def is_admin(context):
 def set_bootable(context, volume_id, bootable):
     """os-set_bootable."""
     volume = get_volume(context, volume_id, volume_policies.SET_BOOTABLE)
-    return db_api.volume_update(context, volume.id,
-                                {'bootable': bool(bootable)})
+    return volume_db.volume_update(context, volume.id,
+                                   {'bootable': bool(bootable)})
 
 
 def retype(context, volume_id, new_type, migration_policy='never'):
@@ -288,7 +288,7 @@ def retype(context, volume_id, new_type, migration_policy='never'):
     else:
         expected['status'] = (vstatus.AVAILABLE, vstatus.IN_USE)
     volume = quotas.run_charged(
-        context, db_api.volume_update, context, volume.id,
+        context, volume_db.volume_update, context, volume.id,
         {'volume_type_id': vtype.id, 'multiattach': shareable},
         expected=expected,
         quota=quotas.charge_retype(context, volume, vtype.id))
@@ -382,7 +382,7 @@ def extend(context, volume_id, new_size):
     # this answer is finished by the reconcile loop (whose flow gives the
     # quota back if the extend fails).
     volume = quotas.run_charged(
-        context, db_api.volume_update, context, volume.id,
+        context, volume_db.volume_update, context, volume.id,
         {'status': vstatus.EXTENDING, 'target_size': new_size},
         expected={'status': previous},
         quota=quotas.charge_extend(context, volume, new_size))
@@ -422,4 +422,4 @@ def summarize_volumes(context, filters=None, all_tenants=False):
     if all_tenants and policy.authorize(
             context, volume_policies.ALL_TENANTS, do_raise=False):
         project_id = None
-    return db_api.volume_summary(context, project_id, filters)
+    return volume_db.volume_summary(context, project_id, filters)

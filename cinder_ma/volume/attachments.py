@@ -30,6 +30,8 @@ from oslo_utils import timeutils
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
+from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
 from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import connect_attachment as connect_flow
@@ -41,7 +43,7 @@ from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import policy
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import scheduler
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
@@ -75,7 +77,7 @@ def shareable_specs(context, volume):
     once per reservation for the rules below."""
     if not volume.multiattach or not volume.volume_type_id:
         return {}
-    return db_api.volume_type_extra_specs_get(context, volume.volume_type_id)
+    return type_db.volume_type_extra_specs_get(context, volume.volume_type_id)
 
 
 def _max_attachments(volume, specs):
@@ -143,9 +145,9 @@ def check_backend_multiattach(context, volume):
 def check_host_multiattach(context, volume, instance_host):
     """Refuse when a shareable volume meets a hypervisor that cannot share
     disks (nothing is reserved yet, no driver has been called)."""
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, instance_host, scheduler.MANAGER_BINARY)
-    if service is None or not db_api.service_is_up(service):
+    if service is None or not service_db.service_is_up(service):
         raise exception.InvalidInput(
             reason='host %s is not run by a cinder_ma manager that is up'
                    % instance_host)
@@ -185,10 +187,10 @@ def check_instance_host(context, volume, instance_uuid, instance_host):
     if volume_api.is_admin(context):
         check_host_multiattach(context, volume, instance_host)
         return
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, instance_host, scheduler.MANAGER_BINARY)
     hypervisor = (scheduler.capabilities_of(service).get('hypervisor')
-                  if service is not None and db_api.service_is_up(service)
+                  if service is not None and service_db.service_is_up(service)
                   else None)
     if not hypervisor or not hypervisor.get('reports_instance_owner'):
         raise _no_such_instance(instance_uuid, instance_host)

@@ -17,7 +17,7 @@ looks only at enabled; a zone whose backends are all down cannot take a
 volume either).
 """
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.policies import availability_zones as az_policies
 from cinder_ma import policy
 from cinder_ma.volume import scheduler
@@ -27,11 +27,11 @@ def list_zones(context):
     """[(zone name, available)], sorted by name."""
     policy.authorize(context, az_policies.GET_ALL)
     zones = {}
-    for service in db_api.service_get_all(
+    for service in service_db.service_get_all(
             context.elevated(), {'binary': scheduler.VOLUME_BINARY}):
         name = service.availability_zone
         if not name:
             continue
-        usable = not service.disabled and db_api.service_is_up(service)
+        usable = not service.disabled and service_db.service_is_up(service)
         zones[name] = zones.get(name, False) or usable
     return sorted(zones.items())

@@ -40,6 +40,7 @@ from oslo_log import log as logging
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
+from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import fence_attachment as fence_flow
@@ -50,7 +51,7 @@ from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma.volume import attachments
 from cinder_ma.volume import scheduler
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
@@ -221,9 +222,9 @@ def _check_promotable(context, attachment, volume, specs):
 
 def _check_host_can_reconnect(context, attachment):
     host = attachment.manager_host
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, host, scheduler.MANAGER_BINARY)
-    if service is None or not db_api.service_is_up(service):
+    if service is None or not service_db.service_is_up(service):
         raise exception.ManagerUnavailable(
             host=host, reason='it is down; attachment %s made through it '
                               'cannot be promoted now' % attachment.id)

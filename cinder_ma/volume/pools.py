@@ -20,7 +20,7 @@ pool. A backend's own capabilities (``capabilities/{hostname}``) are its
 report without the pools.
 """
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma.policies import scheduler_stats as stats_policies
 from cinder_ma import policy
@@ -32,7 +32,7 @@ def list_pools(context, backend_name=None):
     reported, optionally only those of ``volume_backend_name``."""
     policy.authorize(context, stats_policies.GET_POOLS)
     found = []
-    for service in db_api.service_get_all(
+    for service in service_db.service_get_all(
             context, {'binary': scheduler.VOLUME_BINARY}):
         caps = scheduler.capabilities_of(service)
         if backend_name and caps.get('volume_backend_name') != backend_name:
@@ -60,7 +60,7 @@ def backend_capabilities(context, hostname):
     policy.authorize(context, stats_policies.CAPABILITIES)
     host = hostname.partition('#')[0]
     services = sorted(
-        (service for service in db_api.service_get_all(
+        (service for service in service_db.service_get_all(
             context, {'binary': scheduler.VOLUME_BINARY})
          if service.host == host or service.host.startswith(host + '@')),
         key=lambda service: service.host)

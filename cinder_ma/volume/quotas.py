@@ -30,6 +30,7 @@ from oslo_config import cfg
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import types as type_db
 from cinder_ma import exception
 from cinder_ma.policies import limits as limit_policies
 from cinder_ma.policies import quotas as quota_policies
@@ -68,7 +69,7 @@ def _type_default(name):
 def _types(context):
     """Every volume type, private ones too: {id: name}."""
     return {t.id: t.name
-            for t in db_api.volume_type_get_all(context.elevated())}
+            for t in type_db.volume_type_get_all(context.elevated())}
 
 
 def _class_limits(context, class_name):

@@ -12,7 +12,7 @@
 
 """``os-reset_status`` (admins): set a volume's or an attachment's status
 by hand, as Cinder's admin action does, within cinder_ma's rule that a
-volume's attachment-derived status is :func:`cinder_ma.volume.status.derive`
+volume's attachment-derived status is :func:`cinder_ma.status.derive`
 of its attachments.
 
 So, unlike Cinder:
@@ -43,7 +43,7 @@ from cinder_ma import exception
 from cinder_ma import notifications
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma.volume import api as volume_api
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 

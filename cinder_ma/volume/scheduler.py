@@ -28,7 +28,7 @@ import dataclasses
 from oslo_log import log as logging
 from oslo_serialization import jsonutils
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma import policy
 
@@ -101,8 +101,8 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
     :raises NoValidBackend: with a reason naming what was missing.
     """
     extra_specs = extra_specs or {}
-    services = db_api.service_get_all(context.elevated(),
-                                      {'binary': VOLUME_BINARY})
+    services = service_db.service_get_all(context.elevated(),
+                                          {'binary': VOLUME_BINARY})
     best = None
     reasons = []
     for service in services:
@@ -110,7 +110,7 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
             reasons.append('%s is %s' % (
                 service.host, 'frozen' if service.frozen else 'disabled'))
             continue
-        if not db_api.service_is_up(service):
+        if not service_db.service_is_up(service):
             reasons.append('%s is down' % service.host)
             continue
         if availability_zone and (
@@ -160,16 +160,16 @@ def node_of(host):
 def manager_is_up(context, host):
     """Whether the manager of the node of ``host`` (``node``,
     ``node@backend#pool``) heartbeats (``[manager] service_down_time``)."""
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, node_of(host), MANAGER_BINARY)
-    return service is not None and db_api.service_is_up(service)
+    return service is not None and service_db.service_is_up(service)
 
 
 def hypervisor_capabilities(context, host):
     """The hypervisor capabilities reported by the manager of node
     ``host`` (``{'driver': ..., 'supports_multiattach': ..., ...}``), or
     None when it runs no hypervisor driver or never registered."""
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, node_of(host), MANAGER_BINARY)
     if service is None:
         return None
@@ -182,7 +182,7 @@ def backend_capabilities(context, host):
     backend_host = host.split('#', 1)[0] if host else None
     if not backend_host:
         return {}
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, backend_host, VOLUME_BINARY)
     return capabilities_of(service) if service else {}
 

@@ -27,7 +27,8 @@ working, since instances need their data.
 
 from oslo_log import log as logging
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.policies import services as service_policies
 from cinder_ma import policy
@@ -57,7 +58,7 @@ def _summary(service):
         'host': service.host,
         'zone': service.availability_zone,
         'status': 'disabled' if service.disabled else 'enabled',
-        'state': 'up' if db_api.service_is_up(service) else 'down',
+        'state': 'up' if service_db.service_is_up(service) else 'down',
         'updated_at': service.heartbeat_at or service.updated_at,
         'disabled_reason': service.disabled_reason,
         'frozen': bool(service.frozen),
@@ -77,7 +78,7 @@ def list_services(context, host=None, binary=None):
     if binary:
         filters['binary'] = _our_binary(binary)
     return [_summary(service)
-            for service in db_api.service_get_all(context, filters)]
+            for service in service_db.service_get_all(context, filters)]
 
 
 def set_disabled(context, host, binary, disabled, reason=None):
@@ -87,7 +88,7 @@ def set_disabled(context, host, binary, disabled, reason=None):
     :raises ServiceNotFound: no such service.
     """
     policy.authorize(context, service_policies.UPDATE)
-    service = db_api.service_get_by_host_and_binary(
+    service = service_db.service_get_by_host_and_binary(
         context, host, _our_binary(binary))
     if service is None:
         raise exception.ServiceNotFound(service_id='%s %s' % (binary,
@@ -95,13 +96,13 @@ def set_disabled(context, host, binary, disabled, reason=None):
     values = {'disabled': disabled}
     if not disabled or reason is not None:
         values['disabled_reason'] = reason
-    db_api.service_update(context, service.id, values)
+    service_db.service_update(context, service.id, values)
     LOG.info('%s %s %s%s', 'Disabled' if disabled else 'Enabled', binary,
              host, ' (%s)' % reason if reason else '')
 
 
 def _backends(context, host):
-    backends = db_api.service_get_all(
+    backends = service_db.service_get_all(
         context, {'host': host, 'binary': VOLUME_BINARY})
     if not backends:
         raise exception.InvalidInput(
@@ -116,7 +117,7 @@ def freeze(context, host):
     """
     policy.authorize(context, service_policies.FREEZE)
     for backend in _backends(context, host):
-        db_api.service_update(context, backend.id, {
+        service_db.service_update(context, backend.id, {
             'frozen': True, 'disabled': True,
             'disabled_reason': FROZEN_REASON})
         LOG.info('Froze backend %s', backend.host)
@@ -126,7 +127,7 @@ def thaw(context, host):
     """Thaw the backends of ``host``: enabled again, changes allowed."""
     policy.authorize(context, service_policies.THAW)
     for backend in _backends(context, host):
-        db_api.service_update(context, backend.id, {
+        service_db.service_update(context, backend.id, {
             'frozen': False, 'disabled': False, 'disabled_reason': None})
         LOG.info('Thawed backend %s', backend.host)
 
@@ -136,8 +137,8 @@ def assert_not_frozen(context, volume):
 
     :raises BackendFrozen: a 400 with Cinder's message.
     """
-    if volume.host and db_api.backend_is_frozen(context.elevated(),
-                                                volume.host):
+    if volume.host and service_db.backend_is_frozen(context.elevated(),
+                                                    volume.host):
         raise exception.BackendFrozen()
 
 
@@ -146,7 +147,7 @@ def list_hosts(context, zone=None):
     policy.authorize(context, service_policies.HOSTS)
     filters = {'availability_zone': zone} if zone else {}
     return [_summary(service)
-            for service in db_api.service_get_all(context, filters)]
+            for service in service_db.service_get_all(context, filters)]
 
 
 def host_usage(context, host):
@@ -156,12 +157,12 @@ def host_usage(context, host):
     :raises HostNotFound: no enabled backend runs on ``host``.
     """
     policy.authorize(context, service_policies.HOSTS)
-    backends = [service for service in db_api.service_get_all(
+    backends = [service for service in service_db.service_get_all(
         context, {'host': host, 'binary': VOLUME_BINARY})
         if not service.disabled]
     if not backends:
         raise exception.HostNotFound(host=host)
-    total, projects = db_api.volume_usage_on_host(context, host)
+    total, projects = volume_db.volume_usage_on_host(context, host)
     return total, [(project_id,
-                    db_api.volume_usage_of_project(context, project_id))
+                    volume_db.volume_usage_of_project(context, project_id))
                    for project_id in projects]

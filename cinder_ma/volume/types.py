@@ -17,7 +17,8 @@ from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.policies import types as type_policies
 from cinder_ma import policy
@@ -53,21 +54,21 @@ def ensure_default_type(context):
     """Create the type named by default_volume_type when missing."""
     name = CONF.default_volume_type
     try:
-        return db_api.volume_type_get_by_name(context, name)
+        return type_db.volume_type_get_by_name(context, name)
     except exception.VolumeTypeNotFound:
         LOG.info('Creating the default volume type %s', name)
         try:
-            return db_api.volume_type_create(
+            return type_db.volume_type_create(
                 context, {'name': name,
                           'description': 'Default Volume Type'})
         except exception.VolumeTypeExists:
-            return db_api.volume_type_get_by_name(context, name)
+            return type_db.volume_type_get_by_name(context, name)
 
 
 def get_default_type(context):
     try:
-        return db_api.volume_type_get_by_name(context,
-                                              CONF.default_volume_type)
+        return type_db.volume_type_get_by_name(context,
+                                               CONF.default_volume_type)
     except exception.VolumeTypeNotFound:
         raise exception.InvalidVolumeType(
             reason='the default volume type %s does not exist; ask an '
@@ -97,13 +98,13 @@ def find_type(context, name_or_id):
         return get_default_type(context)
     if uuidutils.is_uuid_like(name_or_id):
         try:
-            vtype = db_api.volume_type_get(context, name_or_id)
+            vtype = type_db.volume_type_get(context, name_or_id)
         except exception.VolumeTypeNotFound:
             pass
         else:
             if _visible(context, vtype):
                 return vtype
-    vtype = db_api.volume_type_get_by_name(context, name_or_id)
+    vtype = type_db.volume_type_get_by_name(context, name_or_id)
     if not _visible(context, vtype):
         raise exception.VolumeTypeNotFoundByName(
             volume_type_name=name_or_id)
@@ -115,7 +116,7 @@ def create_type(context, name, description=None, is_public=True,
     policy.authorize(context, type_policies.MANAGE)
     extra_specs = extra_specs or {}
     _validate_specs(extra_specs)
-    vtype = db_api.volume_type_create(
+    vtype = type_db.volume_type_create(
         context, {'name': name, 'description': description,
                   'is_public': is_public}, extra_specs)
     LOG.info('Created volume type %s (%s)', vtype.name, vtype.id)
@@ -126,7 +127,7 @@ def get_type(context, type_id):
     policy.authorize(context, type_policies.GET)
     if type_id == 'default':
         return get_default_type(context)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     if not _visible(context, vtype):
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
     return vtype
@@ -154,14 +155,14 @@ def list_types(context, is_public=None, filters=None, marker=None,
         # Public types and the private ones shared with the project.
         filters['is_public'] = None
         filters['visible_to_project'] = context.project_id
-    return db_api.volume_type_get_all(context, filters, marker, limit,
-                                      sort_keys, sort_dirs)
+    return type_db.volume_type_get_all(context, filters, marker, limit,
+                                       sort_keys, sort_dirs)
 
 
 def update_type(context, type_id, name=None, description=None,
                 is_public=None):
     policy.authorize(context, type_policies.MANAGE)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     if vtype.name == CONF.default_volume_type and name not in (
             None, vtype.name):
         raise exception.InvalidVolumeType(
@@ -175,16 +176,16 @@ def update_type(context, type_id, name=None, description=None,
         values['is_public'] = is_public
     if not values:
         return vtype
-    return db_api.volume_type_update(context, type_id, values)
+    return type_db.volume_type_update(context, type_id, values)
 
 
 def delete_type(context, type_id):
     policy.authorize(context, type_policies.MANAGE)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     if vtype.name == CONF.default_volume_type:
         raise exception.InvalidVolumeType(
             reason='the default volume type cannot be deleted')
-    db_api.volume_type_destroy(context, type_id)
+    type_db.volume_type_destroy(context, type_id)
     LOG.info('Deleted volume type %s (%s)', vtype.name, type_id)
 
 
@@ -233,15 +234,15 @@ def get_extra_spec(context, type_id, key):
 def update_extra_specs(context, type_id, specs):
     policy.authorize(context, type_policies.EXTRA_SPECS_MANAGE)
     _validate_specs(specs)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     expected = None
     if is_multiattach(specs):
         if vtype.encryption is not None:
             raise exception.InvalidVolumeType(
                 reason='volume type %s is encrypted; an encrypted type '
                        'cannot be multiattach' % type_id)
-        expected = db_api.type_has_no_encryption(type_id)
-    result = db_api.volume_type_extra_specs_update_or_create(
+        expected = type_db.type_has_no_encryption(type_id)
+    result = type_db.volume_type_extra_specs_update_or_create(
         context, type_id, specs, expected=expected)
     LOG.info('Set extra specs %s on volume type %s', sorted(specs),
              type_id)
@@ -250,33 +251,33 @@ def update_extra_specs(context, type_id, specs):
 
 def delete_extra_spec(context, type_id, key):
     policy.authorize(context, type_policies.EXTRA_SPECS_MANAGE)
-    db_api.volume_type_extra_specs_delete(context, type_id, key)
+    type_db.volume_type_extra_specs_delete(context, type_id, key)
 
 
 # Access to private types (os-volume-type-access)
 
 def list_type_access(context, type_id):
     policy.authorize(context, type_policies.ACCESS_LIST)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     if vtype.is_public:
         raise exception.NotFound(
             'Access list not available for public volume types.')
-    return db_api.volume_type_access_get_all(context, type_id)
+    return type_db.volume_type_access_get_all(context, type_id)
 
 
 def add_type_access(context, type_id, project_id):
     policy.authorize(context, type_policies.ACCESS_ADD)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     if vtype.is_public:
         raise exception.InvalidVolumeType(
             reason='access cannot be added to a public volume type')
-    db_api.volume_type_access_add(context, type_id, project_id)
+    type_db.volume_type_access_add(context, type_id, project_id)
     LOG.info('Project %s may now use volume type %s', project_id, type_id)
 
 
 def remove_type_access(context, type_id, project_id):
     policy.authorize(context, type_policies.ACCESS_REMOVE)
-    db_api.volume_type_access_remove(context, type_id, project_id)
+    type_db.volume_type_access_remove(context, type_id, project_id)
     LOG.info('Project %s may no longer use volume type %s', project_id,
              type_id)
 
@@ -315,22 +316,22 @@ def _check_encryption_values(values, creating):
 def get_encryption(context, type_id):
     """The encryption of a type, or None."""
     policy.authorize(context, type_policies.ENCRYPTION_GET)
-    return db_api.volume_type_get(context, type_id).encryption
+    return type_db.volume_type_get(context, type_id).encryption
 
 
 def create_encryption(context, type_id, values):
     policy.authorize(context, type_policies.ENCRYPTION_CREATE)
     values = _check_encryption_values(dict(values), creating=True)
-    vtype = db_api.volume_type_get(context, type_id)
+    vtype = type_db.volume_type_get(context, type_id)
     _refuse_if_in_use(context, type_id, 'create')
     if is_multiattach(specs_of(vtype)):
         raise exception.InvalidVolumeType(
             reason='volume type %s is multiattach; a multiattach type '
                    'cannot be encrypted (attachments on several hosts '
                    'cannot share one encryption layer)' % type_id)
-    encryption = db_api.volume_type_encryption_create(
+    encryption = type_db.volume_type_encryption_create(
         context, type_id, values,
-        expected_specs=db_api.type_has_no_multiattach_spec(type_id))
+        expected_specs=type_db.type_has_no_multiattach_spec(type_id))
     LOG.info('Volume type %s is now encrypted (%s)', type_id,
              values['provider'])
     return encryption
@@ -340,16 +341,16 @@ def update_encryption(context, type_id, values):
     policy.authorize(context, type_policies.ENCRYPTION_UPDATE)
     values = _check_encryption_values(dict(values), creating=False)
     _refuse_if_in_use(context, type_id, 'update')
-    return db_api.volume_type_encryption_update(context, type_id, values)
+    return type_db.volume_type_encryption_update(context, type_id, values)
 
 
 def _refuse_if_in_use(context, type_id, action):
-    if db_api.volume_count(context.elevated(),
-                           filters={'volume_type_id': type_id}):
+    if volume_db.volume_count(context.elevated(),
+                              filters={'volume_type_id': type_id}):
         raise exception.VolumeTypeEncryptionInUse(type_id=type_id,
                                                   action=action)
 
 
 def delete_encryption(context, type_id):
     policy.authorize(context, type_policies.ENCRYPTION_DELETE)
-    db_api.volume_type_encryption_delete(context, type_id)
+    type_db.volume_type_encryption_delete(context, type_id)

@@ -63,7 +63,7 @@ from cinder_ma.volume import actions as volume_actions
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import reset as volume_reset
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 
 def _checked_id(volume_id):

@@ -25,13 +25,13 @@ from oslo_utils import timeutils
 from taskflow import task
 from taskflow.types import failure as tf_failure
 
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma import notifications
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
@@ -356,7 +356,7 @@ class NotifyAttachment(task.Task):
             return
         try:
             # The row alone: the payload needs none of its children.
-            volume = db_api.volume_get(context, volume_id, children=False)
+            volume = volume_db.volume_get(context, volume_id, children=False)
         except Exception:
             LOG.exception('No %s notification for attachment %s: its '
                           'volume %s cannot be read', self.event_type,

@@ -24,10 +24,10 @@ from oslo_utils import strutils
 from sqlalchemy import exc as sa_exc
 from taskflow import task
 
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class VolumeStatusOnRevert(task.Task):
             return
         reason = failure_reason(kwargs.get('flow_failures'))
         try:
-            db_api.volume_update(
+            volume_db.volume_update(
                 context, volume_id,
                 {'status': self.error_status, 'error_reason': reason},
                 expected={'status': (self.from_status, self.error_status)})

@@ -23,11 +23,11 @@ import oslo_messaging as messaging
 from taskflow import task
 from taskflow.types import failure as tf_failure
 
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.volume import status as vstatus
+from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 
@@ -79,20 +79,20 @@ class MarkVolumeAvailable(task.Task):
     """'creating' -> 'available'; revert: back to 'creating'."""
 
     def execute(self, context, volume_id):
-        db_api.volume_update(context, volume_id,
-                             {'status': vstatus.AVAILABLE,
-                              'error_reason': None},
-                             expected={'status': vstatus.CREATING},
-                             children=False)
+        volume_db.volume_update(context, volume_id,
+                                {'status': vstatus.AVAILABLE,
+                                 'error_reason': None},
+                                expected={'status': vstatus.CREATING},
+                                children=False)
 
     def revert(self, context, volume_id, result, *args, **kwargs):
         if isinstance(result, tf_failure.Failure):
             return
         try:
-            db_api.volume_update(context, volume_id,
-                                 {'status': vstatus.CREATING},
-                                 expected={'status': (vstatus.AVAILABLE,
-                                                      vstatus.CREATING)})
+            volume_db.volume_update(context, volume_id,
+                                    {'status': vstatus.CREATING},
+                                    expected={'status': (vstatus.AVAILABLE,
+                                                         vstatus.CREATING)})
         except (exception.VolumeNotFound, exception.Conflict) as exc:
             LOG.warning('Volume %s not set back to creating: %s', volume_id,
                         exc)
@@ -109,7 +109,7 @@ class DestroyVolumeRecord(task.Task):
 
     def execute(self, context, volume_id):
         # The project's quota usage goes down in the same transaction.
-        quota_db.retrying(context, db_api.volume_destroy, context,
+        quota_db.retrying(context, volume_db.volume_destroy, context,
                           volume_id, quota=quota_db.release_volume)
 
     def revert(self, context, volume_id, result, *args, **kwargs):
@@ -187,7 +187,7 @@ class ResizeAttachedDisks(task.Task):
         self.manager_api = manager_api
 
     def execute(self, context, volume_id, new_size):
-        volume = db_api.volume_get(context, volume_id)
+        volume = volume_db.volume_get(context, volume_id)
         targets = sorted((a for a in volume.volume_attachment
                           if a.manager_host and
                           a.attach_status == vstatus.ATTACH_ATTACHED),

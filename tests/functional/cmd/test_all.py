@@ -30,7 +30,7 @@ import fixtures
 
 from cinder_ma import rpc
 from cinder_ma.cmd import all as all_cmd
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.unit.cmd import test_manage
@@ -112,7 +112,7 @@ class MainInProcessTestCase(base.DBTestCase):
         (url, state), = self.served
         self.assertEqual(self.state_path, state)
         self.assertFalse(rpc.initialized())
-        hosts = sorted(s.host for s in db_api.service_get_all(
+        hosts = sorted(s.host for s in service_db.service_get_all(
             self.admin_context))
         self.assertEqual(['testhost', 'testhost@file'], hosts)
 

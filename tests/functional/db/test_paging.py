@@ -25,6 +25,8 @@ import uuid
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import base
 
 # Values of the sort keys: NULLs, ties, and distinct values.
@@ -46,11 +48,11 @@ class _PagingMixin:
 
     def setUp(self):
         super().setUp()
-        self.vtype = db_api.volume_type_create(self.context,
-                                               {'name': 'default'})
+        self.vtype = type_db.volume_type_create(self.context,
+                                                {'name': 'default'})
         self.volumes = []
         for index, name in enumerate(NAMES):
-            self.volumes.append(db_api.volume_create(self.context, {
+            self.volumes.append(volume_db.volume_create(self.context, {
                 'project_id': 'fake-project', 'size': 1,
                 'status': 'available', 'volume_type_id': self.vtype.id,
                 'name': name, 'description': NAMES[-1 - index],
@@ -106,8 +108,8 @@ class _PagingMixin:
                                      nulls, what)
 
     def _volumes(self, **kwargs):
-        return db_api.volume_get_all(self.context,
-                                     project_id='fake-project', **kwargs)
+        return volume_db.volume_get_all(self.context,
+                                        project_id='fake-project', **kwargs)
 
     def test_volumes_by_name(self):
         self._check(self._volumes, [v.id for v in self.volumes], 'name',

@@ -17,8 +17,8 @@ specs, and two specs associated with one type at once give one winner."""
 import threading
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import qos_specs as qos_db
+from cinder_ma.db import types as type_db
 from tests import base
 
 ROUNDS = 6
@@ -49,8 +49,8 @@ class _QoSRaceMixin:
 
     def test_delete_against_associate(self):
         for index in range(ROUNDS):
-            vtype = db_api.volume_type_create(self.admin_context,
-                                              {'name': 'race-%d' % index})
+            vtype = type_db.volume_type_create(self.admin_context,
+                                               {'name': 'race-%d' % index})
             qos = qos_db.qos_specs_create(self.admin_context,
                                           'q-%d' % index, 'both', {})
             associated, deleted = _race(
@@ -58,8 +58,8 @@ class _QoSRaceMixin:
                     self.admin_context.elevated(), qos.id, vtype.id),
                 lambda: qos_db.qos_specs_delete(
                     self.admin_context.elevated(), qos.id))
-            qos_id = db_api.volume_type_get(self.admin_context,
-                                            vtype.id).qos_specs_id
+            qos_id = type_db.volume_type_get(self.admin_context,
+                                             vtype.id).qos_specs_id
             if isinstance(deleted, exception.QoSSpecsInUse):
                 self.assertIsNone(associated)
                 self.assertEqual(qos.id, qos_id)
@@ -71,8 +71,8 @@ class _QoSRaceMixin:
 
     def test_one_specs_per_type(self):
         for index in range(ROUNDS):
-            vtype = db_api.volume_type_create(self.admin_context,
-                                              {'name': 'one-%d' % index})
+            vtype = type_db.volume_type_create(self.admin_context,
+                                               {'name': 'one-%d' % index})
             specs = [qos_db.qos_specs_create(self.admin_context,
                                              'q-%d-%d' % (index, n),
                                              'both', {})
@@ -87,7 +87,7 @@ class _QoSRaceMixin:
                 if result is not None:
                     self.assertIsInstance(result,
                                           exception.InvalidVolumeType)
-            self.assertEqual(winners[0], db_api.volume_type_get(
+            self.assertEqual(winners[0], type_db.volume_type_get(
                 self.admin_context, vtype.id).qos_specs_id)
 
 

@@ -22,8 +22,9 @@ leave the counters equal to what the volumes hold, whatever the database.
 import threading
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.volume import quotas
 from tests import base
 
@@ -35,12 +36,12 @@ class _RaceMixin:
 
     def setUp(self):
         super().setUp()
-        self.vtype = db_api.volume_type_create(self.admin_context,
-                                               {'name': 'racy'})
+        self.vtype = type_db.volume_type_create(self.admin_context,
+                                                {'name': 'racy'})
 
     def _create(self, context, size):
         charge = quotas.charge_create(context, PROJECT, size, self.vtype.id)
-        return quotas.run_charged(context, db_api.volume_create, context, {
+        return quotas.run_charged(context, volume_db.volume_create, context, {
             'project_id': PROJECT, 'size': size, 'status': 'available',
             'volume_type_id': self.vtype.id}, quota=charge)
 
@@ -69,7 +70,7 @@ class _RaceMixin:
         return quota_db.usage_get_all(self.admin_context, PROJECT)
 
     def _volumes(self):
-        return db_api.volume_get_all(self.admin_context, PROJECT)
+        return volume_db.volume_get_all(self.admin_context, PROJECT)
 
     def test_volumes_quota_holds(self):
         quota_db.quota_set(self.admin_context, PROJECT, {'volumes': 5})
@@ -101,7 +102,7 @@ class _RaceMixin:
         creates agree on one counter that counts every volume."""
         quota_db.quota_set(self.admin_context, PROJECT, {'volumes': -1})
         for _ in range(2):
-            db_api.volume_create(self.admin_context, {
+            volume_db.volume_create(self.admin_context, {
                 'project_id': PROJECT, 'size': 2, 'status': 'available',
                 'volume_type_id': self.vtype.id})
         results = self._race()

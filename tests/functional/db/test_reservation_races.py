@@ -21,8 +21,9 @@ import threading
 
 from cinder_ma import context as cm_context
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.volume import attachments
 from tests import base
 
@@ -33,11 +34,11 @@ class _RaceMixin:
 
     def setUp(self):
         super().setUp()
-        self.vtype = db_api.volume_type_create(self.context,
-                                               {'name': 'default'})
+        self.vtype = type_db.volume_type_create(self.context,
+                                                {'name': 'default'})
 
     def _volume(self, multiattach):
-        return db_api.volume_create(self.context, {
+        return volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': self.vtype.id, 'multiattach': multiattach})
 
@@ -77,7 +78,7 @@ class _RaceMixin:
                 self.assertIsInstance(result, exception.InvalidVolume)
                 self.assertIn('not multiattach', str(result))
         self.assertEqual(1, len(self._live(vol.id)))
-        vol = db_api.volume_get(self.context, vol.id)
+        vol = volume_db.volume_get(self.context, vol.id)
         self.assertEqual(('reserved', 1), (vol.status, vol.attach_count))
 
     def test_all_win_on_shareable_volume(self):
@@ -85,7 +86,7 @@ class _RaceMixin:
         results = self._race(vol.id)
         self.assertEqual(['ok'] * THREADS, results)
         self.assertEqual(THREADS, len(self._live(vol.id)))
-        vol = db_api.volume_get(self.context, vol.id)
+        vol = volume_db.volume_get(self.context, vol.id)
         self.assertEqual(THREADS, vol.attach_count)
 
     def test_one_connection_per_instance_and_host(self):
@@ -124,7 +125,7 @@ class _RaceMixin:
     def test_bootable_shareable_volume_stays_with_one_instance(self):
         """volume:multiattach_bootable_volume is part of the swap."""
         vol = self._volume(multiattach=True)
-        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        volume_db.volume_update(self.context, vol.id, {'bootable': True})
         results = self._race(vol.id, exclusive_bootable=True)
         self.assertEqual(1, results.count('ok'), results)
         for result in results:
@@ -140,9 +141,9 @@ class _RaceMixin:
             'volume:multiattach_bootable_volume': 'rule:context_is_admin'})
         self.make_backend('testhost@file')
         vol = self._volume(multiattach=True)
-        db_api.volume_update(self.context, vol.id,
-                             {'bootable': True,
-                              'host': 'testhost@file#file'})
+        volume_db.volume_update(self.context, vol.id,
+                                {'bootable': True,
+                                 'host': 'testhost@file#file'})
         barrier = threading.Barrier(8)
         results = [None] * 8
 

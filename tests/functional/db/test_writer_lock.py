@@ -20,6 +20,8 @@ import sqlalchemy as sa
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma.db import services as service_db
+from cinder_ma.db import sqlite
 from tests import base
 
 
@@ -35,7 +37,7 @@ class WriterLockFileTestCase(base.TestCase):
 
     def test_other_process_waits_for_the_holder(self):
         database = os.path.join(self.state_path, 'db.sqlite')
-        lockfile = db_api._WriterLockFile()
+        lockfile = sqlite.WriterLockFile()
         lockfile.acquire(database)
         context = multiprocessing.get_context('fork')
         queue = context.Queue()
@@ -75,7 +77,7 @@ class ProcessesTestCase(base.DBTestCase):
         # locked").
         self.flags(group='database', sqlite_busy_timeout=0)
         db_api.dispose_engine()
-        service = db_api.service_create(self.admin_context, {
+        service = service_db.service_create(self.admin_context, {
             'host': 'h', 'binary': 'b', 'topic': 't',
             'availability_zone': '0'})
         db_api.dispose_engine()
@@ -92,5 +94,5 @@ class ProcessesTestCase(base.DBTestCase):
         for child in children:
             child.join(60)
             self.assertEqual(0, child.exitcode)
-        self.assertEqual('300', db_api.service_get_by_host_and_binary(
+        self.assertEqual('300', service_db.service_get_by_host_and_binary(
             self.admin_context, 'h', 'b').availability_zone)

@@ -21,8 +21,9 @@ ro wins, and each refused rw is told which attachment is the writer.
 import threading
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import base
 
 THREADS = 32
@@ -32,8 +33,8 @@ class _WriterRaceMixin:
 
     def setUp(self):
         super().setUp()
-        vtype = db_api.volume_type_create(self.context, {'name': 'one-w'})
-        self.volume = db_api.volume_create(self.context, {
+        vtype = type_db.volume_type_create(self.context, {'name': 'one-w'})
+        self.volume = volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': vtype.id, 'multiattach': True})
 
@@ -76,7 +77,7 @@ class _WriterRaceMixin:
         live = attachment_db.attachment_get_all(
             self.context, filters={'volume_id': self.volume.id})
         self.assertEqual(1, len([a for a in live if a.attach_mode == 'rw']))
-        volume = db_api.volume_get(self.context, self.volume.id)
+        volume = volume_db.volume_get(self.context, self.volume.id)
         self.assertEqual(len(won), volume.attach_count)
 
     def test_writer_gone_lets_the_next_one_in(self):

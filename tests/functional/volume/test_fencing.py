@@ -45,7 +45,7 @@ import webtest
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
 from cinder_ma.conf import backend as backend_conf
-from cinder_ma.db import api as db_api
+from cinder_ma.db import types as type_db
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import manager
 from cinder_ma.volume.drivers import nbd
@@ -179,7 +179,7 @@ class FencingDataPathTestCase(mgr_fixtures.AttachmentTestCase):
             self.conf, classes={'nbd': host_connector.NBDConnector})
         self.nbd_volumes = mgr_fixtures.VolumeFactory(
             self.context, host='testhost@nbd#nbd')
-        self.one_writer = db_api.volume_type_create(
+        self.one_writer = type_db.volume_type_create(
             self.admin_context, {'name': 'one-writer'},
             extra_specs={'multiattach': '<is> True',
                          'multiattach:writers': 'one'})

@@ -40,6 +40,8 @@ from oslo_utils import timeutils
 from cinder_ma.api import app
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import types as volume_types
 from tests import base
@@ -124,7 +126,7 @@ class APITestCase(base.DBTestCase):
             'cinder_ma.manager.rpcapi.ManagerAPI.delete_volume')).mock
         self.default_type = volume_types.ensure_default_type(
             self.admin_context)
-        self.service = db_api.service_create(self.admin_context, {
+        self.service = service_db.service_create(self.admin_context, {
             'host': BACKEND_HOST, 'binary': 'cinder-ma-volume',
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
             'heartbeat_at': timeutils.utcnow(),
@@ -152,7 +154,7 @@ class APITestCase(base.DBTestCase):
                   'volume_type_id': self.default_type.id,
                   'metadata': metadata}
         record.update(values)
-        return db_api.volume_create(self.admin_context, record)
+        return volume_db.volume_create(self.admin_context, record)
 
     def make_manager(self, host=MANAGER_HOST, supports_multiattach=True,
                      hypervisor='fake', supports_reconnect=True,
@@ -166,7 +168,7 @@ class APITestCase(base.DBTestCase):
             'supports_reconnect': supports_reconnect}}
         if rpc_api_version:
             caps['rpc_api_version'] = rpc_api_version
-        return db_api.service_create(self.admin_context, {
+        return service_db.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-manager',
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
             'heartbeat_at': timeutils.utcnow(),

@@ -48,8 +48,9 @@ from oslo_utils import timeutils
 
 from cinder_ma.api import extensions, routes
 from cinder_ma.api import microversions as mv
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
 from cinder_ma.volume import qos_specs
 from tests.unit.api import base
@@ -308,15 +309,15 @@ class TestPolicyMatrix(base.APITestCase):
         attachment of another volume, a type with an extra spec and an
         encryption, where the route needs them)."""
         # The backend stays up however long the matrix takes.
-        db_api.service_update(self.admin_context, self.service.id,
-                              {'heartbeat_at': timeutils.utcnow()})
+        service_db.service_update(self.admin_context, self.service.id,
+                                  {'heartbeat_at': timeutils.utcnow()})
         env = {'volume': self.create_volume(metadata={'k': 'v'}),
                'attachment': None, 'type': self.default_type,
                'qos': None}
         template = key[1]
         if '/qos-specs/' in template:
             # A type of its own, to (dis)associate.
-            env['type'] = db_api.volume_type_create(
+            env['type'] = type_db.volume_type_create(
                 self.admin_context,
                 {'name': 'type-%s' % uuid.uuid4().hex[:8]})
             env['qos'] = qos_specs.create(
@@ -338,17 +339,17 @@ class TestPolicyMatrix(base.APITestCase):
             private = (template.endswith('/os-volume-type-access') or
                        key[-1] in ('addProjectAccess',
                                    'removeProjectAccess'))
-            env['type'] = db_api.volume_type_create(
+            env['type'] = type_db.volume_type_create(
                 self.admin_context,
                 {'name': 'type-%s' % uuid.uuid4().hex[:8],
                  'is_public': not private},
                 extra_specs={'k': 'v'})
             if key[-1] == 'removeProjectAccess':
-                db_api.volume_type_access_add(
+                type_db.volume_type_access_add(
                     self.admin_context, env['type'].id, base.OTHER_PROJECT)
             if template.endswith('/encryption/{encryption_id}') or (
                     key[0] != 'POST' and template.endswith('/encryption')):
-                db_api.volume_type_encryption_create(
+                type_db.volume_type_encryption_create(
                     self.admin_context, env['type'].id, {
                         'provider': 'luks',
                         'control_location': 'front-end'})
@@ -357,7 +358,7 @@ class TestPolicyMatrix(base.APITestCase):
     def _standby(self):
         """A connected read-only attachment (its connection its own) of
         a one-writer volume, whose writer is connected too."""
-        vtype = db_api.volume_type_create(
+        vtype = type_db.volume_type_create(
             self.admin_context, {'name': 'one-%s' % uuid.uuid4().hex[:8]},
             extra_specs={'multiattach': '<is> True',
                          'multiattach:writers': 'one'})

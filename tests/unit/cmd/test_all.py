@@ -17,7 +17,7 @@ import logging
 import os
 import fixtures
 from cinder_ma.cmd import all as all_cmd
-from cinder_ma.db import api as db_api
+from cinder_ma.db import types as type_db
 from tests import base
 from tests.unit.cmd import test_manage
 
@@ -36,11 +36,11 @@ class PrepareStateTestCase(base.TestCase):
         self.assertTrue(os.path.isdir(state))
         self.assertEqual(['file'], self.conf.enabled_backends)
         from cinder_ma import context
-        types = db_api.volume_type_get_all(context.get_admin_context())
+        types = type_db.volume_type_get_all(context.get_admin_context())
         self.assertEqual(['__DEFAULT__'], [t.name for t in types])
         # Again: nothing changes.
         all_cmd.prepare_state(self.conf)
-        self.assertEqual(1, len(db_api.volume_type_get_all(
+        self.assertEqual(1, len(type_db.volume_type_get_all(
             context.get_admin_context())))
 
     def test_configured_backends_are_kept(self):

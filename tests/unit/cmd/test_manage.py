@@ -21,6 +21,8 @@ from cinder_ma import context
 from cinder_ma.cmd import manage
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import base
 from tests import fixtures as cm_fixtures
 
@@ -74,7 +76,7 @@ class DbCommandsTestCase(base.TestCase):
                          self.cmd.stdout.getvalue().strip())
         # Twice is fine and keeps one default type.
         self.assertEqual(0, manage.main(['cinder-ma-manage', 'db', 'sync']))
-        self.assertEqual(1, len(db_api.volume_type_get_all(
+        self.assertEqual(1, len(type_db.volume_type_get_all(
             context.get_admin_context())))
 
     def test_config_file(self):
@@ -144,7 +146,7 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
                   'status': status, 'host': host,
                   'volume_type_id': self.vtype.id}
         record.update(values)
-        return db_api.volume_create(self.admin_context, record)
+        return volume_db.volume_create(self.admin_context, record)
 
     def _age(self, model, row_id, seconds):
         import datetime
@@ -161,7 +163,7 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
     def test_db_purge(self):
         from cinder_ma.db import models
         old = self._volume()
-        db_api.volume_destroy(self.admin_context, old.id)
+        volume_db.volume_destroy(self.admin_context, old.id)
         kept = self._volume()
         self.assertEqual(0, manage.main([
             'cinder-ma-manage', 'db', 'purge', '--before', '2000-01-01']))
@@ -292,7 +294,7 @@ class AttachmentCommandsTestCase(base.DBTestCase):
         vtype = vtypes.ensure_default_type(self.admin_context)
         backend = manager_service.load_backend(self.conf, 'testhost',
                                                'file')
-        volume = db_api.volume_create(self.admin_context, {
+        volume = volume_db.volume_create(self.admin_context, {
             'project_id': 'p', 'user_id': 'u', 'size': 1,
             'status': 'available', 'host': 'testhost@file#file',
             'volume_type_id': vtype.id})
@@ -336,7 +338,7 @@ class AttachmentCommandsTestCase(base.DBTestCase):
         vtype = vtypes.ensure_default_type(self.admin_context)
         backend = manager_service.load_backend(self.conf, 'testhost',
                                                'file')
-        volume = db_api.volume_create(self.admin_context, {
+        volume = volume_db.volume_create(self.admin_context, {
             'project_id': 'p', 'user_id': 'u', 'size': 1,
             'status': 'available', 'host': 'testhost@file#file',
             'volume_type_id': vtype.id})
@@ -369,7 +371,7 @@ class AttachmentCommandsTestCase(base.DBTestCase):
         vtype = vtypes.ensure_default_type(self.admin_context)
         backend = manager_service.load_backend(self.conf, 'testhost',
                                                'file')
-        volume = db_api.volume_create(self.admin_context, {
+        volume = volume_db.volume_create(self.admin_context, {
             'project_id': 'p', 'user_id': 'u', 'size': 1,
             'status': 'available', 'host': 'testhost@file#file',
             'volume_type_id': vtype.id, 'multiattach': True})
@@ -395,8 +397,8 @@ class AttachmentCommandsTestCase(base.DBTestCase):
             self.admin_context, filters={'volume_id': volume.id})
         self.assertEqual([atts[1].id], [a.id for a in left])
         self.assertEqual('in-use',
-                         db_api.volume_get(self.admin_context,
-                                           volume.id).status)
+                         volume_db.volume_get(self.admin_context,
+                                              volume.id).status)
         # The other attachment on the host still uses the connection.
         self.assertEqual([{'volume_id': volume.id, 'host': 'testhost'}],
                          backend.driver.list_connections())

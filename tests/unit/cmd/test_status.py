@@ -21,7 +21,7 @@ from oslo_utils import timeutils
 
 from cinder_ma import policy
 from cinder_ma.cmd import status
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.manager import rpcapi
 from tests import base
 
@@ -38,7 +38,7 @@ class ChecksTestCase(base.DBTestCase):
         caps = {'hypervisor': None}
         if version:
             caps[rpcapi.VERSION_KEY] = version
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC,
             'heartbeat_at': timeutils.utcnow(),

@@ -16,8 +16,9 @@
 from oslo_serialization import jsonutils
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import base
 
 
@@ -25,16 +26,16 @@ class AttachmentDBTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        self.vtype = db_api.volume_type_create(self.context,
-                                               {'name': 'default'})
+        self.vtype = type_db.volume_type_create(self.context,
+                                                {'name': 'default'})
 
     def _volume(self, multiattach=False, status='available'):
-        return db_api.volume_create(self.context, {
+        return volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': status,
             'volume_type_id': self.vtype.id, 'multiattach': multiattach})
 
     def _status(self, volume_id):
-        vol = db_api.volume_get(self.context, volume_id)
+        vol = volume_db.volume_get(self.context, volume_id)
         return vol.status, vol.attach_count
 
     def test_single_attach_volume(self):
@@ -154,13 +155,13 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        vtype = db_api.volume_type_create(self.context, {'name': 'default'})
-        self.volume = db_api.volume_create(self.context, {
+        vtype = type_db.volume_type_create(self.context, {'name': 'default'})
+        self.volume = volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': vtype.id, 'multiattach': True})
 
     def _status(self):
-        vol = db_api.volume_get(self.context, self.volume.id)
+        vol = volume_db.volume_get(self.context, self.volume.id)
         return vol.status, vol.attach_count
 
     def test_attachment_and_volume_in_one_query(self):
@@ -197,10 +198,10 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
         other = attachment_db.attachment_reserve(self.context,
                                                  self.volume.id, 'i1')
         attachment_db.attachment_destroy(self.context, att.id)
-        self.assertEqual('i1', db_api.volume_get(
+        self.assertEqual('i1', volume_db.volume_get(
             self.context, self.volume.id).reserved_instance_uuid)
         attachment_db.attachment_destroy(self.context, other.id)
-        self.assertIsNone(db_api.volume_get(
+        self.assertIsNone(volume_db.volume_get(
             self.context, self.volume.id).reserved_instance_uuid)
 
 
@@ -210,8 +211,8 @@ class FinishExtendTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        vtype = db_api.volume_type_create(self.context, {'name': 'default'})
-        self.volume = db_api.volume_create(self.context, {
+        vtype = type_db.volume_type_create(self.context, {'name': 'default'})
+        self.volume = volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': vtype.id, 'multiattach': True})
 
@@ -237,13 +238,13 @@ class FinishExtendTestCase(base.DBTestCase):
             reason='extend to 2 GiB not seen by instance i2 on host h: x')
         other_reason = self._attach('i3', reason='fenced by an admin')
         reserved = self._attach('i4', status='reserved')
-        db_api.volume_update(self.context, self.volume.id,
-                             {'status': 'extending', 'target_size': 3})
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'extending', 'target_size': 3})
         status = attachment_db.volume_finish_extend(
             self.context, self.volume.id, 3, {other_reason: 'extend to 3'},
             'summary')
         self.assertEqual('in-use', status)
-        volume = db_api.volume_get(self.context, self.volume.id)
+        volume = volume_db.volume_get(self.context, self.volume.id)
         self.assertEqual((3, 'in-use', 'summary', None),
                          (volume.size, volume.status, volume.error_reason,
                           volume.target_size))
@@ -265,8 +266,8 @@ class FinishExtendTestCase(base.DBTestCase):
         self.assertRaises(exception.Conflict,
                           attachment_db.volume_finish_extend, self.context,
                           self.volume.id, 3)
-        self.assertEqual(1, db_api.volume_get(self.context,
-                                              self.volume.id).size)
+        self.assertEqual(1, volume_db.volume_get(self.context,
+                                                 self.volume.id).size)
 
     def test_size_needs_a_data_object(self):
         for text in (None, '', 'not json', '[1]',

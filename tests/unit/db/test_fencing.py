@@ -19,9 +19,10 @@ race tests on PostgreSQL and MariaDB.
 import threading
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import base
 
 INFO = {'driver_volume_type': 'nbd', 'data': {'access_mode': 'ro'},
@@ -33,8 +34,8 @@ class _FencingDBMixin:
 
     def setUp(self):
         super().setUp()
-        vtype = db_api.volume_type_create(self.context, {'name': 'one-w'})
-        self.volume = db_api.volume_create(self.context, {
+        vtype = type_db.volume_type_create(self.context, {'name': 'one-w'})
+        self.volume = volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': vtype.id, 'multiattach': True})
 
@@ -154,8 +155,8 @@ class FencingDBTestCase(_FencingDBMixin, base.DBTestCase):
 
     def test_fence_whatever_the_volume_does(self):
         made = self.attachment('rw')
-        db_api.volume_update(self.context, self.volume.id,
-                             {'status': 'extending'})
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'extending'})
         fenced, _newly = fencing_db.attachment_fence(self.context, made.id)
         self.assertIsNotNone(fenced.fenced_at)
 
@@ -175,7 +176,7 @@ class FencingDBTestCase(_FencingDBMixin, base.DBTestCase):
         self.assertEqual(('ro', 1, None),
                          (untouched.attach_mode, untouched.generation,
                           untouched.fenced_at))
-        self.assertEqual('in-use', db_api.volume_get(
+        self.assertEqual('in-use', volume_db.volume_get(
             self.context, self.volume.id).status)
 
     def test_a_writer_without_a_connection_is_demoted_not_fenced(self):
@@ -206,8 +207,8 @@ class FencingDBTestCase(_FencingDBMixin, base.DBTestCase):
             self.context, writer.id).attach_mode)
         # The volume cannot change.
         other = self.attachment('ro')
-        db_api.volume_update(self.context, self.volume.id,
-                             {'status': 'extending'})
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'extending'})
         self.assertRaises(exception.InvalidVolume,
                           fencing_db.attachment_promote, self.context,
                           other.id, 1, [writer.id])
@@ -237,7 +238,7 @@ class FencingDBTestCase(_FencingDBMixin, base.DBTestCase):
         self.assertEqual(('attaching', 2, None, 'h2'),
                          (reconnected.attach_status, reconnected.generation,
                           reconnected.fenced_at, reconnected.attached_host))
-        self.assertEqual('attaching', db_api.volume_get(
+        self.assertEqual('attaching', volume_db.volume_get(
             self.context, self.volume.id).status)
         # Only a fenced attachment of that generation.
         self.assertRaises(exception.Conflict,
@@ -253,7 +254,7 @@ class FencingDBTestCase(_FencingDBMixin, base.DBTestCase):
                          (back.attach_status, back.generation,
                           back.attached_host))
         self.assertIsNotNone(back.fenced_at)
-        self.assertEqual('in-use', db_api.volume_get(
+        self.assertEqual('in-use', volume_db.volume_get(
             self.context, self.volume.id).status)
         self.assertFalse(fencing_db.attachment_unreconnect(
             self.context, made.id, 1, previous))

@@ -36,6 +36,9 @@ from cinder_ma import exception, rpc
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.hypervisor.drivers import base as hv_base
 from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import connector as host_connector
@@ -72,7 +75,7 @@ class VolumeFactory:
 
     def _type(self):
         if self._type_id is None:
-            vtype = db_api.volume_type_create(
+            vtype = type_db.volume_type_create(
                 self.context, {'name': 'manager-tests'})
             self._type_id = vtype.id
         return self._type_id
@@ -83,7 +86,7 @@ class VolumeFactory:
                'status': status, 'host': self.host,
                'volume_type_id': self._type()}
         row.update(values)
-        return db_api.volume_create(self.context, row)
+        return volume_db.volume_create(self.context, row)
 
     @staticmethod
     def ref(volume):
@@ -472,10 +475,10 @@ class AttachmentTestCase(base.DBTestCase):
 
     def make_compute(self, host, hypervisor):
         """The services row of a manager running ``hypervisor``."""
-        row = db_api.service_create(self.admin_context, {
+        row = service_db.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC, 'availability_zone': 'nova'})
-        db_api.service_update(self.admin_context, row.id, {
+        service_db.service_update(self.admin_context, row.id, {
             'capabilities': manager_service.hypervisor_capabilities(
                 'recording', hypervisor),
             'heartbeat_at': timeutils.utcnow()})
@@ -495,7 +498,7 @@ class AttachmentTestCase(base.DBTestCase):
         return os.path.join(self.driver.volumes_dir, 'volume-' + volume.id)
 
     def status(self, volume):
-        return db_api.volume_get(self.admin_context, volume.id).status
+        return volume_db.volume_get(self.admin_context, volume.id).status
 
     def get(self, attachment_id):
         """The attachment, or None once deleted."""

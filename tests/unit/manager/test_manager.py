@@ -23,10 +23,10 @@ import oslo_messaging as messaging
 
 from cinder_ma import exception, rpc
 from cinder_ma.conf import backend as backend_conf
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import manager, rpcapi
 from cinder_ma.manager import service as manager_service
 from cinder_ma.volume.drivers import file as file_driver
@@ -57,7 +57,7 @@ class ManagerBase(base.DBTestCase):
         return os.path.join(self.driver.volumes_dir, 'volume-' + volume.id)
 
     def _get(self, volume):
-        return db_api.volume_get(self.context, volume.id)
+        return volume_db.volume_get(self.context, volume.id)
 
 
 class ManagerTestCase(ManagerBase):
@@ -67,8 +67,8 @@ class ManagerTestCase(ManagerBase):
         self.client.call(self.context, 'create_volume', volume_id=volume.id)
         self.assertEqual('available', self._get(volume).status)
         self.assertEqual(2 * 1024 ** 3, os.stat(self._path(volume)).st_size)
-        db_api.volume_update(self.context, volume.id,
-                             {'status': 'deleting'})
+        volume_db.volume_update(self.context, volume.id,
+                                {'status': 'deleting'})
         self.client.call(self.context, 'delete_volume', volume_id=volume.id)
         self.assertFalse(os.path.exists(self._path(volume)))
         self.assertRaises(exception.VolumeNotFound, self._get, volume)
@@ -168,7 +168,7 @@ class ExtendEndpointTestCase(ManagerBase):
         # What the API charged for the extend from 1 to 3 GiB.
         quota_db.ensure_usages(self.context, volume.project_id,
                                ['gigabytes'])
-        quota_db.retrying(self.context, db_api.volume_update, self.context,
+        quota_db.retrying(self.context, volume_db.volume_update, self.context,
                           volume.id, {}, quota=lambda ctx, before: (
                               quota_db.change_usage(
                                   ctx, before.project_id,
@@ -452,8 +452,8 @@ class AttachmentEndpointsTestCase(ManagerBase):
         self.assertEqual('available', self._get(self.volume).status)
 
     def test_shared_targets_without_service_uuid(self):
-        db_api.volume_update(self.context, self.volume.id,
-                             {'shared_targets': True, 'service_uuid': None})
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'shared_targets': True, 'service_uuid': None})
         att = self._reserve()
         self.assertRaises(messaging.ExpectedException,
                           self.manager.attach_volume, self.context, att.id)
@@ -510,8 +510,8 @@ class ResizeAttachmentEndpointTestCase(ManagerBase):
                          self.hypervisor.resizes)
 
     def test_attachment_of_another_host_or_not_attached(self):
-        db_api.volume_update(self.context, self.attachment.volume_id,
-                             {'multiattach': True})
+        volume_db.volume_update(self.context, self.attachment.volume_id,
+                                {'multiattach': True})
         other = attachment_db.attachment_reserve(
             self.context, self.attachment.volume_id, 'i2',
             manager_host='compute9')

@@ -33,6 +33,8 @@ from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma.manager import reconcile
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -74,7 +76,7 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
 
     def vol(self, volume):
         try:
-            return db_api.volume_get(self.admin_context, volume.id)
+            return volume_db.volume_get(self.admin_context, volume.id)
         except exception.VolumeNotFound:
             return None
 
@@ -115,8 +117,8 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
 
     def test_interrupted_delete_is_finished(self):
         volume = self.volume()
-        db_api.volume_update(self.admin_context, volume.id,
-                             {'status': 'deleting'})
+        volume_db.volume_update(self.admin_context, volume.id,
+                                {'status': 'deleting'})
         self.age(models.Volume, volume.id, claimed_by=DEAD)
         self.run_backend()
         self.assertIsNone(self.vol(volume))
@@ -124,8 +126,8 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
 
     def test_interrupted_extend_is_finished(self):
         volume = self.volume()
-        db_api.volume_update(self.admin_context, volume.id,
-                             {'status': 'extending', 'target_size': 3})
+        volume_db.volume_update(self.admin_context, volume.id,
+                                {'status': 'extending', 'target_size': 3})
         self.age(models.Volume, volume.id, claimed_by=DEAD)
         self.run_backend()
         vol = self.vol(volume)
@@ -135,8 +137,8 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
 
     def test_extend_without_size_is_rolled_back(self):
         volume = self.volume()
-        db_api.volume_update(self.admin_context, volume.id,
-                             {'status': 'extending'})
+        volume_db.volume_update(self.admin_context, volume.id,
+                                {'status': 'extending'})
         self.age(models.Volume, volume.id)
         self.run_backend()
         vol = self.vol(volume)
@@ -205,8 +207,8 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         when = timeutils.utcnow()
         if not up:
             when -= datetime.timedelta(hours=1)
-        db_api.service_update(self.admin_context, self.backend_service.id,
-                              {'heartbeat_at': when})
+        service_db.service_update(self.admin_context, self.backend_service.id,
+                                  {'heartbeat_at': when})
 
     def test_attach_waits_while_the_backends_manager_is_down(self):
         # An attach answered 200 whose flow finds the backend's manager

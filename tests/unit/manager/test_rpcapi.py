@@ -20,7 +20,7 @@ from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from cinder_ma import context, exception, rpc
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.manager import manager, rpcapi
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -172,10 +172,10 @@ class ManagerAPITestCase(base.DBTestCase):
                           self.api.attach_volume, self.ctxt, 'att-9', 'old')
 
     def test_call_to_a_manager_that_is_down_is_refused_promptly(self):
-        row = db_api.service_create(self.admin_context, {
+        row = service_db.service_create(self.admin_context, {
             'host': 'node2@file', 'binary': 'cinder-ma-volume',
             'topic': rpcapi.ManagerAPI.TOPIC})
-        db_api.service_update(self.admin_context, row.id, {
+        service_db.service_update(self.admin_context, row.id, {
             'heartbeat_at': timeutils.utcnow() - datetime.timedelta(
                 hours=1)})
         exc = self.assertRaises(
@@ -241,7 +241,7 @@ class ResizeAttachmentTestCase(base.DBTestCase):
         heartbeat = timeutils.utcnow()
         if not up:
             heartbeat -= datetime.timedelta(hours=1)
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC, 'heartbeat_at': heartbeat,
             'capabilities': jsonutils.dumps(caps)})
@@ -382,7 +382,7 @@ class AttachmentConnectionsTestCase(base.DBTestCase):
         for host, version in (('node1', '1.5'), ('old', '1.4'),
                               ('older', None)):
             caps = {rpcapi.VERSION_KEY: version} if version else {}
-            db_api.service_create(self.admin_context, {
+            service_db.service_create(self.admin_context, {
                 'host': host, 'binary': 'cinder-ma-manager',
                 'topic': rpcapi.ManagerAPI.TOPIC,
                 'capabilities': jsonutils.dumps(caps)})
@@ -420,11 +420,10 @@ class VersionPinTestCase(base.DBTestCase):
     def _manager_row(self, host, version=None):
         from oslo_utils import timeutils
 
-        from cinder_ma.db import api as db_api
         caps = {'hypervisor': None}
         if version:
             caps[rpcapi.VERSION_KEY] = version
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': host, 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC,
             'heartbeat_at': timeutils.utcnow(),

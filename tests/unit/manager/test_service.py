@@ -24,7 +24,7 @@ from oslo_config import cfg
 from oslo_serialization import jsonutils
 
 from cinder_ma import context, coordination, exception, rpc
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
@@ -49,7 +49,8 @@ class ManagerServiceTestCase(base.DBTestCase):
         return svc
 
     def _row(self, host, binary):
-        return db_api.service_get_by_host_and_binary(self.ctxt, host, binary)
+        return service_db.service_get_by_host_and_binary(self.ctxt, host,
+                                                         binary)
 
     def test_start_registers_services_rows(self):
         svc = self._start()
@@ -58,7 +59,7 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual('cinder-ma-manager', row.topic)
         self.assertEqual('zone1', row.availability_zone)
         self.assertTrue(row.uuid)
-        self.assertTrue(db_api.service_is_up(row))
+        self.assertTrue(service_db.service_is_up(row))
         caps = jsonutils.loads(row.capabilities)
         pool, = caps.pop('pools')
         self.assertEqual({'pool_name': 'file', 'reserved_percentage': 0},
@@ -75,7 +76,7 @@ class ManagerServiceTestCase(base.DBTestCase):
                          caps)
         row = self._row('testhost', 'cinder-ma-manager')
         self.assertEqual('cinder-ma-manager', row.topic)
-        self.assertTrue(db_api.service_is_up(row))
+        self.assertTrue(service_db.service_is_up(row))
         self.assertEqual({'hypervisor': {'driver': 'fake',
                                          'supports_multiattach': True,
                                          'reports_instance_owner': True,
@@ -128,7 +129,7 @@ class ManagerServiceTestCase(base.DBTestCase):
         uuid = self._row('testhost@file', 'cinder-ma-volume').uuid
         svc.stop()
         self._start()
-        self.assertEqual(2, len(db_api.service_get_all(self.ctxt)))
+        self.assertEqual(2, len(service_db.service_get_all(self.ctxt)))
         self.assertEqual(uuid,
                          self._row('testhost@file', 'cinder-ma-volume').uuid)
 
@@ -163,7 +164,7 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual('No driver named nope in entry point namespace '
                          'cinder_ma.volume.drivers; is the package '
                          'providing it installed?', str(exc))
-        self.assertEqual([], db_api.service_get_all(self.ctxt))
+        self.assertEqual([], service_db.service_get_all(self.ctxt))
         self.assertRaises(exception.DriverNotFound,
                           manager_service.check_drivers, self.conf)
 
@@ -238,7 +239,7 @@ class ManagerServiceTestCase(base.DBTestCase):
         logger = self.useFixture(fixtures.FakeLogger(
             name='cinder_ma.manager.service'))
         down = self.useFixture(fixtures.MockPatchObject(
-            db_api, 'service_update',
+            service_db, 'service_update',
             side_effect=exception.CinderMAException('database down'))).mock
         for _ in range(3):
             svc.report_state()
@@ -254,7 +255,7 @@ class ManagerServiceTestCase(base.DBTestCase):
     def test_deleted_row_is_registered_again(self):
         svc = self._start()
         row = self._row('testhost@file', 'cinder-ma-volume')
-        db_api.service_update(self.ctxt, row.id, {'deleted': True})
+        service_db.service_update(self.ctxt, row.id, {'deleted': True})
         svc.report_state()
         again = self._row('testhost@file', 'cinder-ma-volume')
         self.assertNotEqual(row.id, again.id)

@@ -21,6 +21,9 @@ import fixtures
 from cinder_ma import context as cm_context
 from cinder_ma import exception
 from cinder_ma.db import api as db_api
+from cinder_ma.db import models
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import types as vtypes
 from tests import base
@@ -79,11 +82,11 @@ class VolumeAPITestCase(VolumeTestBase):
         self.assertEqual('creating', vol.status)
 
     def test_create_no_backend_records_nothing(self):
-        db_api.service_update(self.admin_context, self.backend.id,
-                              {'disabled': True})
+        service_db.service_update(self.admin_context, self.backend.id,
+                                  {'disabled': True})
         self.assertRaises(exception.NoValidBackend,
                           volume_api.create_volume, self.context, 1)
-        self.assertEqual(0, db_api.volume_count(self.admin_context))
+        self.assertEqual(0, volume_db.volume_count(self.admin_context))
 
     def test_multiattach_type(self):
         vtypes.create_type(self.admin_context, 'shared',
@@ -193,19 +196,19 @@ class VolumeAPITestCase(VolumeTestBase):
                                 volume_api.delete_volume, self.context,
                                 vol.id)
         self.assertIn('creating', str(exc))
-        db_api.volume_update(self.context, vol.id, {'status': 'available'})
+        volume_db.volume_update(self.context, vol.id, {'status': 'available'})
         volume_api.delete_volume(self.context, vol.id)
         self.assertEqual('deleting',
-                         db_api.volume_get(self.context, vol.id).status)
+                         volume_db.volume_get(self.context, vol.id).status)
         self.assertEqual(('delete_volume', vol.id, 'node1@file#file'),
                          self.rpc.calls[-1])
 
     def test_delete_rpc_failure(self):
         vol = volume_api.create_volume(self.context, 1)
-        db_api.volume_update(self.context, vol.id, {'status': 'available'})
+        volume_db.volume_update(self.context, vol.id, {'status': 'available'})
         self.rpc.fail = True
         volume_api.delete_volume(self.context, vol.id)
-        vol = db_api.volume_get(self.context, vol.id)
+        vol = volume_db.volume_get(self.context, vol.id)
         self.assertEqual('deleting', vol.status)
 
     def test_force_delete_admin_only(self):
@@ -215,13 +218,13 @@ class VolumeAPITestCase(VolumeTestBase):
                           force=True)
         volume_api.delete_volume(self.admin_context, vol.id, force=True)
         self.assertEqual('deleting',
-                         db_api.volume_get(self.context, vol.id).status)
+                         volume_db.volume_get(self.context, vol.id).status)
 
     def test_delete_refused_with_live_attachment(self):
         vol = volume_api.create_volume(self.context, 1)
-        db_api.volume_update(self.context, vol.id, {'status': 'in-use'})
+        volume_db.volume_update(self.context, vol.id, {'status': 'in-use'})
         with db_api.main_context_manager.writer.using(self.context):
-            self.context.session.add(db_api.models.VolumeAttachment(
+            self.context.session.add(models.VolumeAttachment(
                 id='a1', volume_id=vol.id, attach_status='attached'))
         exc = self.assertRaises(exception.InvalidVolume,
                                 volume_api.delete_volume,
@@ -242,8 +245,8 @@ class VolumeLifecycleTestCase(VolumeTestBase):
     def _available(self, context=None, **kw):
         vol = volume_api.create_volume(context or self.admin_context, 1,
                                        **kw)
-        return db_api.volume_update(self.admin_context, vol.id,
-                                    {'status': 'available'})
+        return volume_db.volume_update(self.admin_context, vol.id,
+                                       {'status': 'available'})
 
     def test_retype_to_shareable_and_back(self):
         vol = self._available(volume_type='plain')
@@ -264,16 +267,16 @@ class VolumeLifecycleTestCase(VolumeTestBase):
 
     def test_retype_refused_in_use(self):
         vol = self._available(volume_type='plain')
-        db_api.volume_update(self.admin_context, vol.id,
-                             {'status': 'in-use'})
+        volume_db.volume_update(self.admin_context, vol.id,
+                                {'status': 'in-use'})
         exc = self.assertRaises(exception.InvalidVolume, volume_api.retype,
                                 self.admin_context, vol.id, 'shared')
         self.assertIn('only while available', str(exc))
 
     def test_retype_needs_capable_backend(self):
-        db_api.service_update(self.admin_context, self.backend.id, {
+        service_db.service_update(self.admin_context, self.backend.id, {
             'capabilities': {'multiattach': False, 'pools': []}})
-        vol = db_api.volume_create(self.admin_context, {
+        vol = volume_db.volume_create(self.admin_context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': self.plain.id, 'host': 'node1@file#file'})
         exc = self.assertRaises(exception.InvalidVolume, volume_api.retype,
@@ -309,12 +312,12 @@ class VolumeLifecycleTestCase(VolumeTestBase):
 
     def test_extend_in_use_needs_online_extend(self):
         vol = self._available()
-        db_api.volume_update(self.admin_context, vol.id,
-                             {'status': 'in-use'})
+        volume_db.volume_update(self.admin_context, vol.id,
+                                {'status': 'in-use'})
         exc = self.assertRaises(exception.InvalidVolume, volume_api.extend,
                                 self.admin_context, vol.id, 2)
         self.assertIn('does not support extending attached', str(exc))
-        db_api.service_update(self.admin_context, self.backend.id, {
+        service_db.service_update(self.admin_context, self.backend.id, {
             'capabilities': {'online_extend': True, 'pools': []}})
         vol = volume_api.extend(self.admin_context, vol.id, 2)
         self.assertEqual('extending', vol.status)
@@ -323,5 +326,5 @@ class VolumeLifecycleTestCase(VolumeTestBase):
         vol = self._available()
         self.rpc.fail = True
         volume_api.extend(self.admin_context, vol.id, 2)
-        vol = db_api.volume_get(self.admin_context, vol.id)
+        vol = volume_db.volume_get(self.admin_context, vol.id)
         self.assertEqual(('extending', 2), (vol.status, vol.target_size))

@@ -28,6 +28,8 @@ from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import reconcile
 from cinder_ma.volume import actions, attachments
 from cinder_ma.volume import api as volume_api
@@ -78,8 +80,8 @@ class AttachmentBase(base.DBTestCase):
     def _volume(self, shared=False):
         vol = volume_api.create_volume(
             self.context, 1, volume_type='shared' if shared else None)
-        return db_api.volume_update(self.context, vol.id,
-                                    {'status': 'available'})
+        return volume_db.volume_update(self.context, vol.id,
+                                       {'status': 'available'})
 
     def _attach(self, volume, instance, host='compute1', mode='rw'):
         att = attachments.create_attachment(
@@ -228,7 +230,7 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.set_policy_rules({'volume:multiattach_bootable_volume':
                                'rule:admin_api'})
         vol = self._volume(shared=True)
-        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        volume_db.volume_update(self.context, vol.id, {'bootable': True})
         attachments.create_attachment(self.context, vol.id, 'i1')
         self.assertRaises(exception.PolicyNotAuthorized,
                           attachments.create_attachment, self.context,
@@ -237,7 +239,7 @@ class AttachmentRulesTestCase(AttachmentBase):
 
     def test_members_attach_bootable_shared_by_default(self):
         vol = self._volume(shared=True)
-        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        volume_db.volume_update(self.context, vol.id, {'bootable': True})
         attachments.create_attachment(self.context, vol.id, 'i1')
         attachments.create_attachment(self.context, vol.id, 'i2')
 
@@ -245,7 +247,7 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.set_policy_rules({'volume:multiattach_bootable_volume':
                                'rule:admin_api'})
         vol = self._volume(shared=True)
-        db_api.volume_update(self.context, vol.id, {'bootable': True})
+        volume_db.volume_update(self.context, vol.id, {'bootable': True})
         actions.attach(self.context, vol.id, instance_uuid='i1')
         # Neither a legacy reservation nor the os-attach that uses it
         # gets around the bootable rule.
@@ -256,11 +258,11 @@ class AttachmentRulesTestCase(AttachmentBase):
 
     def test_attach_to_host_refused_without_multiattach_hypervisor(self):
         vol = self._volume(shared=True)
-        service = db_api.service_create(self.admin_context, {
+        service = service_db.service_create(self.admin_context, {
             'host': 'compute1', 'binary': 'cinder-ma-manager',
             'topic': 'cinder-ma-manager'})
-        db_api.service_update(self.admin_context, service.id, {
-            'heartbeat_at': db_api._now(),
+        service_db.service_update(self.admin_context, service.id, {
+            'heartbeat_at': db_api.utcnow(),
             'capabilities': {'hypervisor': {
                 'driver': 'plain', 'supports_multiattach': False,
                 'reports_instance_owner': True}}})
@@ -346,9 +348,9 @@ class ExitThroughHostTestCase(mgr_fixtures.AttachmentTestCase):
     manager is down they record it for its return, or refuse."""
 
     def host_down(self, host=None):
-        service = db_api.service_get_by_host_and_binary(
+        service = service_db.service_get_by_host_and_binary(
             self.admin_context, host or self.COMPUTE, 'cinder-ma-manager')
-        db_api.service_update(self.admin_context, service.id, {
+        service_db.service_update(self.admin_context, service.id, {
             'heartbeat_at': timeutils.utcnow() - datetime.timedelta(
                 hours=1)})
 
@@ -405,5 +407,5 @@ class ExitThroughHostTestCase(mgr_fixtures.AttachmentTestCase):
         actions.force_delete(self.admin_context, volume.id)
         self.settle()
         self.assertEqual([], self.hypervisor.list_attachments())
-        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+        self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.admin_context, volume.id)

@@ -14,8 +14,8 @@
 its connections and its driver (real SQLite database)."""
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import qos_specs as qos_db
+from cinder_ma.db import types as type_db
 from cinder_ma.volume import qos_specs
 from tests import base
 
@@ -24,8 +24,8 @@ class QoSSpecsTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        self.vtype = db_api.volume_type_create(self.admin_context,
-                                               {'name': 'gold'})
+        self.vtype = type_db.volume_type_create(self.admin_context,
+                                                {'name': 'gold'})
 
     def _associated(self, consumer, **specs):
         qos = qos_specs.create(self.admin_context, 'q',

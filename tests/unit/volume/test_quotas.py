@@ -16,8 +16,9 @@ check of extend, through the API and the service."""
 import fixtures
 from oslo_serialization import jsonutils
 
-from cinder_ma.db import api as db_api
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma.volume import types as volume_types
 from tests.unit.api import base
@@ -32,8 +33,8 @@ class QuotaEnforcementTestCase(base.APITestCase):
         self.volume_id = self.app.post_json(
             self.url('volumes'), {'volume': {'size': 2}},
             headers=base.MEMBER, status=202).json['volume']['id']
-        db_api.volume_update(self.admin_context, self.volume_id,
-                             {'status': 'available'})
+        volume_db.volume_update(self.admin_context, self.volume_id,
+                                {'status': 'available'})
 
     def _set(self, **limits):
         self.app.put_json(self.url('os-quota-sets/%s' % base.PROJECT),
@@ -54,7 +55,7 @@ class QuotaEnforcementTestCase(base.APITestCase):
             'Requested volume or snapshot exceeds allowed gigabytes quota. '
             'Requested 3G, quota is 4G and 2G has been consumed.',
             error['overLimit']['message'])
-        self.assertEqual('available', db_api.volume_get(
+        self.assertEqual('available', volume_db.volume_get(
             self.admin_context, self.volume_id).status)
         self.extend_cast.assert_not_called()
 
@@ -62,7 +63,7 @@ class QuotaEnforcementTestCase(base.APITestCase):
         self._act({'os-extend': {'new_size': 5}})
         self.assertEqual(5, self._usage()['gigabytes'])
         # The manager's extend flow fails: its task gives them back.
-        volume = db_api.volume_get(self.admin_context, self.volume_id)
+        volume = volume_db.volume_get(self.admin_context, self.volume_id)
         volume_tasks.ReleaseExtendQuotaOnRevert().revert(
             self.admin_context, self.volume_id, volume, 5)
         self.assertEqual(2, self._usage()['gigabytes'])
@@ -74,7 +75,7 @@ class QuotaEnforcementTestCase(base.APITestCase):
         self.extend_cast.side_effect = RuntimeError('no manager')
         self._act({'os-extend': {'new_size': 5}}, status=202)
         self.assertEqual(5, self._usage()['gigabytes'])
-        volume = db_api.volume_get(self.admin_context, self.volume_id)
+        volume = volume_db.volume_get(self.admin_context, self.volume_id)
         self.assertEqual(('extending', 5), (volume.status,
                                             volume.target_size))
 
@@ -88,8 +89,8 @@ class QuotaEnforcementTestCase(base.APITestCase):
         caps = dict(base.BACKEND_CAPABILITIES, pools=[{
             'pool_name': 'pool', 'total_capacity_gb': 100.0,
             'free_capacity_gb': 78.0, 'reserved_percentage': 0}])
-        db_api.service_update(self.admin_context, self.service.id,
-                              {'capabilities': jsonutils.dumps(caps)})
+        service_db.service_update(self.admin_context, self.service.id,
+                                  {'capabilities': jsonutils.dumps(caps)})
         error = self._act({'os-extend': {'new_size': 5000}},
                           status=400).json
         # Members are not told where the volume lives.
@@ -103,7 +104,7 @@ class QuotaEnforcementTestCase(base.APITestCase):
             status=400).json
         self.assertIn('its pool testhost@file#pool, which has 78 GiB free',
                       error['badRequest']['message'])
-        self.assertEqual('available', db_api.volume_get(
+        self.assertEqual('available', volume_db.volume_get(
             self.admin_context, self.volume_id).status)
         self.assertEqual(2, self._usage()['gigabytes'])
         self._act({'os-extend': {'new_size': 80}})
@@ -129,7 +130,7 @@ class QuotaEnforcementTestCase(base.APITestCase):
         self.assertEqual("Maximum number of volumes allowed (0) exceeded "
                          "for quota 'volumes_gold'.",
                          error['overLimit']['message'])
-        self.assertEqual(self.default_type.id, db_api.volume_get(
+        self.assertEqual(self.default_type.id, volume_db.volume_get(
             self.admin_context, self.volume_id).volume_type_id)
 
     def test_destroyed_volume_gives_back(self):

@@ -16,8 +16,8 @@ import logging
 
 import fixtures
 
+from cinder_ma.db import services as service_db
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.volume import scheduler
 from tests import base
 
@@ -70,8 +70,9 @@ class SelectBackendTestCase(base.DBTestCase):
         disabled = self.make_backend('node1@a', free=90.0)
         frozen = self.make_backend('node1@b', free=80.0)
         self.make_backend('node1@c', free=1.0)
-        db_api.service_update(self.context, disabled.id, {'disabled': True})
-        db_api.service_update(self.context, frozen.id, {'frozen': True})
+        service_db.service_update(self.context, disabled.id,
+                                  {'disabled': True})
+        service_db.service_update(self.context, frozen.id, {'frozen': True})
         placement = scheduler.select_backend(self.context, 1)
         self.assertEqual('node1@c#c', placement.host)
         # The reasons name the hosts to admins only.
@@ -131,11 +132,11 @@ class SelectBackendTestCase(base.DBTestCase):
 class HypervisorCapabilitiesTestCase(base.DBTestCase):
 
     def _manager(self, host, capabilities):
-        service = db_api.service_create(self.admin_context, {
+        service = service_db.service_create(self.admin_context, {
             'host': host, 'binary': scheduler.MANAGER_BINARY,
             'topic': 'cinder-ma-manager'})
-        db_api.service_update(self.admin_context, service.id,
-                              {'capabilities': capabilities})
+        service_db.service_update(self.admin_context, service.id,
+                                  {'capabilities': capabilities})
 
     def test_what_the_manager_of_the_node_reports(self):
         caps = {'driver': 'libvirt', 'supports_extend_volume': True}

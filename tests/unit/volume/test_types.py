@@ -13,8 +13,8 @@
 """Tests of volume types and extra specs rules."""
 
 from cinder_ma import context as cm_context
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.volume import types as vtypes
 from tests import base
 
@@ -176,7 +176,7 @@ class TypeAccessEncryptionTestCase(base.DBTestCase):
 
     def test_encryption_refused_while_type_in_use(self):
         vtype = vtypes.create_type(self.admin_context, 'busy')
-        db_api.volume_create(self.admin_context, {
+        volume_db.volume_create(self.admin_context, {
             'project_id': 'p', 'size': 1, 'status': 'available',
             'volume_type_id': vtype.id})
         exc = self.assertRaises(exception.VolumeTypeEncryptionInUse,

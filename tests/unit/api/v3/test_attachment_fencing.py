@@ -30,8 +30,10 @@ from oslo_serialization import jsonutils
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import rpcapi
 from cinder_ma.volume import attachments as volume_attachments
 from tests.unit.api import base
@@ -76,7 +78,7 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         self.flags(auth_strategy='noauth')
         self.app = webtest.TestApp(app.setup_app(self.conf))
         self.addCleanup(rpcapi.reset_version_cap)
-        self.one_writer = db_api.volume_type_create(
+        self.one_writer = type_db.volume_type_create(
             self.admin_context, {'name': 'one-writer'},
             extra_specs={'multiattach': '<is> True',
                          'multiattach:writers': 'one'})
@@ -88,9 +90,9 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
 
     def one_writer_volume(self):
         volume = self.volume(multiattach=True)
-        db_api.volume_update(self.admin_context, volume.id,
-                             {'volume_type_id': self.one_writer.id})
-        return db_api.volume_get(self.admin_context, volume.id)
+        volume_db.volume_update(self.admin_context, volume.id,
+                                {'volume_type_id': self.one_writer.id})
+        return volume_db.volume_get(self.admin_context, volume.id)
 
     def connected(self, volume, mode, host='node-a', complete=True):
         """An attachment an external consumer connected (service)."""
@@ -257,7 +259,7 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
     def test_a_storage_manager_older_than_1_5_is_not_asked(self):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': 'testhost', 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC,
             'capabilities': jsonutils.dumps({rpcapi.VERSION_KEY: '1.4'})})
@@ -423,9 +425,9 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
     def test_promote_through_a_manager_older_than_1_5(self):
         volume = self.one_writer_volume()
         standby = self.attach(volume, str(uuid.uuid4()), mode='ro')
-        row = db_api.service_get_by_host_and_binary(
+        row = service_db.service_get_by_host_and_binary(
             self.admin_context, self.COMPUTE, 'cinder-ma-manager')
-        db_api.service_update(self.admin_context, row.id, {
+        service_db.service_update(self.admin_context, row.id, {
             'capabilities': {rpcapi.VERSION_KEY: '1.4', 'hypervisor': {
                 'driver': 'x', 'supports_reconnect': True}}})
         response = self.promote(standby.id, status=409)
@@ -439,16 +441,16 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         self.attach(volume, str(uuid.uuid4()), mode='rw')
         standby = self.attach(volume, str(uuid.uuid4()), mode='ro')
         self.useFixture(fixtures.MockPatch(
-            'cinder_ma.db.api.service_is_up', return_value=False))
+            'cinder_ma.db.services.service_is_up', return_value=False))
         self.promote(standby.id, status=503)
         self.assertEqual('ro', self.get(standby.id).attach_mode)
 
     def test_promote_through_a_host_that_cannot_reconnect(self):
         volume = self.one_writer_volume()
         standby = self.attach(volume, str(uuid.uuid4()), mode='ro')
-        service_row = db_api.service_get_by_host_and_binary(
+        service_row = service_db.service_get_by_host_and_binary(
             self.admin_context, self.COMPUTE, 'cinder-ma-manager')
-        db_api.service_update(self.admin_context, service_row.id, {
+        service_db.service_update(self.admin_context, service_row.id, {
             'capabilities': {'hypervisor': {'driver': 'x',
                                             'supports_multiattach': True}}})
         response = self.promote(standby.id, status=409)

@@ -25,8 +25,9 @@ import fixtures
 
 from cinder_ma import exception
 from cinder_ma.api import microversions as mv
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
 from cinder_ma.volume import attachments as volume_attachments
 from tests.unit.api import base
 
@@ -367,7 +368,7 @@ class TestWriterPolicy(AttachmentsTestCase):
     race of it is in tests/functional/db/test_writer_races.py)."""
 
     def one_writer_volume(self):
-        vtype = db_api.volume_type_create(
+        vtype = type_db.volume_type_create(
             self.admin_context, {'name': 'one-writer'},
             extra_specs={'multiattach': '<is> True',
                          'multiattach:writers': 'one'})
@@ -480,9 +481,9 @@ class TestThroughManager(AttachmentsTestCase):
         that does not exist: same status, same message."""
         self.make_manager('compute2')
         self.make_manager('compute3')
-        db_api.service_update(
+        service_db.service_update(
             self.admin_context,
-            db_api.service_get_by_host_and_binary(
+            service_db.service_get_by_host_and_binary(
                 self.admin_context, 'compute3', 'cinder-ma-manager').id,
             {'capabilities': {'hypervisor': {
                 'driver': 'blind', 'supports_multiattach': True}}})

@@ -15,14 +15,14 @@ of its backends is enabled and up."""
 
 from oslo_utils import timeutils
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from tests.unit.api import base
 
 
 class AvailabilityZonesTestCase(base.APITestCase):
 
     def test_list(self):
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': 'other@file', 'binary': 'cinder-ma-volume',
             'topic': 'cinder-ma-manager', 'availability_zone': 'zone2',
             'disabled': True, 'heartbeat_at': timeutils.utcnow()})

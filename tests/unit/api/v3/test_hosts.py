@@ -15,7 +15,7 @@ Cinder to."""
 
 import jsonschema
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from tests.unit.api import base
 
 _DATE = {'type': ['string', 'null']}
@@ -104,8 +104,8 @@ class TestHosts(base.APITestCase):
             response = self.app.get(self.url('os-hosts/' + name),
                                     headers=base.ADMIN, status=404)
             self.assertFault(response, 404, 'itemNotFound', name)
-        db_api.service_update(self.admin_context, self.service.id,
-                              {'disabled': True})
+        service_db.service_update(self.admin_context, self.service.id,
+                                  {'disabled': True})
         self.app.get(self.url('os-hosts/' + base.BACKEND_HOST),
                      headers=base.ADMIN, status=404)
 

@@ -17,7 +17,7 @@ import uuid
 
 import jsonschema
 
-from cinder_ma.db import api as db_api
+from cinder_ma.db import types as type_db
 from tests.unit.api import base
 
 _QOS = {
@@ -228,7 +228,7 @@ class TestQoSSpecs(base.APITestCase):
         self.app.delete(self.url('qos-specs/%s?force=True' % qos_id),
                         headers=base.ADMIN, status=202)
         self._get('/' + qos_id, status=404)
-        self.assertIsNone(db_api.volume_type_get(
+        self.assertIsNone(type_db.volume_type_get(
             self.admin_context, self.default_type.id).qos_specs_id)
         self.assertEqual([], self._get('').json['qos_specs'])
         # The name is free again.

@@ -18,7 +18,7 @@ import jsonschema
 from oslo_utils import timeutils
 
 from cinder_ma.api import microversions as mv
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from tests.unit.api import base
 
 # Response schemas of Cinder's os-services actions, as Tempest holds
@@ -47,7 +47,7 @@ class TestServices(base.APITestCase):
 
     def setUp(self):
         super().setUp()
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': 'testhost', 'binary': 'cinder-ma-manager',
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
             'disabled': True, 'disabled_reason': 'maintenance',
@@ -94,10 +94,10 @@ class TestServices(base.APITestCase):
     def test_host_filter_lists_what_runs_on_the_node(self):
         # Cinder: host=node lists node and node@backend (Tempest's
         # test_get_service_by_host_name and ..._service_and_host_name).
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': 'testhost2@file', 'binary': 'cinder-ma-volume',
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova'})
-        db_api.service_create(self.admin_context, {
+        service_db.service_create(self.admin_context, {
             'host': 'testhostX@file', 'binary': 'cinder-ma-volume',
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova'})
         services = self._list('?host=testhost').json['services']
@@ -131,7 +131,7 @@ class TestServiceActions(base.APITestCase):
                                  headers=headers, status=status)
 
     def _backend(self):
-        return db_api.service_get_by_host_and_binary(
+        return service_db.service_get_by_host_and_binary(
             self.admin_context, base.BACKEND_HOST, 'cinder-ma-volume')
 
     def test_disable_enable(self):

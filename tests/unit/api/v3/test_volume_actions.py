@@ -24,7 +24,7 @@ import fixtures
 from oslo_serialization import jsonutils
 
 from cinder_ma.api import microversions as mv
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.volume import types as volume_types
 from tests.unit.api import base
 
@@ -462,8 +462,8 @@ class ManageTestCase(VolumeActionsTestCase):
 
     def backend_extends_online(self):
         caps = dict(base.BACKEND_CAPABILITIES, online_extend=True)
-        db_api.service_update(self.admin_context, self.service.id,
-                              {'capabilities': jsonutils.dumps(caps)})
+        service_db.service_update(self.admin_context, self.service.id,
+                                  {'capabilities': jsonutils.dumps(caps)})
 
     def make_type(self, name, **specs):
         return volume_types.create_type(self.admin_context, name,
@@ -541,8 +541,9 @@ class TestExtend(ManageTestCase):
                 caps = {'hypervisor': {'driver': 'fake',
                                        'supports_multiattach': True,
                                        'supports_extend_volume': resizes}}
-                db_api.service_update(self.admin_context, service.id,
-                                      {'capabilities': jsonutils.dumps(caps)})
+                service_db.service_update(
+                    self.admin_context, service.id,
+                    {'capabilities': jsonutils.dumps(caps)})
         self.add_attachment(volume, manager_host='compute1',
                             attached_host='compute1')
         unable = self.add_attachment(volume, manager_host='compute2',
@@ -560,12 +561,12 @@ class TestExtend(ManageTestCase):
             % (volume.id, unable))
         self.assertEqual('in-use', self.view(volume)['status'])
         self.extend_cast.assert_not_called()
-        service = db_api.service_get_by_host_and_binary(
+        service = service_db.service_get_by_host_and_binary(
             self.admin_context, 'compute2', 'cinder-ma-manager')
         caps = {'hypervisor': {'driver': 'fake', 'supports_multiattach': True,
                                'supports_extend_volume': True}}
-        db_api.service_update(self.admin_context, service.id,
-                              {'capabilities': jsonutils.dumps(caps)})
+        service_db.service_update(self.admin_context, service.id,
+                                  {'capabilities': jsonutils.dumps(caps)})
         self.extend(2, volume, headers=latest)
         self.assertEqual('extending', self.view(volume)['status'])
         # An external consumer's attachment is no host's business.

@@ -28,7 +28,7 @@ from oslo_utils import timeutils
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
-from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
 from cinder_ma.manager import rpcapi
 from tests.unit.api import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -62,8 +62,8 @@ class TestOnlineExtendOfASharedVolume(mgr_fixtures.AttachmentTestCase):
                     pools=[{'pool_name': 'file', 'total_capacity_gb': 100.0,
                             'free_capacity_gb': 100.0,
                             'reserved_percentage': 0}])
-        db_api.service_update(self.admin_context, self.backend_service.id,
-                              {'capabilities': jsonutils.dumps(caps)})
+        service_db.service_update(self.admin_context, self.backend_service.id,
+                                  {'capabilities': jsonutils.dumps(caps)})
 
     def add_second_compute(self, hypervisor_class=None):
         self.compute2, self.hypervisor2 = self.add_compute(
@@ -153,9 +153,9 @@ class TestOnlineExtendOfASharedVolume(mgr_fixtures.AttachmentTestCase):
     def test_a_host_that_is_down_is_reported_without_waiting(self):
         volume, (first, second) = self.shared_volume(self.COMPUTE,
                                                      self.COMPUTE2)
-        row = db_api.service_get_by_host_and_binary(
+        row = service_db.service_get_by_host_and_binary(
             self.admin_context, self.COMPUTE2, 'cinder-ma-manager')
-        db_api.service_update(self.admin_context, row.id, {
+        service_db.service_update(self.admin_context, row.id, {
             'heartbeat_at': timeutils.utcnow() - datetime.timedelta(
                 seconds=self.conf.manager.service_down_time + 1)})
         started = time.monotonic()
@@ -193,8 +193,8 @@ class TestOnlineExtendOfASharedVolume(mgr_fixtures.AttachmentTestCase):
 
         # Once the host is back, the next extend reaches both and clears
         # the reasons.
-        db_api.service_update(self.admin_context, row.id,
-                              {'heartbeat_at': timeutils.utcnow()})
+        service_db.service_update(self.admin_context, row.id,
+                                  {'heartbeat_at': timeutils.utcnow()})
         self.extend(volume, 3)
         view = self.volume_view(volume)
         self.assertEqual((3, None), (view['size'], view[FAILURE_REASON]))
@@ -223,12 +223,12 @@ class TestOnlineExtendOfASharedVolume(mgr_fixtures.AttachmentTestCase):
                                                      self.COMPUTE2)
         # compute2's manager says it can resize but serves RPC 1.5 (a
         # services row that lags behind an upgrade, say).
-        row = db_api.service_get_by_host_and_binary(
+        row = service_db.service_get_by_host_and_binary(
             self.admin_context, self.COMPUTE2, 'cinder-ma-manager')
         caps = jsonutils.loads(row.capabilities)
         caps[rpcapi.VERSION_KEY] = '1.5'
-        db_api.service_update(self.admin_context, row.id,
-                              {'capabilities': jsonutils.dumps(caps)})
+        service_db.service_update(self.admin_context, row.id,
+                                  {'capabilities': jsonutils.dumps(caps)})
         self.extend(volume, 2)
         self.assertIn('its manager serves RPC API 1.5 and this needs 1.6',
                       self.attachment_view(second)[FAILURE_REASON])

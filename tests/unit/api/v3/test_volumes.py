@@ -20,6 +20,8 @@ from oslo_utils import timeutils
 from cinder_ma.api import microversions as mv
 from cinder_ma.api.schemas import parameter_types
 from cinder_ma.db import api as db_api
+from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from tests.unit.api import base
 
 DETAIL_KEYS = {
@@ -267,8 +269,8 @@ class TestCreate(base.APITestCase):
         self.assertTrue(volume['multiattach'])
 
     def test_no_backend_is_a_400(self):
-        db_api.service_update(self.admin_context, self.service.id,
-                              {'disabled': True})
+        service_db.service_update(self.admin_context, self.service.id,
+                                  {'disabled': True})
         self._bad({'size': 1}, 'No backend can hold the volume')
 
 
@@ -473,7 +475,7 @@ class TestList(base.APITestCase):
                                     status=400), 400, 'badRequest')
 
     def _size(self, volume_id):
-        return db_api.volume_get(self.admin_context, volume_id).size
+        return volume_db.volume_get(self.admin_context, volume_id).size
 
     def test_bad_limit_and_marker(self):
         self.assertFault(self._list('?limit=x', status=400), 400,

@@ -16,7 +16,7 @@ import webob
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.api.views import volumes as views
-from cinder_ma.db import api as db_api
+from cinder_ma.db import volumes as volume_db
 from tests.unit.api import base
 
 
@@ -75,7 +75,7 @@ class TestVolumeViews(base.APITestCase):
                             attached_host='h1', mountpoint='/dev/vdb',
                             attach_mode='ro')
         self.add_attachment(self.volume, attach_status='reserved')
-        volume = db_api.volume_get(self.admin_context, self.volume.id)
+        volume = volume_db.volume_get(self.admin_context, self.volume.id)
         keys = {'id', 'attachment_id', 'volume_id', 'server_id',
                 'host_name', 'device', 'attached_at'}
         (entry,) = views.detail(self._req(mv.MAX_VERSION),

@@ -22,7 +22,7 @@ from taskflow import task
 
 from cinder_ma import exception
 from cinder_ma.conf import backend as backend_conf
-from cinder_ma.db import api as db_api
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import create_volume
 from cinder_ma.manager.tasks import lifecycle
@@ -60,7 +60,7 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
                       'volume': self.ref}
 
     def _status(self):
-        vol = db_api.volume_get(self.context, self.volume.id)
+        vol = volume_db.volume_get(self.context, self.volume.id)
         return vol.status, vol.error_reason
 
     def test_contract(self):
@@ -128,8 +128,8 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
         self.assertIn('already exists', reason)
 
     def test_volume_no_longer_creating(self):
-        db_api.volume_update(self.context, self.volume.id,
-                             {'status': 'deleting'})
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'deleting'})
         self.assertRaises(exception.Conflict, flows.run_flow,
                           create_volume.get_flow(self.driver), self.store)
         self.assertFalse(os.path.exists(self.path))

@@ -19,8 +19,8 @@ import os
 import fixtures
 from taskflow import task
 
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import delete_volume
 from cinder_ma.manager.tasks import lifecycle
@@ -63,14 +63,14 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
         volume, path, store = self._volume()
         flows.run_flow(delete_volume.get_flow(self.driver), store)
         self.assertFalse(os.path.exists(path))
-        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+        self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, volume.id)
 
     def test_success_when_storage_already_gone(self):
         volume, path, store = self._volume()
         os.unlink(path)
         flows.run_flow(delete_volume.get_flow(self.driver), store)
-        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+        self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, volume.id)
 
     def test_failure_at_every_step(self):
@@ -85,18 +85,18 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
                 side_effect=exception.DriverError(reason=reason)))
             self.assertRaises(exception.DriverError, flows.run_flow, flow,
                               store)
-            vol = db_api.volume_get(self.context, volume.id)
+            vol = volume_db.volume_get(self.context, volume.id)
             self.assertEqual('error_deleting', vol.status)
             self.assertIn(reason, vol.error_reason)
             # Storage is deleted only by the step that deletes it.
             deleted_before = index > 1
             self.assertEqual(not deleted_before, os.path.exists(path))
             # Deleting again finishes the job.
-            db_api.volume_update(self.context, volume.id,
-                                 {'status': 'deleting'})
+            volume_db.volume_update(self.context, volume.id,
+                                    {'status': 'deleting'})
             flows.run_flow(delete_volume.get_flow(self.driver), store)
             self.assertFalse(os.path.exists(path))
-            self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+            self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                               self.context, volume.id)
 
     def test_failure_after_the_last_step(self):
@@ -107,5 +107,5 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
                           store)
         # Nothing can be brought back: the volume stays deleted.
         self.assertFalse(os.path.exists(path))
-        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+        self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, volume.id)

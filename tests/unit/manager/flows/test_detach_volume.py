@@ -28,6 +28,7 @@ import fixtures
 from taskflow import task
 
 from cinder_ma import coordination, exception
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import locks
 from cinder_ma.manager.flows import detach_volume
 from cinder_ma.manager.tasks import attachment as attachment_tasks
@@ -143,8 +144,7 @@ class DetachFlowTestCase(mgr_fixtures.AttachmentTestCase):
     def status(self, volume_or_attachment):
         volume_id = getattr(volume_or_attachment, 'volume_id',
                             volume_or_attachment.id)
-        return mgr_fixtures.db_api.volume_get(self.admin_context,
-                                              volume_id).status
+        return volume_db.volume_get(self.admin_context, volume_id).status
 
     def test_failure_at_every_step(self):
         for index in list(range(len(DETACH_CONTRACT))) + [None]:

@@ -23,8 +23,8 @@ import fixtures
 from oslo_serialization import jsonutils
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import extend_volume
 from cinder_ma.manager.tasks import lifecycle
@@ -88,8 +88,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             attachments.append(self._attach(
                 volume, 'i-%s' % host, manager_host=host, info={
                     'driver_volume_type': 'file', 'data': {'path': '/p'}}))
-        db_api.volume_update(self.context, volume.id,
-                             {'status': 'extending'})
+        volume_db.volume_update(self.context, volume.id,
+                                {'status': 'extending'})
         path = os.path.join(self.driver.volumes_dir, ref.name)
         store = {'context': self.context, 'volume_id': volume.id,
                  'volume': ref, 'new_size': 3}
@@ -123,7 +123,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             volume, path, store, atts = self._volume(attached)
             results = flows.run_flow(self.flow(), store)
             self.assertEqual({}, results['not_resized'])
-            vol = db_api.volume_get(self.context, volume.id)
+            vol = volume_db.volume_get(self.context, volume.id)
             self.assertEqual((3, status), (vol.size, vol.status))
             self.assertIsNone(vol.error_reason)
             self.assertEqual(3 * driver_base.GiB, os.stat(path).st_size)
@@ -139,7 +139,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.assertEqual({}, results['not_resized'])
         self.assertEqual([(atts[1], 'compute1', 3), (atts[2], 'compute2', 3)],
                          self.hosts.calls)
-        vol = db_api.volume_get(self.context, volume.id)
+        vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((3, 'in-use', None),
                          (vol.size, vol.status, vol.error_reason))
         self.assertEqual([3, 3, 3], self.sizes(atts))
@@ -158,7 +158,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.assertEqual({atts[1], atts[3]}, set(not_resized))
         # The storage grew: the volume has its new size and status, with
         # a reason naming what did not follow.
-        vol = db_api.volume_get(self.context, volume.id)
+        vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((3, 'in-use'), (vol.size, vol.status))
         self.assertEqual(3 * driver_base.GiB, os.stat(path).st_size)
         self.assertIn('extend to 3 GiB: the volume grew, but 2 '
@@ -180,12 +180,12 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
         # A later extend that reaches every host clears those reasons.
         self.hosts.failures = {}
-        db_api.volume_update(self.context, volume.id,
-                             {'status': 'extending'})
+        volume_db.volume_update(self.context, volume.id,
+                                {'status': 'extending'})
         store.update(volume=driver_base.VolumeRef.for_volume(
             volume.id, 3, multiattach=True, host=volume.host), new_size=4)
         flows.run_flow(self.flow(), store)
-        vol = db_api.volume_get(self.context, volume.id)
+        vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((4, 'in-use', None),
                          (vol.size, vol.status, vol.error_reason))
         self.assertEqual([None] * 4, self.reasons(atts))
@@ -199,7 +199,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             {atts[0]: 'extend to 3 GiB not seen by instance i-compute1 on '
                       'host compute1: boom'},
             results['not_resized'])
-        self.assertEqual(3, db_api.volume_get(self.context, volume.id).size)
+        self.assertEqual(3, volume_db.volume_get(self.context, volume.id).size)
 
     def test_hosts_are_called_at_once(self):
         # Two hosts that each take a while answer in about the time of
@@ -231,7 +231,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                 side_effect=exception.DriverError(reason=reason)))
             self.assertRaises(exception.DriverError, flows.run_flow, flow,
                               store)
-            vol = db_api.volume_get(self.context, volume.id)
+            vol = volume_db.volume_get(self.context, volume.id)
             # Old size, attachments untouched, status derived from them.
             self.assertEqual((1, 'in-use'), (vol.size, vol.status))
             self.assertIn(reason, vol.error_reason)

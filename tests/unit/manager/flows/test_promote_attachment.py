@@ -19,8 +19,9 @@ never two writers with access at the target, and promoting again
 finishes the promotion.
 """
 
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.manager import locks
 from cinder_ma.manager.flows import promote_attachment
 from cinder_ma.manager.tasks import connection as connection_tasks
@@ -101,15 +102,15 @@ class _Base(mgr_fixtures.AttachmentTestCase):
 
     def setUp(self):
         super().setUp()
-        self.one_writer = db_api.volume_type_create(
+        self.one_writer = type_db.volume_type_create(
             self.admin_context, {'name': 'one-writer'},
             extra_specs={'multiattach': '<is> True',
                          'multiattach:writers': 'one'})
 
     def one_writer_volume(self):
         volume = self.volume(multiattach=True)
-        db_api.volume_update(self.admin_context, volume.id,
-                             {'volume_type_id': self.one_writer.id})
+        volume_db.volume_update(self.admin_context, volume.id,
+                                {'volume_type_id': self.one_writer.id})
         return volume
 
     def connected(self, volume, mode, instance):

@@ -17,8 +17,8 @@ import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -47,7 +47,7 @@ class AttachmentTasksTestCase(base.DBTestCase):
         return attachment_db.attachment_get(self.context, self.att.id)
 
     def _volume_status(self):
-        return db_api.volume_get(self.context, self.volume.id).status
+        return volume_db.volume_get(self.context, self.volume.id).status
 
     def _set(self, status):
         attachment_db.attachment_update(self.context, self.att.id,
@@ -178,7 +178,7 @@ class AttachmentTasksTestCase(base.DBTestCase):
                                group='oslo_messaging_notifications')
         self.useFixture(mgr_fixtures.LocalRPC(self.conf))
         volume_get = self.useFixture(fixtures.MockPatchObject(
-            db_api, 'volume_get')).mock
+            volume_db, 'volume_get')).mock
         attachment_tasks.NotifyAttachment('attach.end').execute(
             self.context, self.volume.id, self.att.id, 'i1', 'rw',
             'compute1')

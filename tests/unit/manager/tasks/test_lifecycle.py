@@ -18,8 +18,8 @@ import oslo_messaging as messaging
 from oslo_db import exception as db_exc
 from taskflow.types import failure as tf_failure
 
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.manager.tasks import lifecycle
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -86,7 +86,7 @@ class SentinelTestCase(base.DBTestCase):
         volume = self.volumes.create()
         self.assertIsNone(lifecycle.VolumeToErrorOnRevert().execute(
             self.context, volume.id))
-        self.assertEqual('creating', db_api.volume_get(
+        self.assertEqual('creating', volume_db.volume_get(
             self.context, volume.id).status)
 
     def test_revert_marks_error_and_is_idempotent(self):
@@ -95,7 +95,7 @@ class SentinelTestCase(base.DBTestCase):
         for _ in range(2):
             sentinel.revert(self.context, volume.id, result=None,
                             flow_failures=self.failures)
-            vol = db_api.volume_get(self.context, volume.id)
+            vol = volume_db.volume_get(self.context, volume.id)
             self.assertEqual(('error', 'Storage driver error: bad'),
                              (vol.status, vol.error_reason))
 
@@ -104,7 +104,7 @@ class SentinelTestCase(base.DBTestCase):
         failures = {'t': _failure(db_exc.DBConnectionError('gone'))}
         lifecycle.VolumeToErrorOnRevert().revert(
             self.context, volume.id, result=None, flow_failures=failures)
-        self.assertEqual('creating', db_api.volume_get(
+        self.assertEqual('creating', volume_db.volume_get(
             self.context, volume.id).status)
 
     def test_revert_on_own_failure_still_marks(self):
@@ -112,7 +112,7 @@ class SentinelTestCase(base.DBTestCase):
         lifecycle.VolumeToErrorOnRevert().revert(
             self.context, volume.id, result=self.failures['t'],
             flow_failures=self.failures)
-        self.assertEqual('error', db_api.volume_get(
+        self.assertEqual('error', volume_db.volume_get(
             self.context, volume.id).status)
 
     def test_revert_leaves_other_states_alone(self):
@@ -120,7 +120,7 @@ class SentinelTestCase(base.DBTestCase):
         lifecycle.VolumeToErrorOnRevert().revert(
             self.context, volume.id, result=None,
             flow_failures=self.failures)
-        self.assertEqual('available', db_api.volume_get(
+        self.assertEqual('available', volume_db.volume_get(
             self.context, volume.id).status)
         lifecycle.VolumeToErrorOnRevert().revert(
             self.context, 'no-such-volume', result=None,
@@ -129,7 +129,7 @@ class SentinelTestCase(base.DBTestCase):
     def test_revert_never_raises(self):
         volume = self.volumes.create(status='deleting')
         self.useFixture(fixtures.MockPatchObject(
-            db_api, 'volume_update', side_effect=RuntimeError('db down')))
+            volume_db, 'volume_update', side_effect=RuntimeError('db down')))
         lifecycle.VolumeToErrorDeletingOnRevert().revert(
             self.context, volume.id, result=None,
             flow_failures=self.failures)
@@ -139,6 +139,6 @@ class SentinelTestCase(base.DBTestCase):
         lifecycle.VolumeToErrorDeletingOnRevert().revert(
             self.context, volume.id, result=None,
             flow_failures=self.failures)
-        vol = db_api.volume_get(self.context, volume.id)
+        vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual('error_deleting', vol.status)
         self.assertIn('bad', vol.error_reason)

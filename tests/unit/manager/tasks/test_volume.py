@@ -17,8 +17,8 @@ import os
 import fixtures
 from taskflow.types import failure as tf_failure
 
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.db import api as db_api
 from cinder_ma.manager.tasks import volume as volume_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -43,7 +43,7 @@ class VolumeTasksTestCase(base.DBTestCase):
         self.path = os.path.join(self.driver.volumes_dir, self.ref.name)
 
     def _status(self):
-        return db_api.volume_get(self.context, self.volume.id).status
+        return volume_db.volume_get(self.context, self.volume.id).status
 
     def test_create_and_revert(self):
         t = volume_tasks.CreateVolumeOnBackend(self.driver)
@@ -89,8 +89,8 @@ class VolumeTasksTestCase(base.DBTestCase):
         self.assertEqual('creating', self._status())
 
     def test_mark_available_revert_on_failure(self):
-        db_api.volume_update(self.context, self.volume.id,
-                             {'status': 'available'})
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'available'})
         volume_tasks.MarkVolumeAvailable().revert(
             self.context, self.volume.id, result=_failure())
         self.assertEqual('available', self._status())
@@ -98,7 +98,7 @@ class VolumeTasksTestCase(base.DBTestCase):
     def test_destroy_record(self):
         t = volume_tasks.DestroyVolumeRecord()
         t.execute(self.context, self.volume.id)
-        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+        self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, self.volume.id)
         t.revert(self.context, self.volume.id, result=None)
         self.assertRaises(exception.VolumeNotFound, t.execute,

@@ -10,7 +10,11 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""The one function that derives a volume's status from its attachments.
+"""Volume and attachment statuses, and the one function that derives a
+volume's status from its attachments.
+
+A leaf module (it imports nothing of cinder_ma): the data layer, the
+service layer, the managers and the API all import it.
 
 Attachment transitions call :func:`derive` in the same transaction that
 changes an attachment, and nothing else writes the attachment-derived

@@ -12,7 +12,7 @@
 
 """Table-driven tests of the one function deriving a volume's status."""
 
-from cinder_ma.volume import status
+from cinder_ma import status
 from tests import base
 
 CASES = [

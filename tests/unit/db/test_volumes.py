@@ -10,13 +10,15 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Tests of cinder_ma.db.api on the SQLite file database."""
+"""Tests of cinder_ma.db.volumes on the SQLite file database."""
 
 import datetime
 
 from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import base
 
 
@@ -24,30 +26,30 @@ class VolumeDBTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        self.vtype = db_api.volume_type_create(self.context,
-                                               {'name': 'default'})
+        self.vtype = type_db.volume_type_create(self.context,
+                                                {'name': 'default'})
 
     def _volume(self, **kw):
         values = {'project_id': 'fake-project', 'size': 1,
                   'status': 'creating', 'volume_type_id': self.vtype.id}
         values.update(kw)
-        return db_api.volume_create(self.context, values)
+        return volume_db.volume_create(self.context, values)
 
     def test_create_get(self):
         vol = self._volume(metadata={'a': 'b'})
-        got = db_api.volume_get(self.context, vol.id, 'fake-project')
+        got = volume_db.volume_get(self.context, vol.id, 'fake-project')
         self.assertEqual({'a': 'b'},
                          {m.key: m.value for m in got.volume_metadata})
         self.assertEqual('default', got.volume_type.name)
-        self.assertRaises(exception.VolumeNotFound, db_api.volume_get,
+        self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, vol.id, 'other-project')
 
     def test_conditional_update(self):
         vol = self._volume()
-        db_api.volume_update(self.context, vol.id, {'status': 'available'},
-                             expected={'status': 'creating'})
+        volume_db.volume_update(self.context, vol.id, {'status': 'available'},
+                                expected={'status': 'creating'})
         exc = self.assertRaises(
-            exception.Conflict, db_api.volume_update, self.context, vol.id,
+            exception.Conflict, volume_db.volume_update, self.context, vol.id,
             {'status': 'available'}, expected={'status': 'creating'})
         self.assertIn('available', str(exc))
 
@@ -72,10 +74,12 @@ class VolumeDBTestCase(base.DBTestCase):
                                  attached_host=None, mountpoint=None)
         self._attachment(first.id, 20, deleted=True)
         other = self._attachment(second.id, 5)
-        db_api.volume_update(self.context, second.id, {}, metadata={'n': '1'})
-        db_api.volume_update(self.context, second.id, {}, metadata={'m': '2'})
-        page = db_api.volume_get_all(self.context, 'fake-project',
-                                     sort_keys=['name'], sort_dirs=['asc'])
+        volume_db.volume_update(self.context, second.id, {},
+                                metadata={'n': '1'})
+        volume_db.volume_update(self.context, second.id, {},
+                                metadata={'m': '2'})
+        page = volume_db.volume_get_all(self.context, 'fake-project',
+                                        sort_keys=['name'], sort_dirs=['asc'])
         self.assertEqual([first.id, second.id], [v.id for v in page])
         one, two = page
         self.assertEqual('default', one.volume_type.name)
@@ -88,7 +92,7 @@ class VolumeDBTestCase(base.DBTestCase):
         self.assertEqual([early, late],
                          [a.id for a in one.volume_attachment])
         attachment = one.volume_attachment[1]
-        self.assertIsInstance(attachment, db_api.AttachmentRecord)
+        self.assertIsInstance(attachment, volume_db.AttachmentRecord)
         self.assertEqual(
             (late, first.id, 'i30', 'h', '/dev/vdb', 'rw', 'attached',
              datetime.datetime(2026, 1, 1, 0, 30), 'm'),
@@ -97,19 +101,19 @@ class VolumeDBTestCase(base.DBTestCase):
              attachment.attach_mode, attachment.attach_status,
              attachment.attach_time, attachment.manager_host))
         self.assertEqual([other], [a.id for a in two.volume_attachment])
-        self.assertEqual([], db_api.volume_get_all(self.context, 'nobody'))
+        self.assertEqual([], volume_db.volume_get_all(self.context, 'nobody'))
 
     def test_list_paging_and_filters(self):
         ids = [self._volume(name='v%d' % i).id for i in range(5)]
-        page = db_api.volume_get_all(self.context, 'fake-project', limit=2,
-                                     sort_keys=['name'], sort_dirs=['asc'])
+        page = volume_db.volume_get_all(self.context, 'fake-project', limit=2,
+                                        sort_keys=['name'], sort_dirs=['asc'])
         self.assertEqual(['v0', 'v1'], [v.name for v in page])
-        page = db_api.volume_get_all(self.context, 'fake-project', limit=2,
-                                     marker=page[-1].id,
-                                     sort_keys=['name'], sort_dirs=['asc'])
+        page = volume_db.volume_get_all(self.context, 'fake-project', limit=2,
+                                        marker=page[-1].id,
+                                        sort_keys=['name'], sort_dirs=['asc'])
         self.assertEqual(['v2', 'v3'], [v.name for v in page])
-        self.assertEqual(1, len(db_api.volume_get_all(
+        self.assertEqual(1, len(volume_db.volume_get_all(
             self.context, 'fake-project', filters={'name': 'v4'})))
-        db_api.volume_destroy(self.context, ids[0])
-        self.assertEqual(4, db_api.volume_count(self.context,
-                                                'fake-project'))
+        volume_db.volume_destroy(self.context, ids[0])
+        self.assertEqual(4, volume_db.volume_count(self.context,
+                                                   'fake-project'))

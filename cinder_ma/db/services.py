@@ -1,0 +1,102 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Database API of services: their rows, heartbeats and reported
+capabilities, and Cinder's match of a host name."""
+
+import datetime
+import uuid
+
+from oslo_config import cfg
+from oslo_serialization import jsonutils
+import sqlalchemy as sa
+
+from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import utcnow
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma import exception
+
+CONF = cfg.CONF
+
+
+@writer
+def service_create(context, values):
+    values = dict(values)
+    values.setdefault('uuid', str(uuid.uuid4()))
+    service = models.Service(**values)
+    context.session.add(service)
+    context.session.flush()
+    return service
+
+
+@reader
+def service_get_by_host_and_binary(context, host, binary):
+    return context.session.query(models.Service).filter_by(
+        host=host, binary=binary, deleted=False).first()
+
+
+def host_filter(column, host):
+    """Cinder's match of a host name: ``node`` matches ``node`` and what
+    runs on it (``node@backend``, ``node@backend#pool``), ``node@backend``
+    matches itself and its pools, a name with ``#`` only itself."""
+    if '#' in host:
+        return column == host
+    conditions = [column == host, column.startswith(host + '#',
+                                                    autoescape=True)]
+    if '@' not in host:
+        conditions.append(column.startswith(host + '@', autoescape=True))
+    return sa.or_(*conditions)
+
+
+@reader
+def service_get_all(context, filters=None):
+    """Live services; the ``host`` filter matches as
+    :func:`host_filter` does, the others exactly."""
+    query = context.session.query(models.Service).filter_by(deleted=False)
+    for key, value in (filters or {}).items():
+        if key == 'host':
+            query = query.filter(host_filter(models.Service.host, value))
+        else:
+            query = query.filter(getattr(models.Service, key) == value)
+    return query.order_by(models.Service.id).all()
+
+
+@reader
+def backend_is_frozen(context, host):
+    """Whether the backend of a volume host (``node@backend#pool``) is
+    frozen."""
+    backend = host.split('#', 1)[0]
+    return context.session.query(sa.exists().where(
+        models.Service.host == backend, models.Service.frozen == sa.true(),
+        models.Service.deleted == sa.false())).scalar()
+
+
+@writer
+def service_update(context, service_id, values):
+    values = dict(values)
+    if 'capabilities' in values and not isinstance(
+            values['capabilities'], (str, type(None))):
+        values['capabilities'] = jsonutils.dumps(values['capabilities'])
+    if not conditional_update(context.session, models.Service, service_id,
+                              values):
+        raise exception.ServiceNotFound(service_id=service_id)
+
+
+def service_is_up(service):
+    """Whether a service heartbeat is recent enough to schedule to it."""
+    if service.heartbeat_at is None:
+        return False
+    age = utcnow() - service.heartbeat_at
+    return age <= datetime.timedelta(
+        seconds=CONF.manager.service_down_time)

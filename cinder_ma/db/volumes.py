@@ -1,0 +1,394 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Database API of volumes: their rows, metadata and lists (with their
+children read in a constant number of queries), counts and usage."""
+
+import collections
+import operator
+import types as types_module
+import uuid
+
+import sqlalchemy as sa
+
+from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import paginate
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import soft_delete
+from cinder_ma.db.api import utcnow
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma.db.services import host_filter
+from cinder_ma import exception
+
+
+_VOLUME_SORT_KEYS = {'id', 'name', 'description', 'status', 'size',
+                     'created_at', 'updated_at', 'availability_zone',
+                     'volume_type_id', 'host', 'bootable', 'multiattach',
+                     'project_id'}
+
+
+def _volume_query(context, project_id=None):
+    query = context.session.query(models.Volume).filter(
+        models.Volume.deleted == sa.false())
+    if project_id is not None:
+        query = query.filter(models.Volume.project_id == project_id)
+    return query
+
+
+def volume_create(context, values, quota=None):
+    """Record a volume; returns it as a plain record with its children
+    (as :func:`volume_get_all` gives them).
+
+    :param quota: called as ``quota(context, None)`` in the transaction
+        before the row is added (to charge the project's quota); what it
+        raises rolls the transaction back.
+    """
+    # The volume is read back after the writer transaction: with SQLite
+    # every writer of the deployment queues on one lock, and loading the
+    # volume with its children (three queries) inside it was most of the
+    # time the lock was held by volume creates. Read as a plain record,
+    # it costs a third of the ORM's load.
+    return _volume_record(context, _volume_insert(context, values, quota))
+
+
+@writer
+def _volume_insert(context, values, quota):
+    values = dict(values)
+    if quota is not None:
+        quota(context, None)
+    metadata = values.pop('metadata', None) or {}
+    volume = models.Volume(id=values.pop('id', None) or str(uuid.uuid4()),
+                           **values)
+    context.session.add(volume)
+    context.session.flush()
+    for key, value in metadata.items():
+        context.session.add(models.VolumeMetadata(
+            volume_id=volume.id, key=key, value=value))
+    context.session.flush()
+    return volume.id
+
+
+_VOLUME_TABLE = models.Volume.__table__
+_VOLUME_ROW = sa.select(_VOLUME_TABLE).where(
+    _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
+    _VOLUME_TABLE.c.deleted == sa.false())
+_PROJECT_VOLUME_ROW = _VOLUME_ROW.where(
+    _VOLUME_TABLE.c.project_id == sa.bindparam('project_id'))
+
+
+def volume_get_in_txn(context, volume_id, project_id=None, children=True):
+    """:func:`volume_get` in the caller's transaction."""
+    if children:
+        volume = _volume_query(context, project_id).filter(
+            models.Volume.id == volume_id).populate_existing().first()
+    elif project_id is None:
+        # The row alone, read with a Core statement built once: the attach
+        # path reads it several times per request, and the ORM costs ten
+        # times more.
+        volume = context.session.execute(
+            _VOLUME_ROW, {'volume_id': volume_id}).first()
+    else:
+        volume = context.session.execute(
+            _PROJECT_VOLUME_ROW, {'volume_id': volume_id,
+                                  'project_id': project_id}).first()
+    if volume is None:
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    return volume
+
+
+@reader
+def volume_get(context, volume_id, project_id=None, children=True):
+    """A volume with its type, metadata and live attachments.
+
+    :param project_id: when not None, a volume of another project is not
+        found.
+    :param children: False for the volume row alone (one Core query, for
+        the hot attach path): a read-only row with the columns as
+        attributes and no relationships.
+    """
+    return volume_get_in_txn(context, volume_id, project_id, children)
+
+
+# Time comparison filters of volume lists (microversion 3.60).
+TIME_OPERATORS = {'gt': operator.gt, 'gte': operator.ge, 'lt': operator.lt,
+                  'lte': operator.le, 'eq': operator.eq, 'neq': operator.ne}
+
+
+def _apply_volume_filters(query, filters):
+    for key, value in (filters or {}).items():
+        if key in ('created_at', 'updated_at') and isinstance(value, dict):
+            # {operator name: naive UTC datetime}: all must hold.
+            column = getattr(models.Volume, key)
+            for name, when in value.items():
+                query = query.filter(TIME_OPERATORS[name](column, when))
+            continue
+        if key == 'metadata':
+            for mkey, mvalue in value.items():
+                query = query.filter(models.Volume.volume_metadata.any(
+                    sa.and_(models.VolumeMetadata.key == mkey,
+                            models.VolumeMetadata.value == mvalue)))
+        elif key == 'name~':
+            query = query.filter(models.Volume.name.contains(value))
+        elif key == 'status' and isinstance(value, (list, tuple)):
+            query = query.filter(models.Volume.status.in_(value))
+        elif key in ('id',) and isinstance(value, (list, tuple)):
+            query = query.filter(models.Volume.id.in_(value))
+        elif hasattr(models.Volume, key):
+            query = query.filter(getattr(models.Volume, key) == value)
+        else:
+            raise exception.InvalidInput(
+                reason='invalid filter key %s' % key)
+    return query
+
+
+@reader
+def volume_get_all(context, project_id=None, filters=None, marker=None,
+                   limit=None, sort_keys=None, sort_dirs=None):
+    """A page of volumes, children loaded in a constant number of
+    queries."""
+    query = _apply_volume_filters(_volume_query(context, project_id),
+                                  filters)
+    query = paginate(query, models.Volume,
+                     _volume_query(context, project_id),
+                     marker, limit, sort_keys, sort_dirs, _VOLUME_SORT_KEYS,
+                     'created_at', 'desc')
+    # The page's rows as Core rows: run on the session's connection, the
+    # statement skips the ORM's processing of each row.
+    rows = context.session.connection().execute(
+        query.with_entities(*_VOLUME_TABLE.columns).statement).all()
+    return _volume_records(context, rows)
+
+
+# The children of a page of volumes, by the ids of its volumes (an
+# expanding IN), built once. Of attachments, what a volume view shows (not
+# the connector and connection_info, which can be long) and manager_host.
+_TYPE_TABLE = models.VolumeType.__table__
+_SPEC_TABLE = models.VolumeTypeExtraSpecs.__table__
+_PAGE_TYPES = sa.select(
+    _TYPE_TABLE.c.id, _TYPE_TABLE.c.name,
+    sa.select(_SPEC_TABLE.c.value).where(
+        _SPEC_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
+        _SPEC_TABLE.c.key == models.WRITERS_SPEC,
+        _SPEC_TABLE.c.deleted == sa.false()).limit(1).scalar_subquery()
+).where(_TYPE_TABLE.c.id.in_(sa.bindparam('ids', expanding=True)))
+_META_TABLE = models.VolumeMetadata.__table__
+_PAGE_METADATA = sa.select(
+    _META_TABLE.c.volume_id, _META_TABLE.c.key, _META_TABLE.c.value).where(
+        _META_TABLE.c.volume_id.in_(sa.bindparam('ids', expanding=True)),
+        _META_TABLE.c.deleted == sa.false())
+_ATT_TABLE = models.VolumeAttachment.__table__
+_PAGE_ATTACHMENTS = sa.select(
+    _ATT_TABLE.c.id, _ATT_TABLE.c.volume_id, _ATT_TABLE.c.instance_uuid,
+    _ATT_TABLE.c.attached_host, _ATT_TABLE.c.mountpoint,
+    _ATT_TABLE.c.attach_mode, _ATT_TABLE.c.attach_status,
+    _ATT_TABLE.c.attach_time, _ATT_TABLE.c.manager_host).where(
+        _ATT_TABLE.c.volume_id.in_(sa.bindparam('ids', expanding=True)),
+        _ATT_TABLE.c.deleted == sa.false()).order_by(_ATT_TABLE.c.created_at)
+
+# Records of the children: named tuples of the selected columns, whose
+# attributes read several times faster than those of SQLAlchemy's Row (a
+# list view reads a few of each of thousands of attachments).
+MetadataRecord = collections.namedtuple(
+    'MetadataRecord', [c.name for c in _PAGE_METADATA.selected_columns])
+AttachmentRecord = collections.namedtuple(
+    'AttachmentRecord', [c.name for c in _PAGE_ATTACHMENTS.selected_columns])
+
+
+def _by_volume(result, record_type):
+    """{volume_id: [record, ...]} of the rows of ``result``, in order."""
+    grouped = {}
+    make = record_type._make
+    for row in result.all():
+        record = make(row)
+        grouped.setdefault(record.volume_id, []).append(record)
+    return grouped
+
+
+@reader
+def _volume_record(context, volume_id):
+    row = context.session.execute(_VOLUME_ROW,
+                                  {'volume_id': volume_id}).first()
+    if row is None:
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    return _volume_records(context, [row])[0]
+
+
+def _volume_records(context, rows):
+    """Plain records of a page of volume rows, with their type, metadata
+    and live attachments read in three more queries (whatever the page
+    size): views read them like models, without the ORM's cost per
+    object.
+
+    A volume is a SimpleNamespace of its columns plus ``volume_type``
+    (with its ``name`` and ``writers_spec``, or None), ``volume_metadata``
+    (:class:`MetadataRecord` list) and ``volume_attachment``
+    (:class:`AttachmentRecord` list, oldest first).
+    """
+    if not rows:
+        return []
+    records = []
+    keys = rows[0]._fields
+    for row in rows:
+        record = types_module.SimpleNamespace()
+        record.__dict__.update(zip(keys, row))
+        records.append(record)
+    session = context.session
+    ids = [record.id for record in records]
+    type_ids = list({record.volume_type_id for record in records})
+    types = {type_id: types_module.SimpleNamespace(name=name,
+                                                   writers_spec=writers)
+             for type_id, name, writers in session.execute(
+                 _PAGE_TYPES, {'ids': type_ids})}
+    metadata = _by_volume(session.execute(_PAGE_METADATA, {'ids': ids}),
+                          MetadataRecord)
+    attachments = _by_volume(
+        session.execute(_PAGE_ATTACHMENTS, {'ids': ids}), AttachmentRecord)
+    for record in records:
+        record.volume_type = types.get(record.volume_type_id)
+        record.volume_metadata = metadata.get(record.id, [])
+        record.volume_attachment = attachments.get(record.id, [])
+    return records
+
+
+@reader
+def volume_count(context, project_id=None, filters=None):
+    query = _apply_volume_filters(_volume_query(context, project_id),
+                                  filters)
+    return query.count()
+
+
+def _usage(query):
+    count, gigabytes = query.with_entities(
+        sa.func.count(models.Volume.id),
+        sa.func.coalesce(sa.func.sum(models.Volume.size), 0)).one()
+    return int(count), int(gigabytes)
+
+
+@reader
+def volume_usage_on_host(context, host):
+    """((count, GiB), project ids) of the live volumes of a host (matched
+    as :func:`host_filter` does)."""
+    query = _volume_query(context).filter(
+        host_filter(models.Volume.host, host))
+    projects = sorted(p for (p,) in query.with_entities(
+        models.Volume.project_id).distinct())
+    return _usage(query), projects
+
+
+@reader
+def volume_usage_of_project(context, project_id):
+    """(count, GiB) of the live volumes of a project."""
+    return _usage(_volume_query(context, project_id))
+
+
+@reader
+def volume_summary(context, project_id=None, filters=None):
+    """(count, total size, {metadata key: sorted distinct values}) of the
+    volumes matching ``filters``."""
+    query = _apply_volume_filters(_volume_query(context, project_id),
+                                  filters)
+    ids = query.with_entities(models.Volume.id).subquery()
+    count, size = query.with_entities(
+        sa.func.count(models.Volume.id),
+        sa.func.coalesce(sa.func.sum(models.Volume.size), 0)).one()
+    metadata = collections.defaultdict(set)
+    for key, value in context.session.execute(
+            sa.select(models.VolumeMetadata.key,
+                      models.VolumeMetadata.value).distinct().where(
+                models.VolumeMetadata.volume_id.in_(sa.select(ids)),
+                models.VolumeMetadata.deleted == sa.false())):
+        metadata[key].add(value)
+    return int(count), int(size), {key: sorted(values)
+                                   for key, values in metadata.items()}
+
+
+@writer
+def volume_update(context, volume_id, values, expected=None,
+                  metadata=None, quota=None, children=True):
+    """Update a volume, optionally only from an expected state.
+
+    :param metadata: when not None, replaces the volume's metadata.
+    :param quota: called as ``quota(context, volume)`` in the transaction
+        once the update is made (``volume`` is the row before it); what
+        it raises rolls the update back.
+    :raises VolumeNotFound: no such volume.
+    :raises Conflict: ``expected`` did not hold.
+    :param children: False to get back the row alone (see volume_get).
+    :returns: the updated volume, read after the update's transaction
+        (outside SQLite's writer lock, as in volume_create).
+    """
+    _volume_change(context, volume_id, values, expected, metadata, quota)
+    return volume_get(context, volume_id, children=children)
+
+
+@writer
+def _volume_change(context, volume_id, values, expected, metadata, quota):
+    before = None
+    if quota is not None:
+        before = volume_get_in_txn(context, volume_id, children=False)
+    if values or expected:
+        if not conditional_update(context.session, models.Volume,
+                                  volume_id, values or {}, expected):
+            current = volume_get_in_txn(context, volume_id, children=False)
+            raise exception.Conflict(
+                reason='volume %s is in status %s, expected %s' % (
+                    volume_id, current.status, _describe(expected)))
+    else:
+        volume_get_in_txn(context, volume_id, children=False)
+    if quota is not None:
+        quota(context, before)
+    if metadata is not None:
+        _metadata_replace(context, volume_id, metadata)
+
+
+def _describe(expected):
+    parts = []
+    for key, value in (expected or {}).items():
+        if isinstance(value, sa.sql.ClauseElement):
+            continue
+        if isinstance(value, (list, tuple, set, frozenset)):
+            parts.append('%s in (%s)' % (key, ', '.join(map(str, value))))
+        else:
+            parts.append('%s=%s' % (key, value))
+    return ', '.join(parts) or 'a different state'
+
+
+def _metadata_replace(context, volume_id, metadata):
+    soft_delete(context, models.VolumeMetadata,
+                models.VolumeMetadata.volume_id == volume_id)
+    for key, value in metadata.items():
+        context.session.add(models.VolumeMetadata(
+            volume_id=volume_id, key=key, value=value))
+    context.session.flush()
+
+
+@writer
+def volume_destroy(context, volume_id, quota=None):
+    """Soft-delete a volume and its metadata.
+
+    :param quota: called as ``quota(context, volume)`` in the transaction
+        with the row deleted (to release what it held of the quota).
+    """
+    volume = None
+    if quota is not None:
+        volume = volume_get_in_txn(context, volume_id, children=False)
+    now = utcnow()
+    values = {'deleted': True, 'deleted_at': now, 'status': 'deleted',
+              'updated_at': now}
+    if not conditional_update(context.session, models.Volume, volume_id,
+                              values):
+        raise exception.VolumeNotFound(volume_id=volume_id)
+    if quota is not None:
+        quota(context, volume)
+    soft_delete(context, models.VolumeMetadata,
+                models.VolumeMetadata.volume_id == volume_id)

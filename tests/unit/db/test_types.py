@@ -1,0 +1,74 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Tests of cinder_ma.db.types on the SQLite file database."""
+
+from cinder_ma import exception
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
+from tests import base
+
+
+class VolumeTypeDBTestCase(base.DBTestCase):
+
+    def test_create_get_and_duplicate_name(self):
+        vtype = type_db.volume_type_create(
+            self.context, {'name': 'gold'}, extra_specs={'k': 'v'})
+        self.assertEqual('gold', type_db.volume_type_get(
+            self.context, vtype.id).name)
+        self.assertEqual(vtype.id, type_db.volume_type_get_by_name(
+            self.context, 'gold').id)
+        self.assertEqual({'k': 'v'}, type_db.volume_type_extra_specs_get(
+            self.context, vtype.id))
+        self.assertRaises(exception.VolumeTypeExists,
+                          type_db.volume_type_create, self.context,
+                          {'name': 'gold'})
+
+    def test_extra_specs_update_and_delete(self):
+        vtype = type_db.volume_type_create(self.context, {'name': 't'})
+        self.assertEqual({'a': '1', 'b': '2'},
+                         type_db.volume_type_extra_specs_update_or_create(
+                             self.context, vtype.id, {'a': '1', 'b': '2'}))
+        type_db.volume_type_extra_specs_update_or_create(
+            self.context, vtype.id, {'a': '3'})
+        type_db.volume_type_extra_specs_delete(self.context, vtype.id, 'b')
+        self.assertEqual({'a': '3'}, type_db.volume_type_extra_specs_get(
+            self.context, vtype.id))
+        self.assertRaises(exception.VolumeTypeExtraSpecsNotFound,
+                          type_db.volume_type_extra_specs_delete,
+                          self.context, vtype.id, 'b')
+
+    def test_access_is_listed_once(self):
+        vtype = type_db.volume_type_create(
+            self.context, {'name': 'private', 'is_public': False})
+        type_db.volume_type_access_add(self.context, vtype.id, 'p1')
+        self.assertRaises(exception.VolumeTypeAccessExists,
+                          type_db.volume_type_access_add, self.context,
+                          vtype.id, 'p1')
+        self.assertEqual(['p1'], type_db.volume_type_access_get_all(
+            self.context, vtype.id))
+        type_db.volume_type_access_remove(self.context, vtype.id, 'p1')
+        self.assertEqual([], type_db.volume_type_access_get_all(
+            self.context, vtype.id))
+
+    def test_type_in_use_is_not_destroyed(self):
+        vtype = type_db.volume_type_create(self.context, {'name': 'used'})
+        volume = volume_db.volume_create(self.context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'available',
+            'volume_type_id': vtype.id})
+        self.assertRaises(exception.VolumeTypeInUse,
+                          type_db.volume_type_destroy, self.context,
+                          vtype.id)
+        volume_db.volume_destroy(self.context, volume.id)
+        type_db.volume_type_destroy(self.context, vtype.id)
+        self.assertRaises(exception.VolumeTypeNotFound,
+                          type_db.volume_type_get, self.context, vtype.id)
