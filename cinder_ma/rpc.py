@@ -37,25 +37,19 @@ Transports are created on first use, not by :func:`init`: a launcher forks
 its workers after ``init`` and each must open its own connections.
 """
 
-from oslo_service import backend as _service_backend
+import threading
+import time
+import traceback
 
-# oslo_messaging imports oslo_service.service, which pins oslo.service's
-# backend (eventlet unless chosen before): choose threads first.
-_service_backend.init_backend(_service_backend.BackendType.THREADING)
+import futurist
+from futurist import waiters
+from oslo_log import log as logging
+import oslo_messaging as messaging
+from oslo_messaging import opts as messaging_opts
+from oslo_serialization import jsonutils
 
-import threading  # noqa: E402
-import time  # noqa: E402
-import traceback  # noqa: E402
-
-import futurist  # noqa: E402
-from futurist import waiters  # noqa: E402
-from oslo_log import log as logging  # noqa: E402
-import oslo_messaging as messaging  # noqa: E402
-from oslo_messaging import opts as messaging_opts  # noqa: E402
-from oslo_serialization import jsonutils  # noqa: E402
-
-from cinder_ma import context as cm_context  # noqa: E402
-from cinder_ma import exception  # noqa: E402
+from cinder_ma import context as cm_context
+from cinder_ma import exception
 
 LOG = logging.getLogger(__name__)
 
