@@ -129,10 +129,6 @@ class LocalTransport:
                 endpoints.remove(endpoint)
             self._rebuild(server)
 
-    def servers(self):
-        with self._lock:
-            return sorted(self._endpoints)
-
     def dispatcher(self, server):
         """The dispatcher of ``server``.
 
