@@ -63,6 +63,16 @@ class CinderMAException(Exception):
     def __str__(self):
         return self.msg
 
+    def format_message(self):
+        """The message, as formatted where the exception was raised.
+
+        Show this, not ``str()``: oslo.messaging rebuilds an exception
+        that a manager raised from its arguments (the message first, then
+        the keyword arguments), and the ``str()`` of what it rebuilds adds
+        the manager's traceback.
+        """
+        return self.msg
+
 
 class Invalid(CinderMAException):
     message = 'Unacceptable parameters.'

@@ -10,19 +10,66 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Notifications of attach and detach through the oslo.messaging notifier.
+"""Notifications: the oslo.messaging notifier and what it sends.
 
-Payloads carry the volume id, attachment id, instance, host and mode, so
-that a consumer can follow every attachment of a shared volume.
+Configured by ``[oslo_messaging_notifications]``; the transport is
+:mod:`cinder_ma.rpc`'s. Payloads of attach and detach carry the volume
+id, attachment id, instance, host and mode, so that a consumer can follow
+every attachment of a shared volume.
 """
 
+import threading
+
 from oslo_log import log as logging
+import oslo_messaging as messaging
 
 from cinder_ma import rpc
 
 LOG = logging.getLogger(__name__)
 
 PUBLISHER = 'volume'
+
+#: Notification drivers that need no bus, usable with the local transport
+#: ('test' keeps notifications in memory, for tests).
+BUSLESS_DRIVERS = frozenset(('noop', 'log', 'test'))
+
+_LOCK = threading.Lock()
+# (transport, notifier): the notifier of the current transport.
+_NOTIFIER = None
+
+
+def get_notifier(publisher_id):
+    """A notifier for ``publisher_id``.
+
+    Without a bus (the local RPC transport and no notification
+    transport_url), notifications can only go to drivers that send
+    nothing over a bus: 'noop' unless 'log' or 'test'
+    (:data:`BUSLESS_DRIVERS`) is configured.
+
+    :raises RuntimeError: :func:`cinder_ma.rpc.init` has not been called.
+    """
+    global _NOTIFIER
+    transport, has_bus = rpc.get_notification_transport()
+    with _LOCK:
+        # A new transport after rpc.cleanup() and init(): a new notifier.
+        if _NOTIFIER is None or _NOTIFIER[0] is not transport:
+            _NOTIFIER = (transport, _make_notifier(transport, has_bus))
+        notifier = _NOTIFIER[1]
+    return notifier.prepare(publisher_id=publisher_id)
+
+
+def _make_notifier(transport, has_bus):
+    driver = None
+    drivers = transport.conf.oslo_messaging_notifications.driver
+    if not has_bus and (not drivers or set(drivers) - BUSLESS_DRIVERS):
+        if drivers:
+            LOG.warning('Notification drivers %s need a '
+                        '[oslo_messaging_notifications] transport_url; '
+                        'notifications are dropped', ', '.join(drivers))
+        driver = 'noop'
+    return messaging.Notifier(transport,
+                              serializer=rpc.RequestContextSerializer(),
+                              driver=driver)
 
 
 def attachment_payload(volume, attachment):
@@ -41,7 +88,7 @@ def enabled():
     """Whether notifications go anywhere (False with the 'noop' driver):
     callers skip the reads that only a payload needs."""
     try:
-        return rpc.get_notifier(PUBLISHER).is_enabled()
+        return get_notifier(PUBLISHER).is_enabled()
     except Exception:
         LOG.exception('Cannot tell whether notifications are enabled')
         return True
@@ -50,7 +97,7 @@ def enabled():
 def notify(context, event_type, payload, priority='info'):
     """Emit ``volume.<event_type>``; failures are logged, never raised."""
     try:
-        notifier = rpc.get_notifier(PUBLISHER)
+        notifier = get_notifier(PUBLISHER)
         getattr(notifier, priority)(context, event_type, payload)
     except Exception:
         LOG.exception('Could not emit notification %s', event_type)

@@ -12,11 +12,10 @@
 
 """Tests of cinder_ma.
 
-Importing oslo_messaging or oslo_service.service pins oslo.service's
-backend, eventlet by default; a test module may import them before any
-cinder_ma module, so the threading backend is chosen here, first.
+A test module may import oslo_messaging or oslo_service.service before
+any cinder_ma module, and that import pins oslo.service's backend:
+:mod:`cinder_ma` (which chooses the threading backend) is imported here,
+first.
 """
 
-from oslo_service import backend as _service_backend
-
-_service_backend.init_backend(_service_backend.BackendType.THREADING)
+import cinder_ma  # noqa: F401

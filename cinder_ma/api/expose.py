@@ -182,8 +182,11 @@ def exception_response(exc):
     if isinstance(exc, exception.CinderMAException):
         code = exc.code if exc.code in webob.exc.status_map else 500
         if code < 500:
-            LOG.info('Request refused (%s): %s', code, exc)
-            return fault_response(code, str(exc))
+            # Not str(exc): that of an exception rebuilt from a manager's
+            # answer carries the manager's traceback.
+            message = exc.format_message()
+            LOG.info('Request refused (%s): %s', code, message)
+            return fault_response(code, message)
         LOG.error('Request failed (%s): %s', code, exc, exc_info=exc)
         return fault_response(code, _generic_message(code))
     if isinstance(exc, webob.exc.HTTPException):

@@ -12,31 +12,24 @@
 
 """Console scripts of cinder_ma.
 
-Importing this package selects oslo.service's threading backend before
-anything imports oslo_messaging or oslo_service.service: that import pins
-the backend, and the default one is eventlet. cinder_ma runs on native
-threads only.
+oslo.service's threading backend is chosen by importing :mod:`cinder_ma`,
+before anything here imports oslo_messaging or oslo_service.service.
 """
 
-from oslo_service import backend
+import os
+import signal
+import sys
+import threading
 
-backend.init_backend(backend.BackendType.THREADING)
+from oslo_config import cfg
+from oslo_log import log as logging
+from oslo_reports import guru_meditation_report as gmr
+from oslo_reports import opts as gmr_opts
 
-# The imports below must come after the backend is chosen.
-import os  # noqa: E402
-import signal  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-
-from oslo_config import cfg  # noqa: E402
-from oslo_log import log as logging  # noqa: E402
-from oslo_reports import guru_meditation_report as gmr  # noqa: E402
-from oslo_reports import opts as gmr_opts  # noqa: E402
-
-from cinder_ma import conf as cinder_ma_conf  # noqa: E402,F401
-from cinder_ma.conf import opts as conf_opts  # noqa: E402
-from cinder_ma import log_lines  # noqa: E402
-from cinder_ma import version  # noqa: E402
+from cinder_ma import conf as cinder_ma_conf  # noqa: F401
+from cinder_ma.conf import opts as conf_opts
+from cinder_ma import log_lines
+from cinder_ma import version
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

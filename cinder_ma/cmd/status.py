@@ -31,9 +31,7 @@ Exit status 0 when everything passed, 1 for warnings, 2 for failures,
 
 import sys
 
-from cinder_ma import cmd  # noqa: F401  threading backend first
-
-from oslo_config import cfg  # noqa: I001
+from oslo_config import cfg
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 

@@ -16,6 +16,7 @@ import collections
 
 from oslo_config import cfg
 from oslo_log import log
+from oslo_messaging import opts as messaging_opts
 import stevedore
 
 from cinder_ma.conf import api
@@ -81,10 +82,6 @@ def set_messaging_defaults(conf):
     are registered here first (the same definitions) so that the default
     can be set before the configuration files are read.
     """
-    # Imported here: importing oslo_messaging pins oslo.service's backend,
-    # which the commands choose first (cinder_ma.cmd).
-    from oslo_messaging import opts as messaging_opts
-
     for group, group_opts in messaging_opts.list_opts():
         if group == RABBIT_GROUP:
             conf.register_opts(group_opts, group=group)

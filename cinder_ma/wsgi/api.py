@@ -36,9 +36,7 @@ import os
 import re
 import threading
 
-from cinder_ma import cmd  # noqa: F401  threading backend, before RPC
-
-from oslo_config import cfg  # noqa: I001
+from oslo_config import cfg
 from oslo_log import log as logging
 
 from cinder_ma.api import app as api_app

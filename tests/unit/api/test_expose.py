@@ -22,6 +22,7 @@ from cinder_ma import exception
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
 from tests import base
+from tests.unit import test_rpc
 
 
 def _call(result=None, error=None, status=200):
@@ -115,6 +116,12 @@ class TestFaults(base.BaseTestCase):
                  'computeFault')):
             self.assertEqual((code, name, code, str(error)),
                              self._fault(error))
+
+    def test_remote_exception_shows_no_traceback(self):
+        remote = test_rpc.rebuilt(exception.VolumeNotFound(volume_id='v'))
+        self.assertEqual((404, 'itemNotFound', 404,
+                          'Volume v could not be found.'),
+                         self._fault(remote))
 
     def test_webob_errors(self):
         self.assertEqual(

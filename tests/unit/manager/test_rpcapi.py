@@ -15,6 +15,7 @@
 import datetime
 import threading
 
+import fixtures
 import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
@@ -168,8 +169,16 @@ class ManagerAPITestCase(base.DBTestCase):
         self.assertRaises(messaging.UnsupportedVersion,
                           self.api.initialize_connection, self.ctxt,
                           'vol-9', 'old@file#file', {'host': 'h'}, 'rw')
-        self.assertRaises(messaging.UnsupportedVersion,
-                          self.api.attach_volume, self.ctxt, 'att-9', 'old')
+        # A cast is refused where it is dispatched, as by a server over
+        # RabbitMQ: logged, never run.
+        logger = self.useFixture(
+            fixtures.FakeLogger(name='cinder_ma.rpc_local'))
+        self.api.attach_volume(self.ctxt, 'att-9', 'old')
+        self.assertTrue(rpc.wait_for_casts(10))
+        self.assertIn('UnsupportedVersion: Endpoint does not support RPC '
+                      'version 1.1. Attempted method: attach_volume',
+                      logger.output)
+        self.assertEqual(['create_volume'], [c[0] for c in old.calls])
 
     def test_call_to_a_manager_that_is_down_is_refused_promptly(self):
         row = service_db.service_create(self.admin_context, {
