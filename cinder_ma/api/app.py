@@ -30,10 +30,10 @@ From the outside in::
 public version documents), check that the URL's project is the caller's,
 and call the controller, which answers a response (a fault on error).
 Responses under /v3 carry ``OpenStack-API-Version`` and ``Vary``.
-"""
 
-import gc
-import os
+The heap is frozen by the commands that serve the API
+(:func:`cinder_ma.cmd.freeze_heap`), not here.
+"""
 
 from oslo_config import cfg
 from oslo_middleware import healthcheck
@@ -54,10 +54,6 @@ from cinder_ma.api import validation
 from cinder_ma.conf import healthcheck as healthcheck_conf
 
 CONF = cfg.CONF
-
-# The process whose heap :func:`freeze_heap` froze.
-_FROZEN_PID = None
-
 
 def _check_project(req, path_params):
     project_id = path_params.get('project_id')
@@ -133,27 +129,6 @@ def _check_routes():
             validation.check_ranges(action)
 
 
-def freeze_heap():
-    """Keep what the process holds once its API is built out of the
-    garbage collector's full collections (once per process).
-
-    A list response makes tens of thousands of containers at once, enough
-    to set off full collections, each of which would otherwise walk every
-    object of the process (modules, configuration, policy, routes...) for
-    tens of milliseconds. Those objects live as long as the process;
-    frozen (:func:`gc.freeze`), they are no longer walked. The garbage is
-    collected first, so that none is kept for ever. Every way of serving
-    the API (cinder-ma-api, cinder-ma-all and their workers, the WSGI
-    entry point) builds the application once per process, after forking:
-    :func:`setup_app` calls this.
-    """
-    global _FROZEN_PID
-    if _FROZEN_PID != os.getpid():
-        _FROZEN_PID = os.getpid()
-        gc.collect()
-        gc.freeze()
-
-
 def with_healthcheck(app, conf):
     """Serve oslo.middleware's Healthcheck at ``/healthcheck`` (no
     authentication: load balancers call it), ``app`` everywhere else.
@@ -172,8 +147,7 @@ def with_healthcheck(app, conf):
 
 
 def setup_app(conf=None):
-    """The WSGI application, middleware included; the first in a process
-    also freezes its heap (:func:`freeze_heap`).
+    """The WSGI application, middleware included.
 
     :param conf: the ConfigOpts to read (default: the global CONF),
         already parsed.
@@ -189,5 +163,4 @@ def setup_app(conf=None):
     app = auth.LogContext(app)
     app = with_healthcheck(app, conf)
     app = request_id.RequestId(app)
-    freeze_heap()
     return app

@@ -158,21 +158,6 @@ class TestSetupApp(base.APITestCase):
             side_effect=ValueError('gap')))
         self.assertRaises(ValueError, app.setup_app, self.conf)
 
-    def test_heap_is_frozen_once_per_process(self):
-        collect = self.useFixture(fixtures.MockPatch('gc.collect')).mock
-        freeze = self.useFixture(fixtures.MockPatch('gc.freeze')).mock
-        getpid = self.useFixture(fixtures.MockPatch(
-            'os.getpid', return_value=-1)).mock
-        self.useFixture(fixtures.MockPatchObject(app, '_FROZEN_PID', None))
-        app.setup_app(self.conf)
-        app.setup_app(self.conf)
-        self.assertEqual(1, freeze.call_count)
-        self.assertEqual(1, collect.call_count)
-        # A forked worker freezes its own.
-        getpid.return_value = -2
-        app.setup_app(self.conf)
-        self.assertEqual(2, freeze.call_count)
-
 
 class TestHostileInput(base.APITestCase):
     """Input meant to break the API: a 4xx fault with a short message,

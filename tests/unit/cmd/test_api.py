@@ -56,6 +56,17 @@ class ApiCommandTestCase(base.TestCase):
         self.assertEqual([200], seen)
         self.assertFalse(rpc.initialized())
 
+    def test_load_app_freezes_the_heap_once_built(self):
+        calls = []
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.api.app.setup_app',
+            side_effect=lambda: calls.append('setup_app') or 'app'))
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.freeze_heap',
+            side_effect=lambda: calls.append('freeze_heap')))
+        self.assertEqual('app', api_cmd.load_app())
+        self.assertEqual(['setup_app', 'freeze_heap'], calls)
+
     def test_refuses_keystone_without_its_section(self):
         self.flags(auth_strategy='keystone')
         self.assertEqual(1, api_cmd.main(['cinder-ma-api']))

@@ -10,13 +10,15 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Tests of cinder_ma.cmd: Ctrl-C handling and Guru Meditation reports."""
+"""Tests of cinder_ma.cmd: Ctrl-C handling, Guru Meditation reports and
+the frozen heap of serving processes."""
 
 import signal
 import subprocess
 import sys
 import textwrap
 
+import fixtures
 from oslo_config import cfg
 from oslo_reports import opts as gmr_opts
 
@@ -66,3 +68,22 @@ class TestGuruMeditation(base.BaseTestCase):
         cmd.setup_guru_meditation(conf)
         self.assertIsNot(previous, signal.getsignal(signal.SIGUSR2))
         self.assertTrue(callable(signal.getsignal(signal.SIGUSR2)))
+
+
+class TestFreezeHeap(base.BaseTestCase):
+
+    def test_frozen_once_per_process(self):
+        collect = self.useFixture(fixtures.MockPatch('gc.collect')).mock
+        freeze = self.useFixture(fixtures.MockPatch('gc.freeze')).mock
+        getpid = self.useFixture(fixtures.MockPatch(
+            'os.getpid', return_value=-1)).mock
+        self.useFixture(fixtures.MockPatchObject(cmd, '_FROZEN_PID', None))
+        cmd.freeze_heap()
+        cmd.freeze_heap()
+        self.assertEqual(1, freeze.call_count)
+        self.assertEqual(1, collect.call_count)
+        # A forked worker freezes its own.
+        getpid.return_value = -2
+        cmd.freeze_heap()
+        self.assertEqual(2, freeze.call_count)
+        self.assertEqual(2, collect.call_count)
