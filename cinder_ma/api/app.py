@@ -22,7 +22,8 @@ From the outside in::
     sizelimit       bodies over [oslo_middleware] max_request_body_size are
                     a 413, chunked ones too (oslo.middleware)
     authentication  keystone (auth_token) or noauth; version documents pass
-    pecan           RootController.serve -> dispatch(): microversion, route,
+    keep_empty_200  Cinder's empty 200s stay 200s (see below)
+    pecan           RootController -> dispatch(): microversion, route,
                     context, controller (see cinder_ma.api.routes)
 
 :func:`dispatch` does, for each request: parse the microversion (under
@@ -30,17 +31,38 @@ From the outside in::
 public version documents), check that the URL's project is the caller's,
 and call the controller, which answers a response (a fault on error).
 Responses under /v3 carry ``OpenStack-API-Version`` and ``Vary``.
-"""
 
-import gc
-import os
+Pecan is used through what it documents: ``pecan.Pecan`` without context
+locals (controllers take ``req, resp``), a root controller
+(:class:`RootController`) whose controllers hand every request to
+:func:`dispatch` and return its complete webob Response (Pecan passes a
+returned Response through), and a hook
+(:class:`DispatchHook`). Three things Pecan does on its own are undone
+there, each with a test in tests/unit/api/test_app.py that fails when
+Pecan changes:
+
+* it negotiates the content type of the controller against ``Accept``
+  (an ``Accept`` it cannot match is a 406); the API answers JSON whatever
+  ``Accept`` says, so the hook's ``on_route`` sets the content type of
+  the request (``request.pecan['content_type']``, as WSME and Ironic do);
+* before calling the controller it reads the query string and a JSON body
+  for controller arguments, failing on undecodable or deeply nested input
+  that :func:`dispatch` answers with a 400 of its own; the hook's
+  ``on_error`` then has :func:`dispatch` answer the request;
+* it turns a 200 without body into a 204; Cinder answers some requests
+  200 with no body (os-set_bootable...), so :func:`keep_empty_200`, a
+  WSGI wrapper around Pecan, gives those their 200 back.
+
+The heap is frozen by the commands that serve the API
+(:func:`cinder_ma.cmd.freeze_heap`), not here.
+"""
 
 from oslo_config import cfg
 from oslo_middleware import healthcheck
 from oslo_middleware import request_id
 from oslo_middleware import sizelimit
 import pecan
-import pecan.core
+from pecan import hooks
 import webob
 import webob.exc
 
@@ -55,8 +77,10 @@ from cinder_ma.conf import healthcheck as healthcheck_conf
 
 CONF = cfg.CONF
 
-# The process whose heap :func:`freeze_heap` froze.
-_FROZEN_PID = None
+# Set in the environ of a request handed to :func:`dispatch`.
+DISPATCHED = 'cinder_ma.api.dispatched'
+# The status and headers of an empty 200 (:func:`keep_empty_200`).
+EMPTY_200 = 'cinder_ma.api.empty_200'
 
 
 def _check_project(req, path_params):
@@ -94,36 +118,90 @@ def dispatch(req):
     return response
 
 
+def _answer(req):
+    """:func:`dispatch`, noting in the environ that it answered ``req``
+    (and how, for an empty 200)."""
+    req.environ[DISPATCHED] = True
+    response = dispatch(req)
+    if response.status_int == 200 and not response.body:
+        req.environ[EMPTY_200] = (response.status, list(response.headerlist))
+    return response
+
+
 class RootController:
-    """The root of the application: every request goes to :meth:`serve`."""
+    """The root of the application: every request goes to :func:`_answer`,
+    and the route table (:mod:`cinder_ma.api.routes`) does the rest.
 
-    @pecan.expose(content_type=expose.JSON)
-    def serve(self, req):
-        return dispatch(req)
-
-
-class _Pecan(pecan.core.PecanBase):
-    """Pecan, with the API's own route table instead of object dispatch.
-
-    Pecan's object dispatch and its controller invocation inspect the
-    controller's signature and render its return value on every request;
-    here :func:`dispatch` matches :mod:`cinder_ma.api.routes` and answers a
-    complete webob Response (JSON, with the status each controller chose:
-    Cinder answers some requests 200 with no body, which Pecan would turn
-    into a 204). Requests are plain webob requests, not Pecan's, whose
-    every attribute access is wrapped to turn undecodable input into a 400;
-    :func:`cinder_ma.api.expose.exception_response` does that instead.
+    ``_route``, Pecan's documented hook for custom routing, would do alone;
+    but Pecan inspects its signature on every request, which costs more
+    than the rest of its routing. So the two prefixes of every route, ``/``
+    and ``/v3`` (an explicit path segment), have controllers of their own,
+    which Pecan finds before it looks for ``_route``; ``_route`` takes the
+    other paths (404s), so that Pecan never walks the attributes of this
+    object.
     """
 
-    def find_controller(self, state):
-        state.controller = self.root.serve
-        return state.controller, [], {}
+    @pecan.expose(content_type=expose.JSON)
+    def index(self, req, resp):
+        return _answer(req)
 
-    def invoke_controller(self, controller, args, kwargs, state):
-        state.response = controller(state.request)
+    @pecan.expose(content_type=expose.JSON, route='v3')
+    def version_3(self, req, resp, *remainder):
+        return _answer(req)
 
-    def _handle_empty_response_body(self, state):
-        pass
+    @pecan.expose()
+    def _route(self, args, request):
+        return self.other, []
+
+    @pecan.expose(content_type=expose.JSON)
+    def other(self, req, resp):
+        return _answer(req)
+
+
+class DispatchHook(hooks.PecanHook):
+    """Keep Pecan's content negotiation and argument parsing out of the
+    way of :func:`dispatch` (see the module's docstring)."""
+
+    def on_route(self, state):
+        # Pecan then skips its negotiation against Accept.
+        state.request.pecan['content_type'] = expose.JSON
+
+    def on_error(self, state, e):
+        if state.request.environ.get(DISPATCHED):
+            # Raised through dispatch(), which answers every Exception
+            # itself: FaultWrapper makes it a 500.
+            return None
+        # Pecan failed before calling the controller, reading the query
+        # string or the JSON body (undecodable, nested too deep):
+        # dispatch() answers such input with a fault of its own.
+        return _answer(state.request)
+
+
+def keep_empty_200(app):
+    """Wrap the Pecan ``app`` so that an empty 200 of the controller is
+    sent as it was answered: Pecan turns every 200 without body into a
+    204 (with no Content-Type), Cinder answers some requests 200 with no
+    body, and clients check the status."""
+
+    def serve(environ, start_response):
+        def start(status, headers, exc_info=None):
+            answered = environ.get(EMPTY_200)
+            if answered is not None and status.startswith('204'):
+                status, headers = answered
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return serve
+
+
+def pecan_app():
+    """The Pecan application serving :class:`RootController`, without
+    middleware."""
+    return keep_empty_200(pecan.Pecan(
+        RootController(), hooks=[DispatchHook()], use_context_locals=False,
+        force_canonical=False, guess_content_type_from_ext=False,
+        request_cls=webob.Request, response_cls=webob.Response))
 
 
 def _check_routes():
@@ -131,27 +209,6 @@ def _check_routes():
         validation.check_ranges(handler)
         for action in actions.action_functions(handler):
             validation.check_ranges(action)
-
-
-def freeze_heap():
-    """Keep what the process holds once its API is built out of the
-    garbage collector's full collections (once per process).
-
-    A list response makes tens of thousands of containers at once, enough
-    to set off full collections, each of which would otherwise walk every
-    object of the process (modules, configuration, policy, routes...) for
-    tens of milliseconds. Those objects live as long as the process;
-    frozen (:func:`gc.freeze`), they are no longer walked. The garbage is
-    collected first, so that none is kept for ever. Every way of serving
-    the API (cinder-ma-api, cinder-ma-all and their workers, the WSGI
-    entry point) builds the application once per process, after forking:
-    :func:`setup_app` calls this.
-    """
-    global _FROZEN_PID
-    if _FROZEN_PID != os.getpid():
-        _FROZEN_PID = os.getpid()
-        gc.collect()
-        gc.freeze()
 
 
 def with_healthcheck(app, conf):
@@ -172,22 +229,18 @@ def with_healthcheck(app, conf):
 
 
 def setup_app(conf=None):
-    """The WSGI application, middleware included; the first in a process
-    also freezes its heap (:func:`freeze_heap`).
+    """The WSGI application, middleware included.
 
     :param conf: the ConfigOpts to read (default: the global CONF),
         already parsed.
     """
     conf = conf or CONF
     _check_routes()
-    app = _Pecan(RootController(), force_canonical=False,
-                 guess_content_type_from_ext=False,
-                 request_cls=webob.Request, response_cls=webob.Response)
+    app = pecan_app()
     app = auth.wrap(app, conf)
     app = sizelimit.RequestBodySizeLimiter(app, conf)
     app = expose.FaultWrapper(app)
     app = auth.LogContext(app)
     app = with_healthcheck(app, conf)
     app = request_id.RequestId(app)
-    freeze_heap()
     return app

@@ -18,8 +18,9 @@ classes and their ``_lookup``/``_custom_actions``, so nobody sees the API
 at once and adding a route means finding the right class. Here, as in
 Placement's ``handler.py``, the whole API is the dict below: a path
 template with its handler per method. Pecan still runs the app (request
-and response objects, the WSGI plumbing); its root controller hands every
-request to :func:`cinder_ma.api.app.dispatch`, which matches it here.
+and response objects, the WSGI plumbing); its root controller's ``_route``
+hands every request to :func:`cinder_ma.api.app.dispatch`, which matches
+it here.
 
 Matching: templates are tried in order; ``{name}`` matches one path
 segment and is passed to the handler as a keyword argument. As in

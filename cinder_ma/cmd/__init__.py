@@ -14,8 +14,13 @@
 
 oslo.service's threading backend is chosen by importing :mod:`cinder_ma`,
 before anything here imports oslo_messaging or oslo_service.service.
+
+What every serving process does once, after forking (:func:`freeze_heap`),
+lives here too, called by whatever serves: the commands and the WSGI
+entry point (:mod:`cinder_ma.wsgi.api`).
 """
 
+import gc
 import os
 import signal
 import sys
@@ -33,6 +38,9 @@ from cinder_ma import version
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
+
+# The process whose heap :func:`freeze_heap` froze.
+_FROZEN_PID = None
 
 
 def prepare_service(argv=None, conf=CONF, cli_opts=()):
@@ -101,3 +109,28 @@ def sigint_as_sigterm():
 
     threading.Thread(target=relay, name='cinder-ma-sigint',
                      daemon=True).start()
+
+
+def freeze_heap():
+    """Keep what the process holds once it is ready to serve out of the
+    garbage collector's full collections (once per process).
+
+    A list response makes tens of thousands of containers at once, enough
+    to set off full collections, each of which would otherwise walk every
+    object of the process (modules, configuration, policy, routes...) for
+    tens of milliseconds. Those objects live as long as the process;
+    frozen (:func:`gc.freeze`), they are no longer walked. The garbage is
+    collected first, so that none is kept for ever.
+
+    Whatever serves the API calls this once its application is built, in
+    the process that serves it (after forking): cinder-ma-api and
+    cinder-ma-all (and each of their workers) in
+    :func:`cinder_ma.cmd.api.load_app`, the WSGI entry point in
+    :func:`cinder_ma.wsgi.api.init_application`. A process forked from one
+    that froze its heap freezes its own.
+    """
+    global _FROZEN_PID
+    if _FROZEN_PID != os.getpid():
+        _FROZEN_PID = os.getpid()
+        gc.collect()
+        gc.freeze()

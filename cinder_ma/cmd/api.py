@@ -47,9 +47,16 @@ LOG = logging.getLogger(__name__)
 
 
 def load_app():
-    """The WSGI application (imported late: it loads policy, routes...)."""
+    """The WSGI application (imported late: it loads policy, routes...),
+    with the heap of this process frozen once it is built
+    (:func:`cinder_ma.cmd.freeze_heap`).
+
+    Called in the process that serves: each worker, after the fork.
+    """
     from cinder_ma.api import app
-    return app.setup_app()
+    application = app.setup_app()
+    cmd.freeze_heap()
+    return application
 
 
 def worker_count(conf=CONF):

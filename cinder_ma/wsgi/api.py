@@ -29,7 +29,9 @@ backend, each created on first use) must not be shared across a fork. A
 bad configuration (such as ``auth_strategy = keystone`` without a usable
 ``[keystone_authtoken]``, or an unknown ``[coordination] backend_url``)
 therefore shows in the log of the first request, which gets a 503 fault,
-as does every request until the configuration is mended.
+as does every request until the configuration is mended. Once its
+application is built, a worker freezes its heap
+(:func:`cinder_ma.cmd.freeze_heap`), as the commands' workers do.
 """
 
 import os
@@ -41,6 +43,7 @@ from oslo_log import log as logging
 
 from cinder_ma.api import app as api_app
 from cinder_ma.api import expose
+from cinder_ma import cmd
 from cinder_ma.conf import opts as conf_opts
 from cinder_ma import log_lines
 
@@ -69,7 +72,9 @@ def _config_dirs(environ):
 
 
 def init_application(environ=None, conf=CONF):
-    """Parse the configuration, set up logging and RPC, build the app."""
+    """Parse the configuration, set up logging and RPC, build the app,
+    then freeze the heap of the worker (:func:`cinder_ma.cmd.freeze_heap`).
+    """
     environ = os.environ if environ is None else environ
     # Forget an earlier parse (as cinder_ma.cmd.prepare_service does);
     # defaults and overrides stay.
@@ -86,7 +91,9 @@ def init_application(environ=None, conf=CONF):
     from cinder_ma import rpc  # the manager team's module, loaded late
     coordination.check_backend(conf)
     rpc.init(conf)
-    return api_app.setup_app(conf)
+    application = api_app.setup_app(conf)
+    cmd.freeze_heap()
+    return application
 
 
 class LazyApplication:

@@ -12,7 +12,7 @@
 
 """Tests of cinder-ma-api."""
 
-
+import fixtures
 
 from cinder_ma import rpc
 from cinder_ma.cmd import api as api_cmd
@@ -28,6 +28,17 @@ class ApiCommandTestCase(base.TestCase):
         self.addCleanup(rpc.cleanup)
         self.flags(group='api', port=0)
         self.flags(auth_strategy='noauth')
+
+    def test_load_app_freezes_the_heap_once_built(self):
+        calls = []
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.api.app.setup_app',
+            side_effect=lambda: calls.append('setup_app') or 'app'))
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.freeze_heap',
+            side_effect=lambda: calls.append('freeze_heap')))
+        self.assertEqual('app', api_cmd.load_app())
+        self.assertEqual(['setup_app', 'freeze_heap'], calls)
 
     def test_refuses_keystone_without_its_section(self):
         self.flags(auth_strategy='keystone')

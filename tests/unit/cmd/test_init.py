@@ -10,10 +10,13 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Tests of cinder_ma.cmd: Guru Meditation reports (Ctrl-C handling, which
-forks, is in tests/functional/cmd/test_init.py)."""
+"""Tests of cinder_ma.cmd: Guru Meditation reports and the frozen heap of
+serving processes (Ctrl-C handling, which forks, is in
+tests/functional/cmd/test_init.py)."""
 
 import signal
+
+import fixtures
 from oslo_config import cfg
 from oslo_reports import opts as gmr_opts
 from cinder_ma import cmd
@@ -31,3 +34,22 @@ class TestGuruMeditation(base.BaseTestCase):
         cmd.setup_guru_meditation(conf)
         self.assertIsNot(previous, signal.getsignal(signal.SIGUSR2))
         self.assertTrue(callable(signal.getsignal(signal.SIGUSR2)))
+
+
+class TestFreezeHeap(base.BaseTestCase):
+
+    def test_frozen_once_per_process(self):
+        collect = self.useFixture(fixtures.MockPatch('gc.collect')).mock
+        freeze = self.useFixture(fixtures.MockPatch('gc.freeze')).mock
+        getpid = self.useFixture(fixtures.MockPatch(
+            'os.getpid', return_value=-1)).mock
+        self.useFixture(fixtures.MockPatchObject(cmd, '_FROZEN_PID', None))
+        cmd.freeze_heap()
+        cmd.freeze_heap()
+        self.assertEqual(1, freeze.call_count)
+        self.assertEqual(1, collect.call_count)
+        # A forked worker freezes its own.
+        getpid.return_value = -2
+        cmd.freeze_heap()
+        self.assertEqual(2, freeze.call_count)
+        self.assertEqual(2, collect.call_count)

@@ -52,9 +52,13 @@ class TestInitApplication(base.DBTestCase):
         init_rpc = self.useFixture(fixtures.MockPatch(
             'cinder_ma.rpc.init')).mock
         self.useFixture(fixtures.MockPatch('oslo_log.log.setup'))
+        freeze = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.freeze_heap')).mock
         application = wsgi_api.init_application(
             {'OS_CINDER_MA_CONFIG_FILES': conf_file}, conf=self.conf)
         init_rpc.assert_called_once_with(self.conf)
+        # The worker's heap, once its application is built.
+        freeze.assert_called_once_with()
         self.assertEqual(7, self.conf.api.max_limit)
         response = webob.Request.blank('/').get_response(application)
         self.assertEqual(300, response.status_int)
@@ -66,10 +70,13 @@ class TestInitApplication(base.DBTestCase):
             f.write('[DEFAULT]\nauth_strategy = noauth\n'
                     '[coordination]\nbackend_url = nosuch://host\n')
         self.useFixture(fixtures.MockPatch('oslo_log.log.setup'))
+        freeze = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.freeze_heap')).mock
         exc = self.assertRaises(
             exception.InvalidConfiguration, wsgi_api.init_application,
             {'OS_CINDER_MA_CONFIG_FILES': conf_file}, conf=self.conf)
         self.assertIn('nosuch://host cannot be used', str(exc))
+        freeze.assert_not_called()
 
 
 class TestLazyApplication(base.TestCase):
