@@ -34,8 +34,12 @@ nbdkit's file plugin does (its default ``cache=default``), so reads on
 both are served from memory after the first write pass. With
 ``writethrough`` (qemu-io's default) every write is flushed before it
 completes on every path (fdatasync of the file, by qemu-io itself or by
-nbdkit for the client's flush or FUA write), so writes reach the disk; with ``writeback`` they
-stay in the storage host's page cache on every path. The time is the
+nbdkit for the client's flush or FUA write), so writes reach the disk;
+with ``writeback`` they stay in the storage host's page cache on every
+path. With ``none`` every client opens its side with O_DIRECT, as a
+guest's shareable disk (libvirt ``cache='none'``) does: the raw path
+then reads and writes the disk itself, while nbdkit still serves from
+the storage host's page cache, as a storage target does. The time is the
 sum of qemu-io's own per-request timings: process start-up, the TLS
 handshake and the flush at exit are left out on every path alike.
 
@@ -203,12 +207,17 @@ def main(argv=None):
                         help='4 KiB requests of each random run')
     parser.add_argument('--rounds', type=int, default=5)
     parser.add_argument('--cache', default='writethrough',
-                        choices=('writethrough', 'writeback'),
+                        choices=('writethrough', 'writeback', 'none'),
                         help='qemu-io cache mode on every path: '
                              'writethrough (qemu-io\'s default) flushes '
                              'after every write, so writes reach the disk '
                              'on every path; writeback leaves them in the '
-                             'storage host\'s page cache')
+                             'storage host\'s page cache; none opens the '
+                             'client side with O_DIRECT (what libvirt\'s '
+                             'cache=\'none\' of a shareable disk does), '
+                             'so the raw path reads and writes the disk '
+                             'while nbdkit serves from the storage host\'s '
+                             'page cache')
     parser.add_argument('--json', action='store_true')
     parser.add_argument('--tls-priority', default='NORMAL',
                         help='GnuTLS priority string of the NBD clients')
@@ -273,8 +282,11 @@ def main(argv=None):
         'nbd_tls_disabled_ciphers': list(ciphers),
         'cache': args.cache,
         'page_cache': 'raw: qemu-io -t %s; nbd: qemu-io -t %s, nbdkit '
-                      'file plugin cache=default: reads from the page '
-                      'cache on both' % (args.cache, args.cache),
+                      'file plugin cache=default: %s' % (
+                          args.cache, args.cache,
+                          'the raw path reads the disk (O_DIRECT), nbdkit '
+                          'the page cache' if args.cache == 'none' else
+                          'reads from the page cache on both'),
         'cpus': os.cpu_count(),
         'load_average_before': [round(x, 2) for x in load_before],
         'load_average_after': [round(x, 2) for x in os.getloadavg()]}
