@@ -33,6 +33,7 @@ import contextlib
 import dataclasses
 import functools
 import threading
+import time
 
 import oslo_messaging as messaging
 from oslo_config import cfg
@@ -62,6 +63,11 @@ from cinder_ma.volume.drivers import base as driver_base
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
+
+#: Seconds a flow waits for the claim on its row of the flow before it to
+#: be given up (see :meth:`Manager._claimed`), and how often it looks.
+CLAIM_HANDOVER_WAIT = 5.0
+CLAIM_HANDOVER_POLL = 0.05
 
 #: Outcomes a caller can expect, not failures of the manager.
 EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
@@ -166,9 +172,20 @@ class Manager:
             another flow holds it (a repeated or stale message).
         """
         owner = work_db.owner_token(self.worker_id)
-        if not work_db.claim(context, kind, row_id, owner, statuses,
-                             self._lease, stale_before=stale_before):
-            _refuse_claim(context, kind, row_id, statuses)
+        deadline = time.monotonic() + CLAIM_HANDOVER_WAIT
+        while not work_db.claim(context, kind, row_id, owner, statuses,
+                                self._lease, stale_before=stale_before):
+            # The flow before this one on the row (a create before a
+            # delete, an attach before a detach) moves the row out of its
+            # status, then gives its claim up in the next transaction: a
+            # client that saw the new status may have asked for this in
+            # between. Wait for that hand-over, briefly; a claim that
+            # stays is another flow's, or a dead one's, which expires.
+            _refuse_unless_held(context, kind, row_id, statuses)
+            if stale_before is not None or time.monotonic() >= deadline:
+                raise exception.Conflict(
+                    reason='another flow works on %s %s' % (kind, row_id))
+            time.sleep(CLAIM_HANDOVER_POLL)
         with self._claims_lock:
             self._active_claims.add(owner)
         try:
@@ -666,10 +683,10 @@ class Manager:
         }
 
 
-def _refuse_claim(context, kind, row_id, statuses):
-    """Why a claim failed, raised: the row is gone, not in one of
-    ``statuses`` (a repeated or stale message), or another flow holds
-    it."""
+def _refuse_unless_held(context, kind, row_id, statuses):
+    """Why a claim failed, raised, unless the row is in one of
+    ``statuses`` under another flow's claim: it is gone, or not in one of
+    ``statuses`` (a repeated or stale message)."""
     if kind == 'volume':
         status = volume_db.volume_get(context, row_id, children=False).status
         if status not in statuses:
@@ -682,8 +699,6 @@ def _refuse_claim(context, kind, row_id, statuses):
             raise exception.Conflict(
                 reason='attachment %s is %s, not %s' % (
                     row_id, status, ' or '.join(statuses)))
-    raise exception.Conflict(
-        reason='another flow works on %s %s' % (kind, row_id))
 
 
 def _loads(text):

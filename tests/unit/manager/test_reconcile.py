@@ -23,6 +23,8 @@ lease expired, or an old unclaimed row.
 
 import datetime
 import os
+import threading
+import time
 
 import fixtures
 import kombu.exceptions
@@ -36,6 +38,7 @@ from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
+from cinder_ma.manager import manager
 from cinder_ma.manager import reconcile
 from tests.unit.manager import fixtures as mgr_fixtures
 
@@ -195,11 +198,51 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         self.hold(models.VolumeAttachment, attachment.id)
         self.assertEqual(0, self.run_compute())
         self.assertEqual('reserved', self.get(attachment.id).attach_status)
-        # Nor does a (repeated) cast take it.
+        # Nor does a (repeated) cast take it, once the hand-over wait is
+        # over.
+        self.useFixture(fixtures.MockPatchObject(
+            manager, 'CLAIM_HANDOVER_WAIT', 0.2))
         self.assertRaises(exception.Conflict,
                           self.compute_manager._claimed(
                               self.admin_context, 'attachment',
                               attachment.id, ('reserved',)).__enter__)
+
+    def test_cast_waits_for_the_previous_flow_to_hand_over(self):
+        # The flow before (an attach) moved the row on and is about to
+        # give its claim up; the cast of the next flow (a detach, asked
+        # by a client that saw the new status) waits for it instead of
+        # being refused and left to the reconcile loop.
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1', manager_host=self.COMPUTE)
+        owner = 'liveworker:token'
+        self.hold(models.VolumeAttachment, attachment.id, owner=owner)
+        timer = threading.Timer(0.3, work_db.release, (
+            self.admin_context, 'attachment', attachment.id, owner))
+        timer.start()
+        self.addCleanup(timer.cancel)
+        started = time.monotonic()
+        with self.compute_manager._claimed(
+                self.admin_context, 'attachment', attachment.id,
+                ('reserved',)) as claim:
+            self.assertGreaterEqual(time.monotonic() - started, 0.25)
+            self.assertEqual(claim, work_db.claim_of(
+                self.admin_context, 'attachment', attachment.id)[0])
+
+    def test_no_wait_for_a_row_in_another_status(self):
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1', manager_host=self.COMPUTE)
+        self.hold(models.VolumeAttachment, attachment.id)
+        started = time.monotonic()
+        self.assertRaises(exception.Conflict,
+                          self.compute_manager._claimed(
+                              self.admin_context, 'attachment',
+                              attachment.id, ('attached',)).__enter__)
+        # Refused at once: no flow will hand this one a row that is not
+        # in the status it works on.
+        self.assertLess(time.monotonic() - started,
+                        manager.CLAIM_HANDOVER_WAIT)
 
     def backend_heartbeat(self, up):
         """The backend's manager seen up (a fresh heartbeat) or down (none
