@@ -45,7 +45,6 @@ the answers of that extension's actions always show them.
 from cinder_ma.api import extensions
 from cinder_ma.api import views
 from cinder_ma.manager import rpcapi
-from cinder_ma.volume import attachments as volume_attachments
 
 COLLECTION = 'attachments'
 #: The admin-only field of the reason the last step failed (volumes show
@@ -61,7 +60,7 @@ def _time(value):
 
 def flat_connection_info(attachment):
     """The attachment's connection_info in Cinder's flat shape, or None."""
-    nested = volume_attachments.connection_info_of(attachment)
+    nested = attachment.connection_info
     if nested is None:
         return None
     flat = {key: value for key, value in nested.items()
@@ -102,7 +101,7 @@ def detail(attachment, is_admin=False, fencing=False):
         'connection_info': flat_connection_info(attachment),
     })
     if is_admin:
-        view[FAILURE_REASON] = getattr(attachment, 'error_reason', None)
+        view[FAILURE_REASON] = attachment.error_reason
     if fencing:
         view[FENCED] = attachment.fenced_at is not None
         view[GENERATION] = attachment.generation

@@ -161,7 +161,7 @@ def _detail(opts, volume, extended=True):
         'volume_type': _volume_type(opts, volume),
         'snapshot_id': None,
         'source_volid': None,
-        'metadata': {m.key: m.value for m in volume.volume_metadata},
+        'metadata': dict(volume.volume_metadata),
         'links': opts.links(volume.id),
         'user_id': volume.user_id,
         'bootable': 'true' if volume.bootable else 'false',
