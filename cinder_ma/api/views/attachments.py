@@ -81,9 +81,10 @@ def summary(attachment):
     }
 
 
-def with_failure_reason(req):
-    """Whether the details answered to ``req`` show the failure reason."""
-    return req is not None and views.is_admin(req) and extensions.asked(
+def with_failure_reason(req, is_admin):
+    """Whether the details answered to ``req`` show the failure reason
+    (``is_admin``: whether the caller is an administrator)."""
+    return req is not None and is_admin and extensions.asked(
         req, extensions.RECOVERY)
 
 
@@ -108,24 +109,24 @@ def detail(attachment, is_admin=False, fencing=False):
     return view
 
 
-def show(attachment, req=None, fencing=None):
+def show(attachment, req=None, fencing=None, is_admin=False):
     """One attachment's detail; ``fencing``: show the fencing fields
     (default: when the request asks for the extension)."""
     if fencing is None:
         fencing = with_fencing(req)
     return {'attachment': detail(attachment,
-                                 is_admin=with_failure_reason(req),
+                                 is_admin=with_failure_reason(req, is_admin),
                                  fencing=fencing)}
 
 
-def summary_list(req, attachments, limit):
+def summary_list(req, attachments, limit, is_admin=False):
     """``GET /attachments``."""
     return {'attachments': [summary(a) for a in attachments]}
 
 
-def detail_list(req, attachments, limit):
+def detail_list(req, attachments, limit, is_admin=False):
     """``GET /attachments/detail``."""
-    is_admin = with_failure_reason(req)
+    is_admin = with_failure_reason(req, is_admin)
     fencing = with_fencing(req)
     return {'attachments': [detail(a, is_admin, fencing)
                             for a in attachments]}
