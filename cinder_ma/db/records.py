@@ -134,10 +134,17 @@ VOLUME_COLUMNS = tuple(field.name for field in dataclasses.fields(Volume)
                                              'volume_attachment'))
 
 
-def _mapping(row):
-    # A Core row reads by column name through its (public) _mapping; a
-    # dict is one already.
-    return row if isinstance(row, dict) else row._mapping
+def _values(row, names, prefix):
+    """The values of the columns ``names`` of a row: a Core row (read by
+    column name through its public ``_mapping``, or as it is when its
+    columns are those, in that order: the fast path of a whole table's
+    row) or a dict of column values."""
+    if isinstance(row, dict):
+        return [row[prefix + name] for name in names]
+    if not prefix and row._fields == names:
+        return list(row)
+    mapping = row._mapping
+    return [mapping[prefix + name] for name in names]
 
 
 def attachment_from_row(row, prefix=''):
@@ -145,11 +152,7 @@ def attachment_from_row(row, prefix=''):
     row or a dict of the column values, JSON columns as text), the
     columns' names starting with ``prefix`` when the row holds several
     tables'."""
-    mapping = _mapping(row)
-    if prefix:
-        values = [mapping[prefix + name] for name in ATTACHMENT_FIELDS]
-    else:
-        values = [mapping[name] for name in ATTACHMENT_FIELDS]
+    values = _values(row, ATTACHMENT_FIELDS, prefix)
     connector, info = values[_CONNECTOR], values[_CONNECTION_INFO]
     values[_CONNECTOR] = json.loads(connector) if connector else None
     values[_CONNECTION_INFO] = json.loads(info) if info else None
@@ -162,8 +165,7 @@ def volume_from_row(row, volume_type=None, metadata=None,
     :func:`attachment_from_row`), with its children if they were read:
     ``metadata`` a dict, ``attachments`` an iterable of
     :class:`Attachment`."""
-    mapping = _mapping(row)
-    return Volume(*[mapping[prefix + name] for name in VOLUME_COLUMNS],
+    return Volume(*_values(row, VOLUME_COLUMNS, prefix),
                   volume_type=volume_type, volume_metadata=metadata,
                   volume_attachment=None if attachments is None
                   else tuple(attachments))

@@ -18,7 +18,6 @@ Every change is a compare-and-swap transition of
 the same transaction: no task here writes a volume status.
 """
 
-
 from oslo_log import log as logging
 from oslo_utils import timeutils
 from taskflow import task

@@ -91,13 +91,15 @@ class RecordBuildersTestCase(base.TestCase):
         self.assertEqual({'k': 'v'}, volume.volume_metadata)
         self.assertEqual('gold', volume.volume_type.name)
 
-    def test_fields_are_the_columns(self):
+    def test_fields_are_the_columns_in_order(self):
+        # In the tables' order: a whole row is then read as it is.
         self.assertEqual(
-            {column.name for column in models.VolumeAttachment.__table__.c},
-            set(records.ATTACHMENT_FIELDS))
+            tuple(column.name
+                  for column in models.VolumeAttachment.__table__.c),
+            records.ATTACHMENT_FIELDS)
         self.assertEqual(
-            {column.name for column in models.Volume.__table__.c},
-            set(records.VOLUME_COLUMNS))
+            tuple(column.name for column in models.Volume.__table__.c),
+            records.VOLUME_COLUMNS)
 
     def test_dumps(self):
         self.assertIsNone(records.dumps(None))
