@@ -155,7 +155,7 @@ def notify_fencing(context, event, volume, attachment):
     fenced: a cluster manager following them knows which node may write.
     """
     payload = attachment_payload(volume, attachment)
-    payload.update(generation=getattr(attachment, 'generation', None),
-                   fenced=getattr(attachment, 'fenced_at', None) is not None)
+    payload.update(generation=attachment.generation,
+                   fenced=attachment.fenced_at is not None)
     notify(context, 'volume.attachment.' + event, payload,
            priority='warn' if event == 'fence' else 'info')

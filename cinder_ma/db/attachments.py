@@ -19,6 +19,10 @@ and takes the volume's row lock, so that concurrent transitions of one
 volume serialize on every database; the transaction then changes the
 attachment (itself compare-and-swap on its status) and writes the volume
 status that status.derive() gives for the attachments now present.
+
+Readers and writers return :class:`cinder_ma.db.records.Attachment`
+records (``connector`` and ``connection_info`` decoded); writers take
+those two as dicts.
 """
 
 import dataclasses
@@ -444,12 +448,13 @@ def attachment_destroy(context, attachment_id, expected_status=None):
 
 @reader
 def attachment_and_volume_get(context, attachment_id, project_id=None):
-    """An attachment and the row of its volume (no children), in one
+    """An attachment and its volume (without its children), in one
     query.
 
     :param project_id: only an attachment of a volume of this project.
     :raises VolumeAttachmentNotFound: no such attachment (visible).
-    :returns: ``(attachment record, volume record)``.
+    :returns: ``(Attachment, Volume)`` records
+        (:mod:`cinder_ma.db.records`).
     """
     if project_id is None:
         row = context.session.execute(

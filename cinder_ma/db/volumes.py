@@ -11,7 +11,9 @@
 # under the License.
 
 """Database API of volumes: their rows, metadata and lists (with their
-children read in a constant number of queries), counts and usage."""
+children read in a constant number of queries), counts and usage.
+
+Readers return :class:`cinder_ma.db.records.Volume` records."""
 
 import collections
 import operator
