@@ -512,10 +512,9 @@ def check_connectable(context, attachment_id, host, current=None):
 def attachment_get_others(context, volume_id, attachment_id):
     """The volume's attachments (not deleted) other than
     ``attachment_id``, newest first."""
-    rows = context.session.execute(
+    return records.attachments_from_result(context.session.execute(
         _OTHER_ATTACHMENTS, {'volume_id': volume_id,
-                             'attachment_id': attachment_id})
-    return [records.attachment_from_row(row) for row in rows]
+                             'attachment_id': attachment_id}))
 
 
 @reader
@@ -552,9 +551,9 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
         sort_dirs, ('id', 'created_at', 'updated_at', 'attach_status',
                     'instance_uuid', 'volume_id', 'attach_time'),
         'created_at', 'desc')
-    rows = context.session.connection().execute(
-        query.with_entities(*_VA_TABLE.columns).statement)
-    return [records.attachment_from_row(row) for row in rows]
+    return records.attachments_from_result(
+        context.session.connection().execute(
+            query.with_entities(*_VA_TABLE.columns).statement))
 
 
 @reader

@@ -302,8 +302,7 @@ def attachment_set_failure(context, attachment_id, reason):
 def fenced_connections(context, volume_id):
     """The records of the fenced attachments of a volume that recorded
     a connection."""
-    rows = context.session.execute(
+    return records.attachments_from_result(context.session.execute(
         sa.select(_VA).where(
             _C.volume_id == volume_id, _C.deleted == sa.false(),
-            _C.fenced_at.isnot(None), _C.connection_info.isnot(None)))
-    return [records.attachment_from_row(row) for row in rows]
+            _C.fenced_at.isnot(None), _C.connection_info.isnot(None))))

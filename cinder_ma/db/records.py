@@ -124,34 +124,43 @@ class Volume:
     volume_attachment: tuple | None = None
 
 
+#: The fields of an attachment: its table's columns, in their order.
 ATTACHMENT_FIELDS = tuple(field.name
                           for field in dataclasses.fields(Attachment))
 _CONNECTOR = ATTACHMENT_FIELDS.index('connector')
 _CONNECTION_INFO = ATTACHMENT_FIELDS.index('connection_info')
-#: The fields of a volume that are its columns (the rest: its children).
+#: The fields of a volume that are its table's columns, in their order
+#: (the others: its children).
 VOLUME_COLUMNS = tuple(field.name for field in dataclasses.fields(Volume)
                        if field.name not in ('volume_type', 'volume_metadata',
                                              'volume_attachment'))
 
 
 def _values(row, names, prefix):
-    """The values of the columns ``names`` of a row: a Core row (read by
-    column name through its public ``_mapping``, or as it is when its
-    columns are those, in that order: the fast path of a whole table's
-    row) or a dict of column values."""
-    if isinstance(row, dict):
-        return [row[prefix + name] for name in names]
-    if not prefix and row._fields == names:
+    """The values of the columns ``names`` of a row: a tuple of them (in
+    that order: the fast path of a whole table's row, as ``tuple(row)``
+    gives it), a Core row (read by column name through its public
+    ``_mapping``) or a dict of column values."""
+    if type(row) is tuple:
         return list(row)
-    mapping = row._mapping
+    mapping = row if isinstance(row, dict) else row._mapping
     return [mapping[prefix + name] for name in names]
+
+
+def attachments_from_result(result):
+    """The records of the rows of a Core result of whole
+    ``volume_attachment`` rows (its columns checked once, then each row
+    read as it is)."""
+    if tuple(result.keys()) != ATTACHMENT_FIELDS:
+        return [attachment_from_row(row) for row in result]
+    return [attachment_from_row(tuple(row)) for row in result]
 
 
 def attachment_from_row(row, prefix=''):
     """The record of an attachment from a row holding its columns (a Core
-    row or a dict of the column values, JSON columns as text), the
-    columns' names starting with ``prefix`` when the row holds several
-    tables'."""
+    row, a dict of the column values, or a tuple of them in the order of
+    :data:`ATTACHMENT_FIELDS`; JSON columns as text), the columns' names
+    starting with ``prefix`` when the row holds several tables'."""
     values = _values(row, ATTACHMENT_FIELDS, prefix)
     connector, info = values[_CONNECTOR], values[_CONNECTION_INFO]
     values[_CONNECTOR] = json.loads(connector) if connector else None
@@ -162,7 +171,8 @@ def attachment_from_row(row, prefix=''):
 def volume_from_row(row, volume_type=None, metadata=None,
                     attachments=None, prefix=''):
     """The record of a volume from a row holding its columns (as
-    :func:`attachment_from_row`), with its children if they were read:
+    :func:`attachment_from_row`; a tuple in the order of
+    :data:`VOLUME_COLUMNS`), with its children if they were read:
     ``metadata`` a dict, ``attachments`` an iterable of
     :class:`Attachment`."""
     return Volume(*_values(row, VOLUME_COLUMNS, prefix),

@@ -208,13 +208,15 @@ def _volume_records(context, rows):
                                                  {'ids': ids}):
         metadata.setdefault(volume_id, {})[key] = value
     attachments = {}
-    make = records.attachment_from_row
-    for row in session.execute(_PAGE_ATTACHMENTS, {'ids': ids}):
-        attachment = make(row)
+    for attachment in records.attachments_from_result(
+            session.execute(_PAGE_ATTACHMENTS, {'ids': ids})):
         attachments.setdefault(attachment.volume_id, []).append(attachment)
-    return [records.volume_from_row(
-        row, vtypes.get(row.volume_type_id), metadata.get(row.id, {}),
-        attachments.get(row.id, ())) for row in rows]
+    # Rows of the whole table are read as they are (checked once).
+    whole = tuple(rows[0]._fields) == records.VOLUME_COLUMNS
+    make = records.volume_from_row
+    return [make(tuple(row) if whole else row,
+                 vtypes.get(row.volume_type_id), metadata.get(row.id, {}),
+                 attachments.get(row.id, ())) for row in rows]
 
 
 @reader

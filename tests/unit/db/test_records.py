@@ -62,6 +62,13 @@ class RecordBuildersTestCase(base.TestCase):
         self.assertEqual('a1', attachment.id)
         self.assertEqual(CONNECTOR, attachment.connector)
 
+    def test_a_tuple_of_the_values_in_order(self):
+        row = _attachment_row()
+        self.assertEqual(
+            records.attachment_from_row(row),
+            records.attachment_from_row(
+                tuple(row[name] for name in records.ATTACHMENT_FIELDS)))
+
     def test_records_are_frozen_and_slotted(self):
         attachment = records.attachment_from_row(_attachment_row())
         self.assertRaises(dataclasses.FrozenInstanceError, setattr,
