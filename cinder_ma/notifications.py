@@ -72,16 +72,23 @@ def _make_notifier(transport, has_bus):
                               driver=driver)
 
 
-def attachment_payload(volume, attachment):
+def _attachment_payload(volume, attachment_id, instance_uuid, host, mode):
     return {
         'volume_id': volume.id,
-        'attachment_id': attachment.id,
-        'instance_uuid': attachment.instance_uuid,
-        'host': attachment.attached_host or attachment.manager_host,
-        'mode': attachment.attach_mode,
+        'attachment_id': attachment_id,
+        'instance_uuid': instance_uuid,
+        'host': host,
+        'mode': mode,
         'multiattach': volume.multiattach,
         'project_id': volume.project_id,
     }
+
+
+def attachment_payload(volume, attachment):
+    return _attachment_payload(
+        volume, attachment.id, attachment.instance_uuid,
+        attachment.attached_host or attachment.manager_host,
+        attachment.attach_mode)
 
 
 def enabled():
@@ -106,6 +113,14 @@ def notify(context, event_type, payload, priority='info'):
 def notify_attach(context, event_type, volume, attachment):
     notify(context, 'volume.' + event_type,
            attachment_payload(volume, attachment))
+
+
+def notify_attach_of(context, event_type, volume, attachment_id,
+                     instance_uuid, host, attach_mode):
+    """:func:`notify_attach` of an attachment known by its values (as a
+    flow saw it: after a detach its row is deleted)."""
+    notify(context, 'volume.' + event_type, _attachment_payload(
+        volume, attachment_id, instance_uuid, host, attach_mode))
 
 
 def notify_extend(context, volume, new_size, not_resized=None):
@@ -140,7 +155,7 @@ def notify_fencing(context, event, volume, attachment):
     fenced: a cluster manager following them knows which node may write.
     """
     payload = attachment_payload(volume, attachment)
-    payload.update(generation=getattr(attachment, 'generation', None),
-                   fenced=getattr(attachment, 'fenced_at', None) is not None)
+    payload.update(generation=attachment.generation,
+                   fenced=attachment.fenced_at is not None)
     notify(context, 'volume.attachment.' + event, payload,
            priority='warn' if event == 'fence' else 'info')

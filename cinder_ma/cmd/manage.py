@@ -35,7 +35,6 @@ import sys
 from oslo_config import cfg
 from oslo_db import exception as db_exception
 from oslo_log import log as logging
-from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from cinder_ma import cmd
@@ -209,10 +208,7 @@ def _managers():
 
 
 def _connector_host(attachment):
-    try:
-        connector = jsonutils.loads(attachment.connector or 'null')
-    except ValueError:
-        return None
+    connector = attachment.connector
     if isinstance(connector, dict):
         return connector.get('host')
     return None
@@ -232,11 +228,10 @@ def audit(ctxt, reports):
     from cinder_ma.manager import rpcapi
 
     rows = []
-    attachments = maintenance.live_attachments(ctxt)
     expected_connections = {}
     expected_disks = {}
-    for att in attachments:
-        node = rpcapi.server_for(att.volume_host) if att.volume_host else None
+    for att, volume_host in maintenance.live_attachments(ctxt):
+        node = rpcapi.server_for(volume_host) if volume_host else None
         conn_host = _connector_host(att)
         if conn_host and node:
             expected_connections.setdefault(

@@ -19,10 +19,14 @@ and takes the volume's row lock, so that concurrent transitions of one
 volume serialize on every database; the transaction then changes the
 attachment (itself compare-and-swap on its status) and writes the volume
 status that status.derive() gives for the attachments now present.
+
+Readers and writers return :class:`cinder_ma.db.records.Attachment`
+records (``connector`` and ``connection_info`` decoded); writers take
+those two as dicts.
 """
 
+import dataclasses
 import functools
-import types
 import uuid
 
 from oslo_serialization import jsonutils
@@ -34,6 +38,7 @@ from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
@@ -55,7 +60,8 @@ def _attachment_query(context, project_id=None):
 # The statements of the attach hot path are built once, with bound
 # parameters: SQLAlchemy then skips building them and their cache keys on
 # every call. They read and write the tables with Core: an attachment is
-# handed around as a plain record (see _record), not an ORM object.
+# handed around as a record (:mod:`cinder_ma.db.records`), not an ORM
+# object.
 _VA = models.VolumeAttachment
 _VA_TABLE = _VA.__table__
 _VOLUME_TABLE = models.Volume.__table__
@@ -193,15 +199,6 @@ def _swap_statement(keys, single_connection):
         {key: sa.bindparam('v_' + key) for key in keys})
 
 
-def _record(row, prefix=''):
-    """A plain record of a Core row's columns (of one table)."""
-    if not prefix:
-        return types.SimpleNamespace(**row._mapping)
-    return types.SimpleNamespace(**{
-        key[len(prefix):]: value for key, value in row._mapping.items()
-        if key.startswith(prefix)})
-
-
 def attachment_get_in_txn(context, attachment_id, project_id=None):
     if project_id is None:
         row = context.session.execute(
@@ -213,7 +210,7 @@ def attachment_get_in_txn(context, attachment_id, project_id=None):
     if row is None:
         raise exception.VolumeAttachmentNotFound(
             filter='attachment_id = %s' % attachment_id)
-    return _record(row)
+    return records.attachment_from_row(row)
 
 
 def recompute_volume_status(context, volume_id):
@@ -342,11 +339,11 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         instance_uuid=instance_uuid, attach_mode=attach_mode,
         attach_status=vstatus.ATTACH_RESERVED,
         attached_host=manager_host, manager_host=manager_host,
-        connector=jsonutils.dumps(connector) if connector else None,
+        connector=records.dumps(connector or None),
         created_at=now, deleted=False, generation=1)
     context.session.execute(_INSERT_ATTACHMENT, values)
     recompute_volume_status(context, volume_id)
-    return types.SimpleNamespace(**values)
+    return records.attachment_from_row(values)
 
 
 def _is_live(status):
@@ -366,10 +363,13 @@ def _attachment_update(context, attachment_id, values,
                 attachment_id, current.attach_status,
                 ' or '.join(expected_status)))
     values = dict(values)
-    for key in ('connector', 'connection_info'):
-        if isinstance(values.get(key), dict):
-            values[key] = jsonutils.dumps(values[key])
     values.setdefault('updated_at', utcnow())
+    # The record's values (decoded), and the columns' (encoded).
+    changes = dict(values)
+    for key in records.JSON_FIELDS:
+        if key in values:
+            values[key] = records.dumps(values[key])
+            changes[key] = records.loads(values[key])
     new_status = values.get('attach_status', current.attach_status)
     delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
     if not lock_volume(context, current.volume_id, live_delta=delta):
@@ -408,10 +408,7 @@ def _attachment_update(context, attachment_id, values,
     recompute_volume_status(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
     # again.
-    updated = types.SimpleNamespace(**vars(current))
-    for key, value in values.items():
-        setattr(updated, key, value)
-    return updated
+    return dataclasses.replace(current, **changes)
 
 
 def attachment_update(context, attachment_id, values, expected_status=None,
@@ -451,12 +448,13 @@ def attachment_destroy(context, attachment_id, expected_status=None):
 
 @reader
 def attachment_and_volume_get(context, attachment_id, project_id=None):
-    """An attachment and the row of its volume (no children), in one
+    """An attachment and its volume (without its children), in one
     query.
 
     :param project_id: only an attachment of a volume of this project.
     :raises VolumeAttachmentNotFound: no such attachment (visible).
-    :returns: ``(attachment record, volume record)``.
+    :returns: ``(Attachment, Volume)`` records
+        (:mod:`cinder_ma.db.records`).
     """
     if project_id is None:
         row = context.session.execute(
@@ -470,9 +468,8 @@ def attachment_and_volume_get(context, attachment_id, project_id=None):
     if row is None:
         raise exception.VolumeAttachmentNotFound(
             filter='attachment_id = %s' % attachment_id)
-    attachment = types.SimpleNamespace(**{
-        name: row._mapping[name] for name in _ATTACHMENT_COLUMNS})
-    return attachment, _record(row, _VOLUME_PREFIX)
+    return (records.attachment_from_row(row),
+            records.volume_from_row(row, prefix=_VOLUME_PREFIX))
 
 
 def connected_elsewhere_conflict(instance_uuid, volume_id, host,
@@ -515,9 +512,9 @@ def check_connectable(context, attachment_id, host, current=None):
 def attachment_get_others(context, volume_id, attachment_id):
     """The volume's attachments (not deleted) other than
     ``attachment_id``, newest first."""
-    return [_record(row) for row in context.session.execute(
+    return records.attachments_from_result(context.session.execute(
         _OTHER_ATTACHMENTS, {'volume_id': volume_id,
-                             'attachment_id': attachment_id})]
+                             'attachment_id': attachment_id}))
 
 
 @reader
@@ -554,7 +551,9 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
         sort_dirs, ('id', 'created_at', 'updated_at', 'attach_status',
                     'instance_uuid', 'volume_id', 'attach_time'),
         'created_at', 'desc')
-    return query.all()
+    return records.attachments_from_result(
+        context.session.connection().execute(
+            query.with_entities(*_VA_TABLE.columns).statement))
 
 
 @reader

@@ -37,9 +37,6 @@ naming what changed:
   :func:`attachment_unreconnect`, its undo.
 """
 
-import types
-
-from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
 from cinder_ma.db.api import reader
@@ -47,6 +44,7 @@ from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
 from cinder_ma import status as vstatus
@@ -64,14 +62,6 @@ FENCEABLE_STATUSES = (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED,
 PROMOTABLE_STATUSES = (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED)
 #: Statuses of a fenced attachment that its consumer can connect again.
 RECONNECTABLE_STATUSES = (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED)
-
-
-def _dumps(value):
-    return None if value is None else jsonutils.dumps(value)
-
-
-def _loads(text):
-    return jsonutils.loads(text) if text else None
 
 
 def _get(context, attachment_id):
@@ -201,7 +191,7 @@ def attachment_record_connection(context, attachment_id, generation,
 
     :raises Conflict: it is not (fenced, demoted or detached meanwhile).
     """
-    values = {'connection_info': _dumps(connection_info),
+    values = {'connection_info': records.dumps(connection_info),
               'updated_at': utcnow()}
     result = context.session.execute(
         sa.update(_VA).where(
@@ -266,9 +256,9 @@ def attachment_reconnect(context, attachment_id, generation, connector,
         [_C.fenced_at.isnot(None), _C.generation == generation,
          _C.attach_status.in_(RECONNECTABLE_STATUSES)],
         {'attach_status': vstatus.ATTACH_ATTACHING,
-         'connector': _dumps(connector),
+         'connector': records.dumps(connector),
          'attached_host': host, 'mountpoint': mountpoint,
-         'connection_info': _dumps(connection_info),
+         'connection_info': records.dumps(connection_info),
          'fenced_at': None, 'generation': generation + 1,
          'error_reason': None, 'updated_at': utcnow()},
         not_connected_elsewhere=host)
@@ -290,7 +280,7 @@ def attachment_unreconnect(context, attachment_id, generation, previous):
     """
     values = dict(previous, generation=generation, updated_at=utcnow())
     for key in ('connector', 'connection_info'):
-        values[key] = _dumps(values.get(key))
+        values[key] = records.dumps(values.get(key))
     return _swap_with_volume(
         context, attachment_id,
         [_C.fenced_at.is_(None), _C.generation == generation + 1,
@@ -310,13 +300,9 @@ def attachment_set_failure(context, attachment_id, reason):
 
 @reader
 def fenced_connections(context, volume_id):
-    """The fenced attachments of a volume that recorded a connection:
-    ``[(attachment id, connector, connection_info)]``, decoded."""
-    rows = context.session.execute(
-        sa.select(_C.id, _C.connector, _C.connection_info).where(
+    """The records of the fenced attachments of a volume that recorded
+    a connection."""
+    return records.attachments_from_result(context.session.execute(
+        sa.select(_VA).where(
             _C.volume_id == volume_id, _C.deleted == sa.false(),
-            _C.fenced_at.isnot(None), _C.connection_info.isnot(None)))
-    return [types.SimpleNamespace(
-        id=row.id, connector=_loads(row.connector),
-        connection_info=_loads(row.connection_info))
-        for row in rows]
+            _C.fenced_at.isnot(None), _C.connection_info.isnot(None))))

@@ -13,14 +13,15 @@
 """Database work of ``cinder-ma-manage``: purging soft-deleted rows and
 finding stuck or inconsistent volumes and attachments."""
 
+import dataclasses
 import datetime
-import types
 
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma import exception
 from cinder_ma import status as vstatus
 
@@ -78,13 +79,37 @@ def _older_than(model, seconds):
     return sa.func.coalesce(model.updated_at, model.created_at) < since
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Stuck:
+    """A volume or an attachment stuck in a transitional status:
+    ``host`` is an attachment's manager host (else its attached host),
+    ``updated_at`` its last change (else its creation), ``volume_id``
+    an attachment's volume (None for a volume)."""
+
+    id: str
+    status: str
+    host: object
+    updated_at: object
+    volume_id: object = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Inconsistency:
+    """A volume whose recorded state disagrees with its attachments."""
+
+    id: str
+    status: str
+    expected: str
+    attach_count: int
+    live: int
+
+
 @db_api.reader
 def stuck(context, older_than):
     """Volumes and attachments left in a transitional status for more
     than ``older_than`` seconds.
 
-    :returns: ``(volumes, attachments)``, lists of plain records
-        (id, status, host, updated_at; and volume_id for attachments).
+    :returns: ``(volumes, attachments)``, lists of :class:`Stuck`.
     """
     vol, att = models.Volume, models.VolumeAttachment
     volumes = context.session.execute(
@@ -105,8 +130,9 @@ def stuck(context, older_than):
                att.attach_status.in_(TRANSITIONAL_ATTACH_STATUSES),
                _older_than(att, older_than))
         .order_by(att.created_at, att.id)).all()
-    return ([types.SimpleNamespace(**r._mapping) for r in volumes],
-            [types.SimpleNamespace(**r._mapping) for r in attachments])
+    return ([Stuck(*row) for row in volumes],
+            [Stuck(row.id, row.status, row.host, row.updated_at,
+                   row.volume_id) for row in attachments])
 
 
 @db_api.reader
@@ -116,8 +142,7 @@ def inconsistent(context):
     :func:`cinder_ma.status.derive` of them, or a live-attachment
     count (the reservation counter) other than their number.
 
-    :returns: plain records: id, status, expected (status), attach_count,
-        live (attachments).
+    :returns: :class:`Inconsistency` records.
     """
     vol, att = models.Volume, models.VolumeAttachment
     rows = context.session.execute(
@@ -128,37 +153,36 @@ def inconsistent(context):
         .order_by(vol.created_at, vol.id)).all()
     volumes = {}
     for row in rows:
-        entry = volumes.setdefault(row.id, types.SimpleNamespace(
-            id=row.id, status=row.status, attach_count=row.attach_count,
-            statuses=[]))
+        _row, statuses = volumes.setdefault(row.id, (row, []))
         if row.attach_status is not None:
-            entry.statuses.append(row.attach_status)
+            statuses.append(row.attach_status)
     found = []
-    for entry in volumes.values():
-        expected = vstatus.derive(entry.statuses)
-        live = sum(1 for s in entry.statuses
+    for row, statuses in volumes.values():
+        expected = vstatus.derive(statuses)
+        live = sum(1 for s in statuses
                    if s in vstatus.LIVE_ATTACH_STATUSES)
-        status_wrong = (entry.status in vstatus.ATTACHABLE_STATUSES and
-                        entry.status != expected)
-        if status_wrong or entry.attach_count != live:
-            found.append(types.SimpleNamespace(
-                id=entry.id, status=entry.status, expected=expected,
-                attach_count=entry.attach_count, live=live))
+        status_wrong = (row.status in vstatus.ATTACHABLE_STATUSES and
+                        row.status != expected)
+        if status_wrong or row.attach_count != live:
+            found.append(Inconsistency(row.id, row.status, expected,
+                                       row.attach_count, live))
     return found
 
 
 @db_api.reader
 def live_attachments(context):
-    """Every attachment that is not deleted, with its volume's host."""
+    """Every attachment that is not deleted, with its volume's host.
+
+    :returns: ``[(attachment record, volume host)]``.
+    """
     att, vol = models.VolumeAttachment, models.Volume
     rows = context.session.execute(
-        sa.select(att.id, att.volume_id, att.instance_uuid,
-                  att.attach_status, att.attached_host, att.manager_host,
-                  att.connector, vol.host.label('volume_host'))
+        sa.select(att.__table__, vol.host.label('volume__host'))
         .join(vol, vol.id == att.volume_id)
         .where(att.deleted == sa.false())
         .order_by(att.created_at, att.id)).all()
-    return [types.SimpleNamespace(**r._mapping) for r in rows]
+    return [(records.attachment_from_row(row), row.volume__host)
+            for row in rows]
 
 
 @db_api.writer

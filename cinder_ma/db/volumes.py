@@ -11,11 +11,12 @@
 # under the License.
 
 """Database API of volumes: their rows, metadata and lists (with their
-children read in a constant number of queries), counts and usage."""
+children read in a constant number of queries), counts and usage.
+
+Readers return :class:`cinder_ma.db.records.Volume` records."""
 
 import collections
 import operator
-import types as types_module
 import uuid
 
 import sqlalchemy as sa
@@ -27,6 +28,7 @@ from cinder_ma.db.api import soft_delete
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma.db.services import host_filter
 from cinder_ma import exception
 
@@ -46,8 +48,8 @@ def _volume_query(context, project_id=None):
 
 
 def volume_create(context, values, quota=None):
-    """Record a volume; returns it as a plain record with its children
-    (as :func:`volume_get_all` gives them).
+    """Record a volume; returns its record with its children (as
+    :func:`volume_get_all` gives them).
 
     :param quota: called as ``quota(context, None)`` in the transaction
         before the row is added (to charge the project's quota); what it
@@ -56,9 +58,9 @@ def volume_create(context, values, quota=None):
     # The volume is read back after the writer transaction: with SQLite
     # every writer of the deployment queues on one lock, and loading the
     # volume with its children (three queries) inside it was most of the
-    # time the lock was held by volume creates. Read as a plain record,
-    # it costs a third of the ORM's load.
-    return _volume_record(context, _volume_insert(context, values, quota))
+    # time the lock was held by volume creates. Read with Core into a
+    # record, it costs a third of the ORM's load.
+    return volume_get(context, _volume_insert(context, values, quota))
 
 
 @writer
@@ -88,22 +90,20 @@ _PROJECT_VOLUME_ROW = _VOLUME_ROW.where(
 
 def volume_get_in_txn(context, volume_id, project_id=None, children=True):
     """:func:`volume_get` in the caller's transaction."""
-    if children:
-        volume = _volume_query(context, project_id).filter(
-            models.Volume.id == volume_id).populate_existing().first()
-    elif project_id is None:
-        # The row alone, read with a Core statement built once: the attach
-        # path reads it several times per request, and the ORM costs ten
-        # times more.
-        volume = context.session.execute(
+    # Read with Core statements built once: the attach path reads the
+    # volume several times per request, and the ORM costs ten times more.
+    if project_id is None:
+        row = context.session.execute(
             _VOLUME_ROW, {'volume_id': volume_id}).first()
     else:
-        volume = context.session.execute(
+        row = context.session.execute(
             _PROJECT_VOLUME_ROW, {'volume_id': volume_id,
                                   'project_id': project_id}).first()
-    if volume is None:
+    if row is None:
         raise exception.VolumeNotFound(volume_id=volume_id)
-    return volume
+    if children:
+        return _volume_records(context, [row])[0]
+    return records.volume_from_row(row)
 
 
 @reader
@@ -112,9 +112,9 @@ def volume_get(context, volume_id, project_id=None, children=True):
 
     :param project_id: when not None, a volume of another project is not
         found.
-    :param children: False for the volume row alone (one Core query, for
-        the hot attach path): a read-only row with the columns as
-        attributes and no relationships.
+    :param children: False for the volume row alone (one query, for the
+        hot attach path): its record has None as its children.
+    :returns: a :class:`cinder_ma.db.records.Volume`.
     """
     return volume_get_in_txn(context, volume_id, project_id, children)
 
@@ -170,8 +170,7 @@ def volume_get_all(context, project_id=None, filters=None, marker=None,
 
 
 # The children of a page of volumes, by the ids of its volumes (an
-# expanding IN), built once. Of attachments, what a volume view shows (not
-# the connector and connection_info, which can be long) and manager_host.
+# expanding IN), built once.
 _TYPE_TABLE = models.VolumeType.__table__
 _SPEC_TABLE = models.VolumeTypeExtraSpecs.__table__
 _PAGE_TYPES = sa.select(
@@ -187,77 +186,37 @@ _PAGE_METADATA = sa.select(
         _META_TABLE.c.volume_id.in_(sa.bindparam('ids', expanding=True)),
         _META_TABLE.c.deleted == sa.false())
 _ATT_TABLE = models.VolumeAttachment.__table__
-_PAGE_ATTACHMENTS = sa.select(
-    _ATT_TABLE.c.id, _ATT_TABLE.c.volume_id, _ATT_TABLE.c.instance_uuid,
-    _ATT_TABLE.c.attached_host, _ATT_TABLE.c.mountpoint,
-    _ATT_TABLE.c.attach_mode, _ATT_TABLE.c.attach_status,
-    _ATT_TABLE.c.attach_time, _ATT_TABLE.c.manager_host).where(
-        _ATT_TABLE.c.volume_id.in_(sa.bindparam('ids', expanding=True)),
-        _ATT_TABLE.c.deleted == sa.false()).order_by(_ATT_TABLE.c.created_at)
-
-# Records of the children: named tuples of the selected columns, whose
-# attributes read several times faster than those of SQLAlchemy's Row (a
-# list view reads a few of each of thousands of attachments).
-MetadataRecord = collections.namedtuple(
-    'MetadataRecord', [c.name for c in _PAGE_METADATA.selected_columns])
-AttachmentRecord = collections.namedtuple(
-    'AttachmentRecord', [c.name for c in _PAGE_ATTACHMENTS.selected_columns])
-
-
-def _by_volume(result, record_type):
-    """{volume_id: [record, ...]} of the rows of ``result``, in order."""
-    grouped = {}
-    make = record_type._make
-    for row in result.all():
-        record = make(row)
-        grouped.setdefault(record.volume_id, []).append(record)
-    return grouped
-
-
-@reader
-def _volume_record(context, volume_id):
-    row = context.session.execute(_VOLUME_ROW,
-                                  {'volume_id': volume_id}).first()
-    if row is None:
-        raise exception.VolumeNotFound(volume_id=volume_id)
-    return _volume_records(context, [row])[0]
+_PAGE_ATTACHMENTS = sa.select(_ATT_TABLE).where(
+    _ATT_TABLE.c.volume_id.in_(sa.bindparam('ids', expanding=True)),
+    _ATT_TABLE.c.deleted == sa.false()).order_by(_ATT_TABLE.c.created_at)
 
 
 def _volume_records(context, rows):
-    """Plain records of a page of volume rows, with their type, metadata
-    and live attachments read in three more queries (whatever the page
-    size): views read them like models, without the ORM's cost per
-    object.
-
-    A volume is a SimpleNamespace of its columns plus ``volume_type``
-    (with its ``name`` and ``writers_spec``, or None), ``volume_metadata``
-    (:class:`MetadataRecord` list) and ``volume_attachment``
-    (:class:`AttachmentRecord` list, oldest first).
-    """
+    """The records of a page of volume rows, with their type, metadata and
+    live attachments read in three more queries (whatever the page
+    size)."""
     if not rows:
         return []
-    records = []
-    keys = rows[0]._fields
-    for row in rows:
-        record = types_module.SimpleNamespace()
-        record.__dict__.update(zip(keys, row))
-        records.append(record)
     session = context.session
-    ids = [record.id for record in records]
-    type_ids = list({record.volume_type_id for record in records})
-    types = {type_id: types_module.SimpleNamespace(name=name,
-                                                   writers_spec=writers)
-             for type_id, name, writers in session.execute(
-                 _PAGE_TYPES, {'ids': type_ids})}
-    metadata = _by_volume(session.execute(_PAGE_METADATA, {'ids': ids}),
-                          MetadataRecord)
-    attachments = _by_volume(
-        session.execute(_PAGE_ATTACHMENTS, {'ids': ids}), AttachmentRecord)
-    for record in records:
-        record.volume_type = types.get(record.volume_type_id)
-        record.volume_metadata = metadata.get(record.id, [])
-        record.volume_attachment = attachments.get(record.id, [])
-    return records
+    ids = [row.id for row in rows]
+    type_ids = list({row.volume_type_id for row in rows})
+    vtypes = {type_id: records.VolumeType(type_id, name, writers)
+              for type_id, name, writers in session.execute(
+                  _PAGE_TYPES, {'ids': type_ids})}
+    metadata = {}
+    for volume_id, key, value in session.execute(_PAGE_METADATA,
+                                                 {'ids': ids}):
+        metadata.setdefault(volume_id, {})[key] = value
+    attachments = {}
+    for attachment in records.attachments_from_result(
+            session.execute(_PAGE_ATTACHMENTS, {'ids': ids})):
+        attachments.setdefault(attachment.volume_id, []).append(attachment)
+    # Rows of the whole table are read as they are (checked once).
+    whole = tuple(rows[0]._fields) == records.VOLUME_COLUMNS
+    make = records.volume_from_row
+    return [make(tuple(row) if whole else row,
+                 vtypes.get(row.volume_type_id), metadata.get(row.id, {}),
+                 attachments.get(row.id, ())) for row in rows]
 
 
 @reader

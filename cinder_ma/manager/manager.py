@@ -38,7 +38,6 @@ import time
 import oslo_messaging as messaging
 from oslo_config import cfg
 from oslo_log import log as logging
-from oslo_serialization import jsonutils
 
 from cinder_ma import exception
 from cinder_ma import notifications
@@ -557,8 +556,8 @@ class Manager:
             context, attachment_id, *statuses)
         store = self._store(context, attachment, volume)
         store.update(
-            connector=_loads(attachment.connector),
-            connection_info=_loads(attachment.connection_info))
+            connector=attachment.connector,
+            connection_info=attachment.connection_info)
         self._run_attachment_flow(
             flow_module.get_flow(self.manager_api, self.connectors,
                                  self.hypervisor, lock), store, lock)
@@ -591,7 +590,7 @@ class Manager:
                     reason='attachment %s is not a fenced attachment of '
                            'volume %s' % (other_id, volume.id))
             revoke.append({'attachment_id': other.id,
-                           'connector': _loads(other.connector)})
+                           'connector': other.connector})
         try:
             lock = locks.ConnectionLock.for_volume(
                 volume.id, volume.shared_targets, volume.service_uuid)
@@ -600,8 +599,7 @@ class Manager:
         store = self._store(context, attachment, volume)
         store.update(attach_mode='rw', generation=attachment.generation,
                      revoke=revoke, shareable=bool(volume.multiattach),
-                     previous_connection_info=_loads(
-                         attachment.connection_info))
+                     previous_connection_info=attachment.connection_info)
         self._run_attachment_flow(
             promote_flow.get_host_flow(self.manager_api, self.connectors,
                                        self.hypervisor, lock), store, lock)
@@ -628,7 +626,7 @@ class Manager:
             context, attachment_id)
         if attachment.attach_status != vstatus.ATTACH_DETACHING:
             return
-        connector = _loads(attachment.connector)
+        connector = attachment.connector
         # Counting the connection's users, tearing it down and deleting
         # the record happen under the connection lock, as on the API's
         # path (never a connection cut while another attachment uses it).
@@ -640,7 +638,7 @@ class Manager:
                 # The attachment's own connection ends with it; a host's
                 # ends with its last user.
                 own = rpcapi.is_attachment_scoped(
-                    _loads(attachment.connection_info)) and \
+                    attachment.connection_info) and \
                     _per_attachment(backend)
                 if own or not \
                         attachment_db.attachment_count_sharing_connection(
@@ -699,10 +697,6 @@ def _refuse_unless_held(context, kind, row_id, statuses):
             raise exception.Conflict(
                 reason='attachment %s is %s, not %s' % (
                     row_id, status, ' or '.join(statuses)))
-
-
-def _loads(text):
-    return jsonutils.loads(text) if text else None
 
 
 def _per_attachment(backend):

@@ -94,7 +94,7 @@ def initialize_connection(context, volume_id, connector):
         attachment = attachments.reserve(context, volume, None)
     attachment = attachments.connect(context, attachment, volume, connector,
                                      'legacy' if reserved else 'create')
-    info = attachments.connection_info_of(attachment)
+    info = attachment.connection_info
     return {key: value for key, value in info.items()
             if key not in ('attachment_id', rpcapi.SCOPE_KEY)}
 

@@ -24,7 +24,6 @@ Two ways lead to the same records and tasks:
 """
 
 from oslo_log import log as logging
-from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from cinder_ma.db import api as db_api
@@ -115,16 +114,6 @@ def writer_policy(volume, specs):
                     WRITERS_SPEC, specs[WRITERS_SPEC],
                     volume.volume_type_id, ', '.join(WRITER_POLICIES))
     return policy_
-
-
-def connector_of(attachment):
-    return jsonutils.loads(attachment.connector) if attachment.connector \
-        else None
-
-
-def connection_info_of(attachment):
-    return jsonutils.loads(attachment.connection_info) \
-        if attachment.connection_info else None
 
 
 def check_backend_multiattach(context, volume):
@@ -464,7 +453,7 @@ def disconnect(context, volume, attachment, factory):
     """Run a disconnect flow (see
     :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a consumer's
     attachment: its connection ends when it is the last user of it."""
-    connector = connector_of(attachment)
+    connector = attachment.connector
     lock = connection_lock(volume)
     _run(factory(_rpc(), lock),
          {'context': context, 'attachment_id': attachment.id,
@@ -473,7 +462,7 @@ def disconnect(context, volume, attachment, factory):
           'attach_mode': attachment.attach_mode,
           'host': (connector or {}).get('host') or attachment.attached_host,
           'connector': connector if volume.host else None,
-          'connection_info': connection_info_of(attachment)}, lock)
+          'connection_info': attachment.connection_info}, lock)
 
 
 def _others(context, attachment):

@@ -68,7 +68,7 @@ def _run(flow, store, lock):
 def _check_own_connection(attachment, volume, what):
     """409 unless the attachment's recorded connection is its own."""
     if not rpcapi.is_attachment_scoped(
-            attachments.connection_info_of(attachment)):
+            attachment.connection_info):
         raise exception.Conflict(
             reason='the connection of attachment %s is not its own: it is '
                    'shared by the attachments of volume %s on its host '
@@ -98,7 +98,7 @@ def _check_managers(context, api, volume, attachment=None):
 
 def _revoke_item(attachment):
     return {'attachment_id': attachment.id,
-            'connector': attachments.connector_of(attachment)}
+            'connector': attachment.connector}
 
 
 def fence_attachment(context, attachment_id):
@@ -155,9 +155,8 @@ def reconnect_attachment(context, attachment, volume, connector):
     host = connector['host']
     previous = {key: getattr(attachment, key) for key in (
         'attach_status', 'attached_host', 'mountpoint', 'fenced_at')}
-    previous.update(connector=attachments.connector_of(attachment),
-                    connection_info=attachments.connection_info_of(
-                        attachment))
+    previous.update(connector=attachment.connector,
+                    connection_info=attachment.connection_info)
     lock = attachments.connection_lock(volume)
     results = _run(
         reconnect_flow.get_flow(attachments.manager_api(), lock),
@@ -183,7 +182,7 @@ def _promotion_unfinished(attachment):
     """Whether ``attachment`` is the writer of a promotion whose work at
     the target did not finish: recorded read-write, connected read-only.
     """
-    info = attachments.connection_info_of(attachment) or {}
+    info = attachment.connection_info or {}
     return (attachment.attach_mode == 'rw' and
             attachment.fenced_at is None and
             (info.get('data') or {}).get('access_mode') == 'ro')
@@ -263,7 +262,7 @@ def promote_attachment(context, attachment_id):
     for writer in writers:
         if fencing_db.is_connected(writer) and not \
                 rpcapi.is_attachment_scoped(
-                    attachments.connection_info_of(writer)):
+                    writer.connection_info):
             raise exception.Conflict(
                 reason='the connection of writer %s of volume %s is shared '
                        'by the attachments of its host: it cannot be '
@@ -302,7 +301,7 @@ def promote_attachment(context, attachment_id):
             context, promoted.id, promoted.manager_host,
             [item['attachment_id'] for item in revoke])
     else:
-        connector = attachments.connector_of(promoted)
+        connector = promoted.connector
         lock = attachments.connection_lock(volume)
         _run(promote_flow.get_flow(attachments.manager_api(), lock),
              {'context': context, 'attachment_id': promoted.id,
@@ -310,8 +309,7 @@ def promote_attachment(context, attachment_id):
               'attach_mode': 'rw', 'generation': promoted.generation,
               'revoke': revoke, 'connector': connector,
               'host': connector['host'],
-              'previous_connection_info': attachments.connection_info_of(
-                  promoted)}, lock)
+              'previous_connection_info': promoted.connection_info}, lock)
     done = attachment_db.attachment_get(context, promoted.id)
     notifications.notify_fencing(context, 'promote.end', volume, done)
     return done

@@ -13,6 +13,8 @@
 """Volume types and their extra specs: the rules, run in the API process.
 """
 
+import dataclasses
+
 from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import uuidutils
@@ -187,6 +189,30 @@ def delete_type(context, type_id):
             reason='the default volume type cannot be deleted')
     type_db.volume_type_destroy(context, type_id)
     LOG.info('Deleted volume type %s (%s)', vtype.name, type_id)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Audience:
+    """What the views of types show a caller, as policy decides:
+    ``qos_specs_id`` to administrators, ``extra_specs`` to those the
+    extra specs read policy allows (every one to those with the
+    read_sensitive policy, else the user-visible ones)."""
+
+    is_admin: bool
+    sees_extra_specs: bool
+    sees_sensitive_specs: bool
+
+    def shown_specs(self, specs):
+        """Of ``specs``, those the caller sees."""
+        return visible_specs(specs, self.sees_sensitive_specs)
+
+
+def audience(context):
+    """The :class:`Audience` of the caller, asked once per request."""
+    return Audience(
+        is_admin=bool(policy.check_persona(context, 'context_is_admin')),
+        sees_extra_specs=bool(can_see_extra_specs(context)),
+        sees_sensitive_specs=sees_sensitive_specs(context))
 
 
 def can_see_extra_specs(context):

@@ -48,6 +48,7 @@ from cinder_ma.api.schemas import attachments as schemas
 from cinder_ma.api import validation
 from cinder_ma.api.views import attachments as views
 from cinder_ma import exception
+from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import fencing
 
@@ -56,6 +57,11 @@ from cinder_ma.volume import fencing
 _FILTERS = ('volume_id', 'status', 'instance_id', 'attach_status')
 # Parameters of list requests that are not filters.
 _LIST_PARAMS = params.PAGING_KEYS | {'all_tenants'}
+
+
+def _is_admin(req):
+    """Whether the caller is an administrator (views show them more)."""
+    return volume_api.is_admin(req.context)
 
 
 def _bad_request(message):
@@ -92,7 +98,7 @@ def _list(req, view):
         req.context, filters=_filters(req), marker=params.marker(query),
         limit=limit, sort_keys=sort_keys, sort_dirs=sort_dirs,
         all_tenants=params.boolean(query, 'all_tenants'))
-    return view(req, found, limit)
+    return view(req, found, limit, is_admin=_is_admin(req))
 
 
 @expose.expose(min_version=mv.NEW_ATTACH)
@@ -111,7 +117,7 @@ def detail(req, project_id):
 def show(req, project_id, attachment_id):
     attachment = volume_attachments.get_attachment(
         req.context, _checked_id(attachment_id))
-    return views.show(attachment, req)
+    return views.show(attachment, req, is_admin=_is_admin(req))
 
 
 def _mode(attachment, connector):
@@ -164,7 +170,7 @@ def create(req, project_id, body):
         req.context, attachment['volume_uuid'],
         attachment.get('instance_uuid'), connector=connector,
         mode=_mode(attachment, connector), instance_host=instance_host)
-    return views.show(new, req)
+    return views.show(new, req, is_admin=_is_admin(req))
 
 
 @expose.expose(min_version=mv.NEW_ATTACH)
@@ -175,7 +181,7 @@ def update(req, project_id, attachment_id, body):
     updated = volume_attachments.update_attachment(
         req.context, _checked_id(attachment_id),
         body['attachment']['connector'])
-    return views.show(updated, req)
+    return views.show(updated, req, is_admin=_is_admin(req))
 
 
 @expose.expose(min_version=mv.NEW_ATTACH)
@@ -208,7 +214,8 @@ def fence(req, project_id, attachment_id, body):
     at once; 200 and its detail with the fencing fields."""
     fenced = fencing.fence_attachment(req.context,
                                       _checked_id(attachment_id))
-    return views.show(fenced, req, fencing=True)
+    return views.show(fenced, req, fencing=True,
+                      is_admin=_is_admin(req))
 
 
 @expose.expose(min_version=extensions.FENCING.min_version)
@@ -221,7 +228,8 @@ def promote(req, project_id, attachment_id, body):
     with the fencing fields."""
     promoted = fencing.promote_attachment(req.context,
                                           _checked_id(attachment_id))
-    return views.show(promoted, req, fencing=True)
+    return views.show(promoted, req, fencing=True,
+                      is_admin=_is_admin(req))
 
 
 # POST /v3/{project_id}/attachments/{id}/action

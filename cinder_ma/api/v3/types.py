@@ -82,7 +82,8 @@ def index(req, project_id):
         req.context, is_public=_is_public_filter(query.get('is_public')),
         filters=filters, marker=params.marker(query), limit=limit,
         sort_keys=sort_keys, sort_dirs=sort_dirs)
-    return views.index(req, vtypes, limit)
+    return views.index(req, vtypes, limit,
+                       volume_types.audience(req.context))
 
 
 @expose.expose()
@@ -90,7 +91,7 @@ def show(req, project_id, type_id):
     """GET /v3/{project_id}/types/{id}; ``default`` is the default type."""
     vtype = volume_types.get_type(
         req.context, checked_id(type_id, allow_default=True))
-    return views.show(req, vtype)
+    return views.show(vtype, volume_types.audience(req.context))
 
 
 @expose.expose()
@@ -103,7 +104,7 @@ def create(req, project_id, body):
     new = volume_types.create_type(
         req.context, vtype['name'], description=vtype.get('description'),
         is_public=is_public, extra_specs=vtype.get('extra_specs') or {})
-    return views.created(req, new)
+    return views.created(new, volume_types.audience(req.context))
 
 
 @expose.expose()
@@ -125,7 +126,7 @@ def update(req, project_id, type_id, body):
     updated = volume_types.update_type(
         req.context, checked_id(type_id), name=name,
         description=description, is_public=is_public)
-    return views.updated(req, updated)
+    return views.updated(updated, volume_types.audience(req.context))
 
 
 @expose.expose(status=202)

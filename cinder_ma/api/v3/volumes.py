@@ -149,7 +149,8 @@ def _list(req, view):
     try:
         filters = _filters(req)
     except _NoSuchType:
-        return view(req, [], limit, 0 if with_count else None)
+        return view(req, [], limit, 0 if with_count else None,
+                    is_admin=volume_api.is_admin(req.context))
     project_filter = query.get('project_id') or None
     volumes = volume_api.list_volumes(
         req.context, filters=filters, marker=marker, limit=limit,
@@ -160,7 +161,8 @@ def _list(req, view):
         count = volume_api.count_volumes(req.context, filters=filters,
                                          all_tenants=all_tenants,
                                          project_filter=project_filter)
-    return view(req, volumes, limit, count)
+    return view(req, volumes, limit, count,
+                is_admin=volume_api.is_admin(req.context))
 
 
 def _refuse_sources(context, volume):
@@ -197,7 +199,7 @@ def detail(req, project_id):
 @expose.expose()
 def show(req, project_id, volume_id):
     volume = volume_api.get_volume(req.context, _checked_id(volume_id))
-    return views.show(req, volume)
+    return views.show(req, volume, volume_api.is_admin(req.context))
 
 
 def _stripped(value):
@@ -244,7 +246,7 @@ def create(req, project_id, body):
         metadata=volume.get('metadata') or {},
         availability_zone=volume.get('availability_zone'),
         multiattach=multiattach)
-    return views.plain(req, new)
+    return views.plain(req, new, volume_api.is_admin(req.context))
 
 
 @expose.expose()
@@ -261,7 +263,7 @@ def update(req, project_id, volume_id, body):
         kwargs['metadata'] = volume['metadata']
     updated = volume_api.update_volume(req.context, _checked_id(volume_id),
                                        **kwargs)
-    return views.plain(req, updated)
+    return views.plain(req, updated, volume_api.is_admin(req.context))
 
 
 @expose.expose(status=202)

@@ -13,14 +13,14 @@
 """Views: the response shapes, matching Cinder's v3 views.
 
 A view takes the request (for its microversion, context and URL) and
-models from :mod:`cinder_ma.volume`, and returns the dict the controller
-sends. Fields beyond Cinder's may only appear from a microversion of our
-own.
+the records the service layer returned, and returns the dict the
+controller sends. It formats what it is given: what depends on policy
+(whether the caller is an administrator, which extra specs it sees) the
+controller asks the service layer and passes in; JSON columns come
+decoded from the data layer. Fields beyond Cinder's may only appear from
+a microversion of our own.
 """
 
-from cinder_ma.volume import api as volume_api
-
-_IS_ADMIN = 'cinder_ma.is_admin'
 _IS_SERVICE = 'cinder_ma.is_service'
 
 
@@ -37,13 +37,6 @@ def isotime(value):
     if value.microsecond:
         return value.isoformat()
     return value.isoformat(timespec='microseconds')
-
-
-def is_admin(req):
-    """Whether the caller is an administrator; asked once per request."""
-    if _IS_ADMIN not in req.environ:
-        req.environ[_IS_ADMIN] = bool(volume_api.is_admin(req.context))
-    return req.environ[_IS_ADMIN]
 
 
 def is_service(req):

@@ -45,7 +45,6 @@ the answers of that extension's actions always show them.
 from cinder_ma.api import extensions
 from cinder_ma.api import views
 from cinder_ma.manager import rpcapi
-from cinder_ma.volume import attachments as volume_attachments
 
 COLLECTION = 'attachments'
 #: The admin-only field of the reason the last step failed (volumes show
@@ -61,7 +60,7 @@ def _time(value):
 
 def flat_connection_info(attachment):
     """The attachment's connection_info in Cinder's flat shape, or None."""
-    nested = volume_attachments.connection_info_of(attachment)
+    nested = attachment.connection_info
     if nested is None:
         return None
     flat = {key: value for key, value in nested.items()
@@ -82,9 +81,10 @@ def summary(attachment):
     }
 
 
-def with_failure_reason(req):
-    """Whether the details answered to ``req`` show the failure reason."""
-    return req is not None and views.is_admin(req) and extensions.asked(
+def with_failure_reason(req, is_admin):
+    """Whether the details answered to ``req`` show the failure reason
+    (``is_admin``: whether the caller is an administrator)."""
+    return req is not None and is_admin and extensions.asked(
         req, extensions.RECOVERY)
 
 
@@ -102,31 +102,31 @@ def detail(attachment, is_admin=False, fencing=False):
         'connection_info': flat_connection_info(attachment),
     })
     if is_admin:
-        view[FAILURE_REASON] = getattr(attachment, 'error_reason', None)
+        view[FAILURE_REASON] = attachment.error_reason
     if fencing:
         view[FENCED] = attachment.fenced_at is not None
         view[GENERATION] = attachment.generation
     return view
 
 
-def show(attachment, req=None, fencing=None):
+def show(attachment, req=None, fencing=None, is_admin=False):
     """One attachment's detail; ``fencing``: show the fencing fields
     (default: when the request asks for the extension)."""
     if fencing is None:
         fencing = with_fencing(req)
     return {'attachment': detail(attachment,
-                                 is_admin=with_failure_reason(req),
+                                 is_admin=with_failure_reason(req, is_admin),
                                  fencing=fencing)}
 
 
-def summary_list(req, attachments, limit):
+def summary_list(req, attachments, limit, is_admin=False):
     """``GET /attachments``."""
     return {'attachments': [summary(a) for a in attachments]}
 
 
-def detail_list(req, attachments, limit):
+def detail_list(req, attachments, limit, is_admin=False):
     """``GET /attachments/detail``."""
-    is_admin = with_failure_reason(req)
+    is_admin = with_failure_reason(req, is_admin)
     fencing = with_fencing(req)
     return {'attachments': [detail(a, is_admin, fencing)
                             for a in attachments]}

@@ -18,7 +18,7 @@ the same metadata always serializes to the same bytes (its ETag)."""
 
 def as_dict(volume):
     """The metadata of a volume model, sorted by key."""
-    return dict(sorted((m.key, m.value) for m in volume.volume_metadata))
+    return dict(sorted(volume.volume_metadata.items()))
 
 
 def index(metadata):

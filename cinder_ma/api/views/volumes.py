@@ -83,9 +83,9 @@ class _Options:
     """What a volume view depends on in the request, read once per request
     (a list renders many volumes; the request proxy is slow to read)."""
 
-    def __init__(self, req):
+    def __init__(self, req, is_admin):
         version = req.api_version
-        self.is_admin = views.is_admin(req)
+        self.is_admin = is_admin
         self.sees_hosts = self.is_admin or views.is_service(req)
         self.with_mode = extensions.asked(req, extensions.MULTIATTACH)
         self.with_writers = extensions.asked(req, extensions.WRITERS)
@@ -142,8 +142,8 @@ def _summary(opts, volume):
             'links': opts.links(volume.id)}
 
 
-def summary(req, volume):
-    return _summary(_Options(req), volume)
+def summary(req, volume, is_admin=False):
+    return _summary(_Options(req, is_admin), volume)
 
 
 def _detail(opts, volume, extended=True):
@@ -161,7 +161,7 @@ def _detail(opts, volume, extended=True):
         'volume_type': _volume_type(opts, volume),
         'snapshot_id': None,
         'source_volid': None,
-        'metadata': {m.key: m.value for m in volume.volume_metadata},
+        'metadata': dict(volume.volume_metadata),
         'links': opts.links(volume.id),
         'user_id': volume.user_id,
         'bootable': 'true' if volume.bootable else 'false',
@@ -202,23 +202,26 @@ def _detail(opts, volume, extended=True):
     return view
 
 
-def detail(req, volume):
-    return _detail(_Options(req), volume)
+def detail(req, volume, is_admin):
+    """``is_admin``: whether the caller is an administrator (as
+    :func:`cinder_ma.volume.api.is_admin` answers)."""
+    return _detail(_Options(req, is_admin), volume)
 
 
-def show(req, volume):
+def show(req, volume, is_admin):
     """``GET /volumes/{id}``."""
-    return {'volume': detail(req, volume)}
+    return {'volume': detail(req, volume, is_admin)}
 
 
-def plain(req, volume):
+def plain(req, volume, is_admin):
     """``POST /volumes`` and ``PUT /volumes/{id}``: the detail without
     the attributes of Cinder's extensions, as Cinder answers them."""
-    return {'volume': _detail(_Options(req), volume, extended=False)}
+    return {'volume': _detail(_Options(req, is_admin), volume,
+                              extended=False)}
 
 
-def _list(req, func, volumes, limit, collection, count):
-    opts = _Options(req)
+def _list(req, func, volumes, limit, collection, count, is_admin):
+    opts = _Options(req, is_admin)
     body = {'volumes': [func(opts, volume) for volume in volumes]}
     next_links = links.next_links(req, volumes, limit, collection)
     if next_links:
@@ -228,12 +231,13 @@ def _list(req, func, volumes, limit, collection, count):
     return body
 
 
-def summary_list(req, volumes, limit, count=None):
+def summary_list(req, volumes, limit, count=None, is_admin=False):
     """``GET /volumes``; ``count`` when the request asked for it."""
-    return _list(req, _summary, volumes, limit, COLLECTION, count)
+    return _list(req, _summary, volumes, limit, COLLECTION, count,
+                 is_admin)
 
 
-def detail_list(req, volumes, limit, count=None):
+def detail_list(req, volumes, limit, count=None, is_admin=False):
     """``GET /volumes/detail``."""
     return _list(req, _detail, volumes, limit, COLLECTION + '/detail',
-                 count)
+                 count, is_admin)

@@ -18,8 +18,6 @@ Every change is a compare-and-swap transition of
 the same transaction: no task here writes a volume status.
 """
 
-import types
-
 from oslo_log import log as logging
 from oslo_utils import timeutils
 from taskflow import task
@@ -364,8 +362,6 @@ class NotifyAttachment(task.Task):
             return
         # The attachment as the flow saw it: after a detach its row is
         # deleted.
-        attachment = types.SimpleNamespace(
-            id=attachment_id, instance_uuid=instance_uuid,
-            attached_host=host, manager_host=host, attach_mode=attach_mode)
-        notifications.notify_attach(context, self.event_type, volume,
-                                    attachment)
+        notifications.notify_attach_of(context, self.event_type, volume,
+                                       attachment_id, instance_uuid, host,
+                                       attach_mode)

@@ -12,9 +12,6 @@
 
 """Tests of attachment reservations and transitions (SQLite file DB)."""
 
-
-from oslo_serialization import jsonutils
-
 from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import types as type_db
@@ -251,10 +248,10 @@ class FinishExtendTestCase(base.DBTestCase):
         self.assertEqual(
             {'driver_volume_type': 'file',
              'data': {'path': '/p', 'volume_size': 3}},
-            jsonutils.loads(self._get(nested).connection_info))
+            self._get(nested).connection_info)
         self.assertEqual(
             {'driver_volume_type': 'nbd', 'data': {'volume_size': 3}},
-            jsonutils.loads(self._get(old_reason).connection_info))
+            self._get(old_reason).connection_info)
         # An earlier extend's reason goes; another reason stays unless
         # this extend has one of its own.
         self.assertIsNone(self._get(old_reason).error_reason)

@@ -219,7 +219,7 @@ class FencingDBTestCase(_FencingDBMixin, base.DBTestCase):
         rw = dict(INFO, data={'access_mode': 'rw'})
         fencing_db.attachment_record_connection(self.context, standby.id, 2,
                                                 rw)
-        self.assertIn('"rw"', attachment_db.attachment_get(
+        self.assertEqual(rw, attachment_db.attachment_get(
             self.context, standby.id).connection_info)
         self.assertRaises(exception.Conflict,
                           fencing_db.attachment_record_connection,

@@ -17,6 +17,7 @@ import datetime
 from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from tests import base
@@ -38,8 +39,7 @@ class VolumeDBTestCase(base.DBTestCase):
     def test_create_get(self):
         vol = self._volume(metadata={'a': 'b'})
         got = volume_db.volume_get(self.context, vol.id, 'fake-project')
-        self.assertEqual({'a': 'b'},
-                         {m.key: m.value for m in got.volume_metadata})
+        self.assertEqual({'a': 'b'}, got.volume_metadata)
         self.assertEqual('default', got.volume_type.name)
         self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, vol.id, 'other-project')
@@ -84,15 +84,13 @@ class VolumeDBTestCase(base.DBTestCase):
         one, two = page
         self.assertEqual('default', one.volume_type.name)
         self.assertEqual('fake-project', one.project_id)
-        self.assertEqual({'k': 'v', 'x': 'y'},
-                         {m.key: m.value for m in one.volume_metadata})
-        self.assertEqual([('m', '2')],
-                         [(m.key, m.value) for m in two.volume_metadata])
+        self.assertEqual({'k': 'v', 'x': 'y'}, one.volume_metadata)
+        self.assertEqual({'m': '2'}, two.volume_metadata)
         # Live attachments only, oldest first, with what views read.
         self.assertEqual([early, late],
                          [a.id for a in one.volume_attachment])
         attachment = one.volume_attachment[1]
-        self.assertIsInstance(attachment, volume_db.AttachmentRecord)
+        self.assertIsInstance(attachment, records.Attachment)
         self.assertEqual(
             (late, first.id, 'i30', 'h', '/dev/vdb', 'rw', 'attached',
              datetime.datetime(2026, 1, 1, 0, 30), 'm'),

@@ -15,11 +15,12 @@ coordination backend of the tests (lock files in the state directory).
 The same locks across processes and hosts (Redis):
 tests/functional/test_coordination.py."""
 
+import dataclasses
 import os
 import threading
-import types
 
 from cinder_ma import coordination, exception
+from cinder_ma.db import records
 from cinder_ma.manager import locks
 from tests import base
 
@@ -41,12 +42,13 @@ class LockNameTestCase(base.TestCase):
                           True, None)
 
     def test_lock_of_a_volume(self):
-        volume = types.SimpleNamespace(id='vol-1', shared_targets=True,
-                                       service_uuid='svc-1')
+        volume = records.volume_from_row(
+            dict(dict.fromkeys(records.VOLUME_COLUMNS), id='vol-1',
+                 shared_targets=True, service_uuid='svc-1'))
         self.assertEqual('cinder_ma-connect-svc-1',
                          locks.inter_process_lock_of(volume).name)
         # Shared targets without a service uuid: the volume's own lock.
-        volume.service_uuid = None
+        volume = dataclasses.replace(volume, service_uuid=None)
         self.assertEqual('cinder_ma-connect-volume-vol-1',
                          locks.inter_process_lock_of(volume).name)
         self.assertEqual(

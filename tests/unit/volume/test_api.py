@@ -187,8 +187,7 @@ class VolumeAPITestCase(VolumeTestBase):
         vol = volume_api.update_volume(self.context, vol.id, name='b',
                                        metadata={'y': '2'})
         self.assertEqual('b', vol.name)
-        self.assertEqual({'y': '2'},
-                         {m.key: m.value for m in vol.volume_metadata})
+        self.assertEqual({'y': '2'}, vol.volume_metadata)
 
     def test_delete(self):
         vol = volume_api.create_volume(self.context, 1)

@@ -99,7 +99,7 @@ class AttachmentRulesTestCase(AttachmentBase):
         att = attachments.update_attachment(self.context, att.id,
                                             {'host': 'compute1'})
         self.assertEqual('attaching', att.attach_status)
-        info = attachments.connection_info_of(att)
+        info = att.connection_info
         # Inside, the backend's nested form (the API's view flattens it).
         self.assertEqual('rw', info['data']['access_mode'])
         self.assertEqual(att.id, info['attachment_id'])
@@ -112,7 +112,7 @@ class AttachmentRulesTestCase(AttachmentBase):
         att = attachments.create_attachment(
             self.context, vol.id, 'i1', mode='ro',
             connector={'host': 'compute1'})
-        info = attachments.connection_info_of(att)
+        info = att.connection_info
         self.assertEqual('ro', info['data']['access_mode'])
         self.assertEqual(('initialize_connection', vol.id, vol.host,
                           {'host': 'compute1'}, 'ro'), self.rpc.calls[-1])

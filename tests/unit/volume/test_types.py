@@ -99,6 +99,22 @@ class TypesTestCase(base.DBTestCase):
         self.assertEqual(['__DEFAULT__'],
                          [t.name for t in vtypes.list_types(reader)])
 
+    def test_audience(self):
+        specs = {'multiattach': '<is> True', 'secret': 'x'}
+        admin = vtypes.audience(self.admin_context)
+        self.assertTrue(admin.is_admin)
+        self.assertTrue(admin.sees_extra_specs)
+        self.assertEqual(specs, admin.shown_specs(specs))
+        member = vtypes.audience(self.context)
+        self.assertFalse(member.is_admin)
+        self.assertEqual(
+            (member.sees_extra_specs, member.sees_sensitive_specs),
+            (bool(vtypes.can_see_extra_specs(self.context)),
+             vtypes.sees_sensitive_specs(self.context)))
+        self.assertEqual({'multiattach': '<is> True'},
+                         vtypes.Audience(False, True, False).shown_specs(
+                             specs))
+
 
 class TypeAccessEncryptionTestCase(base.DBTestCase):
 

@@ -35,7 +35,6 @@ from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.manager import rpcapi
-from cinder_ma.volume import attachments as volume_attachments
 from tests.unit.api import base
 from tests.unit.manager import fixtures as mgr_fixtures
 
@@ -389,8 +388,7 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual(('rw', 2), (promoted.attach_mode,
                                      promoted.generation))
         self.assertIn('Promotion failed', promoted.error_reason)
-        self.assertEqual('ro', volume_attachments.connection_info_of(
-            promoted)['data']['access_mode'])
+        self.assertEqual('ro', promoted.connection_info['data']['access_mode'])
         self.assertIsNotNone(self.get(writer['id']).fenced_at)
         self.assertNotIn((volume.id, writer['id']), self.driver.connections)
         self.driver.failures.clear()

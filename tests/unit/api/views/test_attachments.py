@@ -16,11 +16,10 @@ connection_info."""
 import datetime
 
 import webob
-from oslo_serialization import jsonutils
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.api.views import attachments as views
-from cinder_ma.db import models
+from cinder_ma.db import records
 from tests.unit.api import base
 
 
@@ -28,11 +27,12 @@ def _attachment(**values):
     row = {'id': 'a1', 'volume_id': 'v1', 'instance_uuid': 'i1',
            'attach_status': 'attached', 'attach_mode': 'ro',
            'attach_time': datetime.datetime(2026, 11, 21, 10, 0, 0, 5),
-           'detach_time': None,
-           'connection_info': jsonutils.dumps(
-               {'driver_volume_type': 'file', 'data': {'path': '/x'}})}
+           'detach_time': None, 'attached_host': None,
+           'manager_host': None, 'mountpoint': None, 'connector': None,
+           'connection_info':
+               {'driver_volume_type': 'file', 'data': {'path': '/x'}}}
     row.update(values)
-    return models.VolumeAttachment(**row)
+    return records.Attachment(**row)
 
 
 class TestAttachmentViews(base.APITestCase):
@@ -76,7 +76,7 @@ class TestAttachmentViews(base.APITestCase):
                            'qos_specs': None, 'encrypted': False},
                   'attachment_id': 'stale'}
         info = views.flat_connection_info(_attachment(
-            connection_info=jsonutils.dumps(nested)))
+            connection_info=nested))
         self.assertEqual(
             {'driver_volume_type': 'iscsi', 'target_iqn': 'iqn.x',
              'target_portal': 'p:3260', 'target_lun': 1,

@@ -12,11 +12,14 @@
 
 """Tests of the volume views: microversion and admin gating."""
 
+import dataclasses
+
 import webob
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.api.views import volumes as views
 from cinder_ma.db import volumes as volume_db
+from cinder_ma.volume import api as volume_api
 from tests.unit.api import base
 
 
@@ -34,6 +37,10 @@ class TestVolumeViews(base.APITestCase):
         req.context = self.admin_context if admin else self.context
         req.context.project_id = base.PROJECT
         return req
+
+    def _view(self, view, req, volume):
+        """``view`` of ``volume``, told what the controller tells it."""
+        return view(req, volume, volume_api.is_admin(req.context))
 
     def test_gates(self):
         cases = (
@@ -62,12 +69,14 @@ class TestVolumeViews(base.APITestCase):
              {'group_id', 'shared_targets', 'service_uuid',
               'volume_type_id', 'consumes_quota'}),
         )
-        plain = set(views.detail(self._req('3.0'), self.volume))
+        plain = set(self._view(views.detail, self._req('3.0'), self.volume))
         for version, admin, extra in cases:
-            view = views.detail(self._req(version, admin), self.volume)
+            view = self._view(views.detail, self._req(version, admin),
+                              self.volume)
             self.assertEqual(plain | extra, set(view), (version, admin))
-        view = views.detail(self._req(mv.VOLUME_DETAIL_PROVIDER_ID, True),
-                            self.volume)
+        view = self._view(views.detail,
+                          self._req(mv.VOLUME_DETAIL_PROVIDER_ID, True),
+                          self.volume)
         self.assertIn('provider_id', view)
 
     def test_attachment_entries(self):
@@ -78,55 +87,52 @@ class TestVolumeViews(base.APITestCase):
         volume = volume_db.volume_get(self.admin_context, self.volume.id)
         keys = {'id', 'attachment_id', 'volume_id', 'server_id',
                 'host_name', 'device', 'attached_at'}
-        (entry,) = views.detail(self._req(mv.MAX_VERSION),
+        (entry,) = self._view(views.detail, self._req(mv.MAX_VERSION),
                                 volume)['attachments']
         self.assertEqual(keys, set(entry))
         self.assertIsNone(entry['host_name'])
         req = self._req(mv.MAX_VERSION)
         req.headers['Cinder-MA-Extensions'] = 'cinder-ma-multiattach'
-        (entry,) = views.detail(req, volume)['attachments']
+        (entry,) = self._view(views.detail, req, volume)['attachments']
         self.assertEqual(keys | {'cinder-ma-multiattach:attach_mode'},
                          set(entry))
         self.assertEqual('ro', entry['cinder-ma-multiattach:attach_mode'])
-        (entry,) = views.detail(self._req(mv.MAX_VERSION, True),
+        (entry,) = self._view(views.detail, self._req(mv.MAX_VERSION, True),
                                 volume)['attachments']
         self.assertEqual('h1', entry['host_name'])
 
     def test_create_and_update_without_extension_attributes(self):
         for admin in (False, True):
-            shown = views.show(self._req(mv.MAX_VERSION, admin),
+            shown = self._view(views.show, self._req(mv.MAX_VERSION, admin),
                                self.volume)['volume']
-            plain = views.plain(self._req(mv.MAX_VERSION, admin),
-                                self.volume)['volume']
+            plain = self._view(views.plain, self._req(mv.MAX_VERSION, admin),
+                               self.volume)['volume']
             self.assertIn('os-vol-tenant-attr:tenant_id', shown)
             self.assertEqual({k for k in shown if k.startswith('os-vol-')},
                              set(shown) - set(plain))
 
     def test_volume_type_from_3_63(self):
         untyped = self.create_volume(name='u')
-        old = views.detail(self._req(mv.prior(
+        old = self._view(views.detail, self._req(mv.prior(
             mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL)), self.volume)
-        new = views.detail(self._req(mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL),
-                           self.volume)
+        new = self._view(views.detail,
+                         self._req(mv.VOLUME_TYPE_ID_IN_VOLUME_DETAIL),
+                         self.volume)
         self.assertEqual(old['volume_type'], new['volume_type'])
         self.assertEqual(self.volume.volume_type_id, new['volume_type_id'])
         del untyped
 
     def test_shared_targets_tristate(self):
-        class Unknown:
-            def __getattr__(inner, name):
-                if name == 'shared_targets':
-                    return None
-                return getattr(self.volume, name)
-        below = views.detail(self._req(mv.prior(mv.SHARED_TARGETS_TRISTATE)),
-                             Unknown())
+        unknown = dataclasses.replace(self.volume, shared_targets=None)
+        below = self._view(views.detail, self._req(
+            mv.prior(mv.SHARED_TARGETS_TRISTATE)), unknown)
         self.assertIs(True, below['shared_targets'])
-        above = views.detail(self._req(mv.SHARED_TARGETS_TRISTATE),
-                             Unknown())
+        above = self._view(views.detail,
+                           self._req(mv.SHARED_TARGETS_TRISTATE), unknown)
         self.assertIsNone(above['shared_targets'])
 
     def test_values(self):
-        view = views.detail(self._req(mv.MAX_VERSION), self.volume)
+        view = self._view(views.detail, self._req(mv.MAX_VERSION), self.volume)
         self.assertEqual('true', view['bootable'])
         self.assertTrue(view['shared_targets'])
         self.assertEqual('svc-uuid', view['service_uuid'])

@@ -127,13 +127,13 @@ class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual('compute1', att.attached_host)
         self.assertEqual('/dev/vdb', att.mountpoint)
         self.assertIsNotNone(att.attach_time)
-        info = mgr_fixtures.attachments.connection_info_of(att)
+        info = att.connection_info
         self.assertEqual('file', info['driver_volume_type'])
         self.assertEqual('rw', info['data']['access_mode'])
         self.assertEqual(self.path(volume), info['data']['path'])
         self.assertEqual(self.path(volume), info['data']['device_path'])
         self.assertEqual(att.id, info['attachment_id'])
-        connector = mgr_fixtures.attachments.connector_of(att)
+        connector = att.connector
         self.assertEqual('compute1', connector['host'])
         self.assertFalse(connector['multipath'])
         self.assertEqual([(volume.id, 'compute1', 'rw')],
@@ -152,7 +152,7 @@ class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):
         att = self.attach(volume, 'i1', mode='ro')
         self.assertEqual('attached', att.attach_status)
         self.assertEqual('ro', att.attach_mode)
-        info = mgr_fixtures.attachments.connection_info_of(att)
+        info = att.connection_info
         self.assertEqual('ro', info['data']['access_mode'])
         self.assertEqual([(volume.id, 'compute1', 'ro')],
                          self.driver.called('initialize_connection'))

@@ -114,7 +114,7 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
         att = self.update(self.reserve(volume))
         self.assertEqual('attaching', att.attach_status)
         self.assertEqual('consumer1', att.attached_host)
-        info = attachments.connection_info_of(att)
+        info = att.connection_info
         self.assertEqual('file', info['driver_volume_type'])
         self.assertEqual('rw', info['data']['access_mode'])
         self.assertEqual(att.id, info['attachment_id'])

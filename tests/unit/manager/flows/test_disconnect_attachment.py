@@ -334,7 +334,7 @@ class PerAttachmentConnectionsTestCase(_Base):
         self.assertEqual({(volume.id, first.id), (volume.id, second.id)},
                          self.driver.connections)
         self.assertTrue(rpcapi.is_attachment_scoped(
-            attachments.connection_info_of(self.get(first.id))))
+            self.get(first.id).connection_info))
         self.delete(first)
         self.assertEqual([(volume.id, 'consumer1', first.id)],
                          self.driver.called('terminate_connection'))
@@ -356,7 +356,7 @@ class PerAttachmentConnectionsTestCase(_Base):
         first, second = self.connected(volume, 'i1'), self.connected(
             volume, 'i2')
         self.assertFalse(rpcapi.is_attachment_scoped(
-            attachments.connection_info_of(self.get(first.id))))
+            self.get(first.id).connection_info))
         self.assertEqual({(volume.id, None)}, self.driver.connections)
         self.delete(first)
         self.assertEqual([], self.driver.called('terminate_connection'))

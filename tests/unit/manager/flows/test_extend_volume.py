@@ -20,7 +20,6 @@ import threading
 import time
 
 import fixtures
-from oslo_serialization import jsonutils
 
 from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
@@ -98,8 +97,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
     def sizes(self, attachment_ids):
         """The size each attachment's connection info records."""
-        return [jsonutils.loads(attachment_db.attachment_get(
-            self.context, a).connection_info)['data'].get('volume_size')
+        return [attachment_db.attachment_get(
+            self.context, a).connection_info['data'].get('volume_size')
             for a in attachment_ids]
 
     def reasons(self, attachment_ids):

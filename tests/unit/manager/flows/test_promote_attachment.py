@@ -132,8 +132,7 @@ class _Base(mgr_fixtures.AttachmentTestCase):
         promoted = self.get(standby.id)
         self.assertEqual(('rw', 2, 'rw'),
                          (promoted.attach_mode, promoted.generation,
-                          attachments.connection_info_of(
-                              promoted)['data']['access_mode']))
+                          promoted.connection_info['data']['access_mode']))
         old = self.get(writer.id)
         self.assertEqual('ro', old.attach_mode)
         self.assertIsNotNone(old.fenced_at)
@@ -162,8 +161,8 @@ class PromoteFlowTestCase(_Base):
                                          after.generation), failed)
             self.assertIn('Promotion failed', after.error_reason, failed)
             # Its recorded connection is the previous one: unfinished.
-            self.assertEqual('ro', attachments.connection_info_of(
-                after)['data']['access_mode'], failed)
+            self.assertEqual(
+                'ro', after.connection_info['data']['access_mode'], failed)
             fencing.promote_attachment(self.admin_context, standby.id)
             self.assertPromoted(volume, writer, standby)
 
