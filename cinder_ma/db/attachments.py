@@ -25,7 +25,6 @@ records (``connector`` and ``connection_info`` decoded); writers take
 those two as dicts.
 """
 
-import dataclasses
 import functools
 import uuid
 
@@ -408,7 +407,7 @@ def _attachment_update(context, attachment_id, values,
     recompute_volume_status(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
     # again.
-    return dataclasses.replace(current, **changes)
+    return current.replace(**changes)
 
 
 def attachment_update(context, attachment_id, values, expected_status=None,

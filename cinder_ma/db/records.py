@@ -13,21 +13,27 @@
 """Records of the data layer: what it returns of a volume and an attachment.
 
 Every function of :mod:`cinder_ma.db` that returns a volume or an
-attachment returns one of these frozen, slotted records, built by the one
-builder of its entity (:func:`attachment_from_row`, :func:`volume_from_row`)
-from the Core row its query read: no ORM object, Core row or ad-hoc
-namespace leaves the data layer. An attachment's ``connector`` and
-``connection_info`` are decoded (a dict or None); writers take dicts and
-encode them (:func:`dumps`). A record is never changed: a caller that
-needs one with other values builds it with :func:`dataclasses.replace`.
+attachment returns one of these records, built by the one builder of its
+entity (:func:`attachment_from_row`, :func:`volume_from_row`) from the
+Core row its query read: no ORM object, Core row or ad-hoc namespace
+leaves the data layer. A record is immutable and slotted (a named tuple:
+building one costs a tenth of a frozen dataclass, which matters to a list
+of thousands of attachments); a caller that needs one with other values
+builds it with its ``replace()``.
+
+An attachment's ``connector`` and ``connection_info`` read decoded (a
+dict or None). The record keeps their JSON text (``connector_json``,
+``connection_info_json``) and decodes it when they are read, so that a
+list, which never shows them, does not decode them; writers take dicts
+and encode them (:func:`dumps`).
 """
 
-import dataclasses
 import json
+import typing
 
 from oslo_serialization import jsonutils
 
-#: The JSON columns of an attachment, decoded in its record.
+#: The JSON columns of an attachment, read decoded from its record.
 JSON_FIELDS = ('connector', 'connection_info')
 
 
@@ -43,19 +49,15 @@ def dumps(value):
     return jsonutils.dumps(value)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Attachment:
-    """An attachment: the columns of ``volume_attachment``, with
-    ``connector`` and ``connection_info`` decoded."""
-
+class _AttachmentColumns(typing.NamedTuple):
     id: str
     volume_id: str
     instance_uuid: str | None
     attached_host: str | None
     manager_host: str | None
     mountpoint: str | None
-    connector: dict | None
-    connection_info: dict | None
+    connector_json: str | None
+    connection_info_json: str | None
     attach_mode: str
     attach_status: str
     attach_time: object = None
@@ -71,8 +73,31 @@ class Attachment:
     updated_at: object = None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class VolumeType:
+class Attachment(_AttachmentColumns):
+    """An attachment: the columns of ``volume_attachment`` (the JSON ones
+    as ``connector_json`` and ``connection_info_json``), with
+    ``connector`` and ``connection_info`` read decoded."""
+
+    __slots__ = ()
+
+    @property
+    def connector(self):
+        return loads(self.connector_json)
+
+    @property
+    def connection_info(self):
+        return loads(self.connection_info_json)
+
+    def replace(self, **changes):
+        """This attachment with ``changes`` (``connector`` and
+        ``connection_info`` given decoded or as JSON text)."""
+        for key in JSON_FIELDS:
+            if key in changes:
+                changes[key + '_json'] = dumps(changes.pop(key))
+        return self._replace(**changes)
+
+
+class VolumeType(typing.NamedTuple):
     """What a volume's record holds of its type: its name and its
     ``multiattach:writers`` extra spec (None when it has none)."""
 
@@ -81,8 +106,7 @@ class VolumeType:
     writers_spec: str | None = None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Volume:
+class Volume(typing.NamedTuple):
     """A volume: the columns of ``volumes`` and, when read with them, its
     children: ``volume_type`` (:class:`VolumeType`, None without one),
     ``volume_metadata`` ({key: value}) and ``volume_attachment`` (tuple of
@@ -123,17 +147,22 @@ class Volume:
     volume_metadata: dict | None = None
     volume_attachment: tuple | None = None
 
+    def replace(self, **changes):
+        """This volume with ``changes``."""
+        return self._replace(**changes)
 
-#: The fields of an attachment: its table's columns, in their order.
-ATTACHMENT_FIELDS = tuple(field.name
-                          for field in dataclasses.fields(Attachment))
-_CONNECTOR = ATTACHMENT_FIELDS.index('connector')
-_CONNECTION_INFO = ATTACHMENT_FIELDS.index('connection_info')
+
+#: The columns of an attachment, in their table's order (the record's
+#: fields, but for the JSON ones' names).
+ATTACHMENT_FIELDS = tuple(
+    name[:-len('_json')] if name.endswith('_json') else name
+    for name in Attachment._fields)
+_JSON_INDEXES = tuple(ATTACHMENT_FIELDS.index(key) for key in JSON_FIELDS)
 #: The fields of a volume that are its table's columns, in their order
 #: (the others: its children).
-VOLUME_COLUMNS = tuple(field.name for field in dataclasses.fields(Volume)
-                       if field.name not in ('volume_type', 'volume_metadata',
-                                             'volume_attachment'))
+VOLUME_COLUMNS = tuple(name for name in Volume._fields
+                       if name not in ('volume_type', 'volume_metadata',
+                                       'volume_attachment'))
 
 
 def _values(row, names, prefix):
@@ -150,22 +179,23 @@ def _values(row, names, prefix):
 def attachments_from_result(result):
     """The records of the rows of a Core result of whole
     ``volume_attachment`` rows (its columns checked once, then each row
-    read as it is)."""
+    taken as it is)."""
     if tuple(result.keys()) != ATTACHMENT_FIELDS:
         return [attachment_from_row(row) for row in result]
-    return [attachment_from_row(tuple(row)) for row in result]
+    make = Attachment._make
+    return [make(row) for row in result]
 
 
 def attachment_from_row(row, prefix=''):
     """The record of an attachment from a row holding its columns (a Core
     row, a dict of the column values, or a tuple of them in the order of
-    :data:`ATTACHMENT_FIELDS`; JSON columns as text), the columns' names
-    starting with ``prefix`` when the row holds several tables'."""
+    :data:`ATTACHMENT_FIELDS`; JSON columns as text or decoded), the
+    columns' names starting with ``prefix`` when the row holds several
+    tables'."""
     values = _values(row, ATTACHMENT_FIELDS, prefix)
-    connector, info = values[_CONNECTOR], values[_CONNECTION_INFO]
-    values[_CONNECTOR] = json.loads(connector) if connector else None
-    values[_CONNECTION_INFO] = json.loads(info) if info else None
-    return Attachment(*values)
+    for index in _JSON_INDEXES:
+        values[index] = dumps(values[index])
+    return Attachment._make(values)
 
 
 def volume_from_row(row, volume_type=None, metadata=None,
@@ -175,7 +205,6 @@ def volume_from_row(row, volume_type=None, metadata=None,
     :data:`VOLUME_COLUMNS`), with its children if they were read:
     ``metadata`` a dict, ``attachments`` an iterable of
     :class:`Attachment`."""
-    return Volume(*_values(row, VOLUME_COLUMNS, prefix),
-                  volume_type=volume_type, volume_metadata=metadata,
-                  volume_attachment=None if attachments is None
-                  else tuple(attachments))
+    return Volume._make(_values(row, VOLUME_COLUMNS, prefix) + [
+        volume_type, metadata,
+        None if attachments is None else tuple(attachments)])

@@ -15,7 +15,6 @@ coordination backend of the tests (lock files in the state directory).
 The same locks across processes and hosts (Redis):
 tests/functional/test_coordination.py."""
 
-import dataclasses
 import os
 import threading
 
@@ -48,7 +47,7 @@ class LockNameTestCase(base.TestCase):
         self.assertEqual('cinder_ma-connect-svc-1',
                          locks.inter_process_lock_of(volume).name)
         # Shared targets without a service uuid: the volume's own lock.
-        volume = dataclasses.replace(volume, service_uuid=None)
+        volume = volume.replace(service_uuid=None)
         self.assertEqual('cinder_ma-connect-volume-vol-1',
                          locks.inter_process_lock_of(volume).name)
         self.assertEqual(

@@ -32,7 +32,9 @@ def _attachment(**values):
            'connection_info':
                {'driver_volume_type': 'file', 'data': {'path': '/x'}}}
     row.update(values)
-    return records.Attachment(**row)
+    return records.attachment_from_row(
+        {**dict.fromkeys(records.ATTACHMENT_FIELDS), 'generation': 1,
+         'deleted': False, **row})
 
 
 class TestAttachmentViews(base.APITestCase):

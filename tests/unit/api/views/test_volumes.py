@@ -12,7 +12,6 @@
 
 """Tests of the volume views: microversion and admin gating."""
 
-import dataclasses
 
 import webob
 
@@ -123,7 +122,7 @@ class TestVolumeViews(base.APITestCase):
         del untyped
 
     def test_shared_targets_tristate(self):
-        unknown = dataclasses.replace(self.volume, shared_targets=None)
+        unknown = self.volume.replace(shared_targets=None)
         below = self._view(views.detail, self._req(
             mv.prior(mv.SHARED_TARGETS_TRISTATE)), unknown)
         self.assertIs(True, below['shared_targets'])
