@@ -180,10 +180,11 @@ def attachments_from_result(result):
     """The records of the rows of a Core result of whole
     ``volume_attachment`` rows (its columns checked once, then each row
     taken as it is)."""
+    rows = result.all()
     if tuple(result.keys()) != ATTACHMENT_FIELDS:
-        return [attachment_from_row(row) for row in result]
+        return [attachment_from_row(row) for row in rows]
     make = Attachment._make
-    return [make(row) for row in result]
+    return [make(row) for row in rows]
 
 
 def attachment_from_row(row, prefix=''):

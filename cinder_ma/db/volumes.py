@@ -202,10 +202,10 @@ def _volume_records(context, rows):
     type_ids = list({row.volume_type_id for row in rows})
     vtypes = {type_id: records.VolumeType(type_id, name, writers)
               for type_id, name, writers in session.execute(
-                  _PAGE_TYPES, {'ids': type_ids})}
+                  _PAGE_TYPES, {'ids': type_ids}).all()}
     metadata = {}
     for volume_id, key, value in session.execute(_PAGE_METADATA,
-                                                 {'ids': ids}):
+                                                 {'ids': ids}).all():
         metadata.setdefault(volume_id, {})[key] = value
     attachments = {}
     for attachment in records.attachments_from_result(
