@@ -15,8 +15,8 @@
 import os
 
 import fixtures
-import testtools
 from oslo_utils import timeutils
+import testtools
 
 from cinder_ma import context
 from cinder_ma.db import services as service_db

@@ -23,16 +23,17 @@ import urllib.parse
 import uuid
 
 import fixtures
-import redis
-import sqlalchemy as sa
 from oslo_config import cfg
 from oslo_config import fixture as config_fixture
 from oslo_db.sqlalchemy import test_fixtures
+import redis
+import sqlalchemy as sa
 
 from cinder_ma import conf as cinder_ma_conf  # noqa: F401  registers opts
-from cinder_ma import coordination, policy
+from cinder_ma import coordination
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
+from cinder_ma import policy
 
 CONF = cfg.CONF
 

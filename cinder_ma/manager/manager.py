@@ -35,20 +35,17 @@ import functools
 import threading
 import time
 
-import oslo_messaging as messaging
 from oslo_config import cfg
 from oslo_log import log as logging
+import oslo_messaging as messaging
 
-from cinder_ma import exception
-from cinder_ma import notifications
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
+from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
-from cinder_ma.manager import locks
-from cinder_ma.manager import rpcapi
 from cinder_ma.manager.flows import attach_volume as attach_flow
 from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
@@ -56,9 +53,12 @@ from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
-from cinder_ma.volume import qos_specs
+from cinder_ma.manager import locks
+from cinder_ma.manager import rpcapi
+from cinder_ma import notifications
 from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
+from cinder_ma.volume import qos_specs
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

@@ -54,8 +54,8 @@ import datetime
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db.api import utcnow
+from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi

@@ -20,15 +20,15 @@ primitives, never database objects.
 
 import threading
 
-import oslo_messaging as messaging
 from oslo_config import cfg
 from oslo_log import log as logging
+import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 
-from cinder_ma import exception
-from cinder_ma import rpc
 from cinder_ma.conf import upgrade_levels
 from cinder_ma.db import services as service_db
+from cinder_ma import exception
+from cinder_ma import rpc
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

@@ -30,18 +30,18 @@ without its connection) and detach (the record is deleted).
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
-from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager import rpcapi
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma.policies import volumes as volume_policies
+from cinder_ma import status as vstatus
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
 from cinder_ma.volume import scheduler
-from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 

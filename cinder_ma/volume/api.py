@@ -25,10 +25,10 @@ from cinder_ma import exception
 from cinder_ma.manager import rpcapi
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma import policy
+from cinder_ma import status as vstatus
 from cinder_ma.volume import quotas
 from cinder_ma.volume import scheduler
 from cinder_ma.volume import services as volume_services
-from cinder_ma import status as vstatus
 from cinder_ma.volume import types as vtypes
 
 LOG = logging.getLogger(__name__)

@@ -40,9 +40,9 @@ from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import policy
+from cinder_ma import status as vstatus
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import scheduler
-from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 

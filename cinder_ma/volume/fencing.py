@@ -49,9 +49,9 @@ from cinder_ma.manager.flows import reconnect_attachment as reconnect_flow
 from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
+from cinder_ma import status as vstatus
 from cinder_ma.volume import attachments
 from cinder_ma.volume import scheduler
-from cinder_ma import status as vstatus
 
 LOG = logging.getLogger(__name__)
 

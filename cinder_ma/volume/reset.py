@@ -42,8 +42,8 @@ from cinder_ma.db import maintenance
 from cinder_ma import exception
 from cinder_ma import notifications
 from cinder_ma.policies import volumes as volume_policies
-from cinder_ma.volume import api as volume_api
 from cinder_ma import status as vstatus
+from cinder_ma.volume import api as volume_api
 
 LOG = logging.getLogger(__name__)
 

@@ -806,7 +806,8 @@ class Keystone(_Server):
         service token (X-Service-Token), as a compute service does: both
         are ``(username, password, project_name)``.
         """
-        from keystoneauth1 import service_token, session
+        from keystoneauth1 import service_token
+        from keystoneauth1 import session
         return session.Session(auth=service_token.ServiceTokenAuthWrapper(
             user_auth=self.password_auth(*user),
             service_auth=self.password_auth(*service)))

@@ -24,14 +24,14 @@ import os
 import subprocess
 import time
 
-import openstack
-import requests
 from cinderclient import api_versions
 from cinderclient import client as cinder_client
-from cinderclient import exceptions as cinder_exc
 from cinderclient.contrib import noauth
+from cinderclient import exceptions as cinder_exc
 from keystoneauth1 import session as ks_session
+import openstack
 from openstack import exceptions as sdk_exc
+import requests
 
 from cinder_ma.api import microversions as mv
 from tests import base

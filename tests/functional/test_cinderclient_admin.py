@@ -19,8 +19,8 @@ freeze, thaw) and hosts.
 import uuid
 
 from cinderclient import client as cinder_client
-from cinderclient import exceptions as cinder_exc
 from cinderclient.contrib import noauth
+from cinderclient import exceptions as cinder_exc
 from keystoneauth1 import session as ks_session
 
 from tests.functional import fixtures as func_fixtures

@@ -22,7 +22,8 @@ import uuid
 
 from oslo_messaging import opts as messaging_opts
 
-from cinder_ma import exception, rpc
+from cinder_ma import exception
+from cinder_ma import rpc
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.unit import test_rpc

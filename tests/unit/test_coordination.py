@@ -21,7 +21,8 @@ import time
 import fixtures
 import tooz
 
-from cinder_ma import coordination, exception
+from cinder_ma import coordination
+from cinder_ma import exception
 from tests import base
 
 

@@ -15,7 +15,9 @@
 import fixtures
 from oslo_messaging import opts as messaging_opts
 
-from cinder_ma import context, notifications, rpc
+from cinder_ma import context
+from cinder_ma import notifications
+from cinder_ma import rpc
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 

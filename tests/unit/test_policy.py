@@ -15,7 +15,9 @@
 import os
 from unittest import mock
 
-from cinder_ma import context, exception, policy
+from cinder_ma import context
+from cinder_ma import exception
+from cinder_ma import policy
 from tests import base
 
 

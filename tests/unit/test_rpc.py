@@ -19,7 +19,9 @@ import uuid
 
 import oslo_messaging as messaging
 
-from cinder_ma import context, exception, rpc
+from cinder_ma import context
+from cinder_ma import exception
+from cinder_ma import rpc
 from tests import base
 
 

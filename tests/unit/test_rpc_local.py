@@ -17,7 +17,10 @@ import threading
 import fixtures
 import oslo_messaging as messaging
 
-from cinder_ma import context, exception, rpc, rpc_local
+from cinder_ma import context
+from cinder_ma import exception
+from cinder_ma import rpc
+from cinder_ma import rpc_local
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 from tests.unit.test_rpc import Endpoint

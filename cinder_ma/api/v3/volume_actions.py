@@ -59,11 +59,11 @@ from cinder_ma.api import microversions as mv
 from cinder_ma.api.schemas import volume_actions as schemas
 from cinder_ma.api import validation
 from cinder_ma import exception
+from cinder_ma import status as vstatus
 from cinder_ma.volume import actions as volume_actions
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import reset as volume_reset
-from cinder_ma import status as vstatus
 
 
 def _checked_id(volume_id):

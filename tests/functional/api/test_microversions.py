@@ -15,9 +15,9 @@ HTTP (the rest of cinder_ma/api/microversions.py is tested in
 tests/unit/api/test_microversions.py)."""
 
 from cinder_ma.api import microversions as mv
+from tests.functional.api import fixtures as api_fixtures
 from tests.unit.api import base
 from tests.unit.api.test_microversions import HEADER
-from tests.functional.api import fixtures as api_fixtures
 
 
 class TestCinderclientNegotiation(base.APITestCase):

@@ -28,9 +28,9 @@ import urllib.request
 
 import fixtures
 
-from cinder_ma import rpc
 from cinder_ma.cmd import all as all_cmd
 from cinder_ma.db import services as service_db
+from cinder_ma import rpc
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.unit.cmd import test_manage

@@ -13,15 +13,15 @@
 """cinder-ma-api's embedded server, serving on a loopback port (the rest of
 cinder_ma/cmd/api.py is tested in tests/unit/cmd/test_api.py)."""
 
-import socket
-import threading
-import urllib.request
+from cinder_ma.cmd import api as api_cmd
+from cinder_ma import rpc
 import fixtures
 from oslo_serialization import jsonutils
-from cinder_ma import rpc
-from cinder_ma.cmd import api as api_cmd
+import socket
 from tests import base
 from tests.unit.cmd import test_manage
+import threading
+import urllib.request
 
 
 

@@ -27,18 +27,19 @@ import subprocess
 import sys
 import uuid
 
-import fixtures
-import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 from alembic import script as alembic_script
+import fixtures
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
 from oslo_db.sqlalchemy import test_migrations
+import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 
 from cinder_ma.db import api as db_api
-from cinder_ma.db import migration, models
+from cinder_ma.db import migration
+from cinder_ma.db import models
 from tests import base
 from tests import fixtures as cm_fixtures
 

@@ -16,9 +16,9 @@ specs, and two specs associated with one type at once give one winner."""
 
 import threading
 
-from cinder_ma import exception
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import types as type_db
+from cinder_ma import exception
 from tests import base
 
 ROUNDS = 6

@@ -21,10 +21,10 @@ leave the counters equal to what the volumes hold, whatever the database.
 
 import threading
 
-from cinder_ma import exception
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.volume import quotas
 from tests import base
 

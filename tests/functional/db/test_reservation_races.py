@@ -20,10 +20,10 @@ through, whatever the database.
 import threading
 
 from cinder_ma import context as cm_context
-from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.volume import attachments
 from tests import base
 

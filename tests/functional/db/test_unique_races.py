@@ -19,9 +19,9 @@ import threading
 
 import sqlalchemy as sa
 
-from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
+from cinder_ma import exception
 from cinder_ma.volume import types as vtypes
 from tests import base
 

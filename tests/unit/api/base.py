@@ -33,9 +33,9 @@ Notifications (sent through the RPC layer too) are a mock.
 import uuid
 
 import fixtures
-import webtest
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
+import webtest
 
 from cinder_ma.api import app
 from cinder_ma.db import api as db_api

@@ -15,8 +15,12 @@
 import fixtures
 import webob
 
-from cinder_ma.api import actions, app, expose, routes, validation
+from cinder_ma.api import actions
+from cinder_ma.api import app
+from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
+from cinder_ma.api import routes
+from cinder_ma.api import validation
 from tests import base as test_base
 from tests.unit.api import base
 

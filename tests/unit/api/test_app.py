@@ -16,12 +16,13 @@ hostile input."""
 import io
 
 import fixtures
+from oslo_serialization import jsonutils
 import pecan
 import webob
 import webtest
-from oslo_serialization import jsonutils
 
-from cinder_ma.api import app, expose
+from cinder_ma.api import app
+from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
 from tests import base as test_base
 from tests.unit.api import base

@@ -16,17 +16,18 @@ import socket
 import uuid
 
 import fixtures
-import webob
-import webtest
 from keystoneauth1 import exceptions as ksa_exceptions
 from keystoneauth1 import loading as ks_loading
+import webob
+import webtest
 
 # Registers the [keystone_authtoken] options.
 from keystonemiddleware import auth_token  # noqa: F401
 from oslo_context import context as oslo_context
 
+from cinder_ma.api import app
+from cinder_ma.api import auth
 from cinder_ma import exception
-from cinder_ma.api import app, auth
 from tests.unit.api import base
 
 

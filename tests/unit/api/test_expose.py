@@ -12,15 +12,15 @@
 
 """Tests of the expose decorator and of fault bodies."""
 
+from oslo_db import exception as db_exc
 import oslo_messaging as messaging
+from sqlalchemy import exc as sa_exc
 import webob
 import webob.exc
-from oslo_db import exception as db_exc
-from sqlalchemy import exc as sa_exc
 
-from cinder_ma import exception
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
+from cinder_ma import exception
 from tests import base
 from tests.unit import test_rpc
 

@@ -31,12 +31,15 @@ import re
 import string
 import urllib.parse
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
 from hypothesis import strategies as st
 from oslo_serialization import jsonutils
 
-from cinder_ma.api import expose, routes
+from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
+from cinder_ma.api import routes
 from cinder_ma.volume import qos_specs
 from tests.unit.api import base
 

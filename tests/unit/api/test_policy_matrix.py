@@ -46,8 +46,9 @@ import fixtures
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
-from cinder_ma.api import extensions, routes
+from cinder_ma.api import extensions
 from cinder_ma.api import microversions as mv
+from cinder_ma.api import routes
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db

@@ -17,18 +17,18 @@ import re
 
 import webob.exc
 
-from cinder_ma.api import actions, extensions, routes
+from cinder_ma.api import actions
+from cinder_ma.api import extensions
 from cinder_ma.api import microversions as mv
-from cinder_ma.api.v3 import (
-    attachments,
-    types,
-    versions,
-    volume_actions,
-    volume_metadata,
-    volume_type_access,
-    volume_type_encryption,
-    volumes,
-)
+from cinder_ma.api import routes
+from cinder_ma.api.v3 import attachments
+from cinder_ma.api.v3 import types
+from cinder_ma.api.v3 import versions
+from cinder_ma.api.v3 import volume_actions
+from cinder_ma.api.v3 import volume_metadata
+from cinder_ma.api.v3 import volume_type_access
+from cinder_ma.api.v3 import volume_type_encryption
+from cinder_ma.api.v3 import volumes
 from tests import base
 
 

@@ -15,8 +15,9 @@
 import webob
 
 from cinder_ma.api import microversions as mv
-from cinder_ma.api import routes, validation
+from cinder_ma.api import routes
 from cinder_ma.api.schemas import parameter_types
+from cinder_ma.api import validation
 from tests import base
 
 SCHEMA = {

@@ -14,8 +14,8 @@
 
 import fixtures
 
-from cinder_ma import rpc
 from cinder_ma.cmd import api as api_cmd
+from cinder_ma import rpc
 from tests import base
 from tests.unit.cmd import test_manage
 

@@ -17,8 +17,8 @@ import os
 
 import fixtures
 
-from cinder_ma import context
 from cinder_ma.cmd import manage
+from cinder_ma import context
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
 from cinder_ma.db import types as type_db

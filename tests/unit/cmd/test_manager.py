@@ -16,9 +16,9 @@ import fixtures
 from oslo_service import backend
 from oslo_utils import eventletutils
 
-from cinder_ma import rpc
 from cinder_ma.cmd import manager as manager_cmd
 from cinder_ma.manager import service as manager_service
+from cinder_ma import rpc
 from tests import base
 from tests.unit.cmd import test_manage
 

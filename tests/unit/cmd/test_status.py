@@ -19,10 +19,10 @@ from oslo_serialization import jsonutils
 from oslo_upgradecheck import upgradecheck
 from oslo_utils import timeutils
 
-from cinder_ma import policy
 from cinder_ma.cmd import status
 from cinder_ma.db import services as service_db
 from cinder_ma.manager import rpcapi
+from cinder_ma import policy
 from tests import base
 
 Code = upgradecheck.Code

@@ -12,10 +12,10 @@
 
 """Tests of attachment reservations and transitions (SQLite file DB)."""
 
-from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from tests import base
 
 

@@ -18,11 +18,11 @@ race tests on PostgreSQL and MariaDB.
 
 import threading
 
-from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from tests import base
 
 INFO = {'driver_volume_type': 'nbd', 'data': {'access_mode': 'ro'},

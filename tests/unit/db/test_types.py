@@ -12,9 +12,9 @@
 
 """Tests of cinder_ma.db.types on the SQLite file database."""
 
-from cinder_ma import exception
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from tests import base
 
 

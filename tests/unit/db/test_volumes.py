@@ -14,12 +14,12 @@
 
 import datetime
 
-from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
 from cinder_ma.db import records
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from tests import base
 
 

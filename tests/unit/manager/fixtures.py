@@ -27,23 +27,25 @@ from unittest import mock
 
 import fixtures
 import oslo_messaging as messaging
-from oslo_messaging import opts as messaging_opts
 from oslo_messaging.notify import _impl_test as notify_test
+from oslo_messaging import opts as messaging_opts
 from oslo_utils import timeutils
 
-from cinder_ma import context as cm_context
-from cinder_ma import exception, rpc
 from cinder_ma.conf import backend as backend_conf
+from cinder_ma import context as cm_context
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import base as hv_base
 from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import connector as host_connector
-from cinder_ma.manager import manager, rpcapi
+from cinder_ma.manager import manager
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
+from cinder_ma import rpc
 from cinder_ma.volume import attachments
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import file as file_driver

@@ -18,8 +18,9 @@ tests/functional/test_coordination.py."""
 import os
 import threading
 
-from cinder_ma import coordination, exception
+from cinder_ma import coordination
 from cinder_ma.db import records
+from cinder_ma import exception
 from cinder_ma.manager import locks
 from tests import base
 

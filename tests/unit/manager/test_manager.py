@@ -21,14 +21,16 @@ import time
 import fixtures
 import oslo_messaging as messaging
 
-from cinder_ma import exception, rpc
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
-from cinder_ma.manager import manager, rpcapi
+from cinder_ma import exception
+from cinder_ma.manager import manager
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
+from cinder_ma import rpc
 from cinder_ma.volume.drivers import file as file_driver
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

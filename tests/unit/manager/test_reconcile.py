@@ -28,16 +28,16 @@ import time
 
 import fixtures
 import kombu.exceptions
-import sqlalchemy as sa
 from oslo_utils import timeutils
+import sqlalchemy as sa
 
-from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
+from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import reconcile
 from tests.unit.manager import fixtures as mgr_fixtures

@@ -20,9 +20,12 @@ import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
-from cinder_ma import context, exception, rpc
+from cinder_ma import context
 from cinder_ma.db import services as service_db
-from cinder_ma.manager import manager, rpcapi
+from cinder_ma import exception
+from cinder_ma.manager import manager
+from cinder_ma.manager import rpcapi
+from cinder_ma import rpc
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 

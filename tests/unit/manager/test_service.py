@@ -19,15 +19,18 @@ import time
 from unittest import mock
 
 import fixtures
-import oslo_messaging as messaging
 from oslo_config import cfg
+import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 
-from cinder_ma import context, coordination, exception, rpc
+from cinder_ma import context
+from cinder_ma import coordination
 from cinder_ma.db import services as service_db
+from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
+from cinder_ma import rpc
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 

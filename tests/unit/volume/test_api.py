@@ -19,11 +19,11 @@ The manager is out of scope here: its RPC client is replaced by a recorder
 import fixtures
 
 from cinder_ma import context as cm_context
-from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import types as vtypes
 from tests import base

@@ -20,19 +20,20 @@ side and the functional tests exercise the real thing).
 import datetime
 
 import fixtures
-import sqlalchemy as sa
 from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from cinder_ma import context as cm_context
-from cinder_ma import exception
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.manager import reconcile
-from cinder_ma.volume import actions, attachments
+from cinder_ma.volume import actions
 from cinder_ma.volume import api as volume_api
+from cinder_ma.volume import attachments
 from cinder_ma.volume import types as vtypes
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

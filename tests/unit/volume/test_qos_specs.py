@@ -13,9 +13,9 @@
 """Tests of the QoS specs rules and of what a volume's type's specs give
 its connections and its driver (real SQLite database)."""
 
-from cinder_ma import exception
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import types as type_db
+from cinder_ma import exception
 from cinder_ma.volume import qos_specs
 from tests import base
 

@@ -22,14 +22,12 @@ import webtest
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
-from tests.unit.api import base
 from tests.functional.api import fixtures as api_fixtures
-from tests.unit.api.v3.test_attachments import (
-    CONNECTOR,
-    AttachmentsTestCase,
-    member,
-    service,
-)
+from tests.unit.api import base
+from tests.unit.api.v3.test_attachments import AttachmentsTestCase
+from tests.unit.api.v3.test_attachments import CONNECTOR
+from tests.unit.api.v3.test_attachments import member
+from tests.unit.api.v3.test_attachments import service
 from tests.unit.manager import fixtures as mgr_fixtures
 
 

@@ -15,8 +15,8 @@ cinder_ma/api/v3/volume_type_access.py (its unit tests are in
 tests/unit/api/v3/test_volume_type_access.py)."""
 
 from cinder_ma.api import microversions as mv
-from tests.unit.api import base
 from tests.functional.api import fixtures as api_fixtures
+from tests.unit.api import base
 from tests.unit.api.v3 import test_volume_type_access as unit
 
 

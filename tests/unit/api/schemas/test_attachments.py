@@ -14,8 +14,8 @@
 tests/unit/api/v3/test_attachments.py)."""
 
 
-from cinder_ma.api import validation
 from cinder_ma.api.schemas import attachments
+from cinder_ma.api import validation
 from cinder_ma.volume import attachments as volume_attachments
 from tests import base
 

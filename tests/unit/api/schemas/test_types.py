@@ -14,8 +14,8 @@
 tests/unit/api/v3/test_types.py)."""
 
 
-from cinder_ma.api import validation
 from cinder_ma.api.schemas import types
+from cinder_ma.api import validation
 from tests import base
 
 

@@ -14,8 +14,8 @@
 in tests/unit/api/v3/test_volume_actions.py)."""
 
 
-from cinder_ma.api import validation
 from cinder_ma.api.schemas import volume_actions
+from cinder_ma.api import validation
 from tests import base
 
 ALL = (volume_actions.attach, volume_actions.detach,

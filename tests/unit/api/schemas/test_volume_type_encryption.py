@@ -13,9 +13,9 @@
 """Tests of the encryption schemas of volume types."""
 
 
-from cinder_ma.api import validation
 from cinder_ma.api.schemas import parameter_types
 from cinder_ma.api.schemas import volume_type_encryption as schemas
+from cinder_ma.api import validation
 from tests import base
 
 

@@ -14,8 +14,8 @@
 tests/unit/api/v3/test_volumes.py)."""
 
 
-from cinder_ma.api import validation
 from cinder_ma.api.schemas import volumes
+from cinder_ma.api import validation
 from tests import base
 
 ALL = (volumes.create, volumes.create_v313, volumes.create_v347,

@@ -25,8 +25,8 @@ clients is in tests/functional/volume/test_fencing.py.
 import uuid
 
 import fixtures
-import webtest
 from oslo_serialization import jsonutils
+import webtest
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv

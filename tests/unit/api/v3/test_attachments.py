@@ -23,11 +23,11 @@ import uuid
 
 import fixtures
 
-from cinder_ma import exception
 from cinder_ma.api import microversions as mv
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
+from cinder_ma import exception
 from cinder_ma.volume import attachments as volume_attachments
 from tests.unit.api import base
 

@@ -22,9 +22,9 @@ import os
 import time
 import uuid
 
-import webtest
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
+import webtest
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv

@@ -22,8 +22,8 @@ own transient domains (unique names) and destroys them.
 import concurrent.futures
 import copy
 import os
-import uuid
 from unittest import mock
+import uuid
 from xml.etree import ElementTree
 
 import fixtures

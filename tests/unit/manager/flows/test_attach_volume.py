@@ -27,8 +27,8 @@ import oslo_messaging as messaging
 from taskflow import task
 
 from cinder_ma import exception
-from cinder_ma.manager import locks
 from cinder_ma.manager.flows import attach_volume
+from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks

@@ -23,12 +23,15 @@ and fail on demand, every call to the backend.
 import fixtures
 import oslo_messaging as messaging
 
-from cinder_ma import coordination, exception
-from cinder_ma.manager import locks, rpcapi
+from cinder_ma import coordination
+from cinder_ma import exception
 from cinder_ma.manager.flows import connect_attachment
+from cinder_ma.manager import locks
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
-from cinder_ma.volume import actions, attachments
+from cinder_ma.volume import actions
+from cinder_ma.volume import attachments
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 from tests.unit.manager.flows import test_attach_volume

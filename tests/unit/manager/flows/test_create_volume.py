@@ -20,9 +20,9 @@ import os
 import fixtures
 from taskflow import task
 
-from cinder_ma import exception
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import create_volume
 from cinder_ma.manager.tasks import lifecycle

@@ -27,10 +27,11 @@ import threading
 import fixtures
 from taskflow import task
 
-from cinder_ma import coordination, exception
+from cinder_ma import coordination
 from cinder_ma.db import volumes as volume_db
-from cinder_ma.manager import locks
+from cinder_ma import exception
 from cinder_ma.manager.flows import detach_volume
+from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks

@@ -21,9 +21,9 @@ import time
 
 import fixtures
 
-from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import extend_volume
 from cinder_ma.manager.tasks import lifecycle

@@ -19,11 +19,13 @@ attachment.
 """
 
 from cinder_ma import exception
+from cinder_ma.manager.flows import fence_attachment
+from cinder_ma.manager.flows import reconnect_attachment
 from cinder_ma.manager import locks
-from cinder_ma.manager.flows import fence_attachment, reconnect_attachment
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
-from cinder_ma.volume import attachments, fencing
+from cinder_ma.volume import attachments
+from cinder_ma.volume import fencing
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 from tests.unit.manager.flows import test_attach_volume

@@ -22,12 +22,13 @@ finishes the promotion.
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.manager import locks
 from cinder_ma.manager.flows import promote_attachment
+from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
-from cinder_ma.volume import attachments, fencing
+from cinder_ma.volume import attachments
+from cinder_ma.volume import fencing
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
 from tests.unit.manager.flows import test_attach_volume

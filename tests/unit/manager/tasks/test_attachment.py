@@ -16,9 +16,9 @@ import fixtures
 import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
-from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

@@ -23,10 +23,11 @@ import os
 import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
-from cinder_ma import exception
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
-from cinder_ma.manager import locks, rpcapi
+from cinder_ma.manager import locks
+from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import connection as connection_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures

@@ -14,8 +14,8 @@
 
 import fixtures
 import kombu.exceptions
-import oslo_messaging as messaging
 from oslo_db import exception as db_exc
+import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import volumes as volume_db

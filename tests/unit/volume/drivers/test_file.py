@@ -14,8 +14,8 @@
 
 import os
 
-from cinder_ma import exception
 from cinder_ma.conf import backend as backend_conf
+from cinder_ma import exception
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import file as file_driver
 from tests import base

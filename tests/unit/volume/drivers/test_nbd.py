@@ -20,8 +20,8 @@ from unittest import mock
 
 import fixtures
 
-from cinder_ma import exception
 from cinder_ma.conf import backend as backend_conf
+from cinder_ma import exception
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import nbd
 from tests import base
