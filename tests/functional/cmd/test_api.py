@@ -13,16 +13,17 @@
 """cinder-ma-api's embedded server, serving on a loopback port (the rest of
 cinder_ma/cmd/api.py is tested in tests/unit/cmd/test_api.py)."""
 
-from cinder_ma.cmd import api as api_cmd
-from cinder_ma import rpc
-import fixtures
-from oslo_serialization import jsonutils
 import socket
-from tests import base
-from tests.unit.cmd import test_manage
 import threading
 import urllib.request
 
+import fixtures
+from oslo_serialization import jsonutils
+
+from cinder_ma.cmd import api as api_cmd
+from cinder_ma import rpc
+from tests import base
+from tests.unit.cmd import test_manage
 
 
 class ApiCommandTestCase(base.TestCase):

@@ -13,9 +13,11 @@
 """cinder-ma-status in a process of its own."""
 
 import os
-from oslo_serialization import jsonutils
 import subprocess
 import sys
+
+from oslo_serialization import jsonutils
+
 from tests import base
 
 

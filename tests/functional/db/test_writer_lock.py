@@ -55,7 +55,6 @@ class WriterLockFileTestCase(base.TestCase):
         self.assertTrue(os.path.exists(database + '.lock'))
 
 
-
 @db_api.writer
 def _bump(context, service_id):
     # Read, then write what was read plus one: only right when writers

@@ -13,13 +13,15 @@
 """flake8 in a process of its own runs the local check CM301 as tox.ini
 registers it."""
 
-import fixtures
 import os
 import subprocess
 import sys
-from tests import base
-import testtools
 import textwrap
+
+import fixtures
+import testtools
+
+from tests import base
 
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(

@@ -13,11 +13,13 @@
 """Tests of cinder_ma.cmd.all that serve nothing: the state directory (the
 command itself is served in tests/functional/cmd/test_all.py)."""
 
-from cinder_ma.cmd import all as all_cmd
-from cinder_ma.db import types as type_db
-import fixtures
 import logging
 import os
+
+import fixtures
+
+from cinder_ma.cmd import all as all_cmd
+from cinder_ma.db import types as type_db
 from tests import base
 from tests.unit.cmd import test_manage
 

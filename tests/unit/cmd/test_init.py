@@ -16,10 +16,11 @@ tests/functional/cmd/test_init.py)."""
 
 import signal
 
-from cinder_ma import cmd
 import fixtures
 from oslo_config import cfg
 from oslo_reports import opts as gmr_opts
+
+from cinder_ma import cmd
 from tests import base
 
 

@@ -12,13 +12,14 @@
 
 """The libvirt driver's per-instance lock across processes."""
 
-from cinder_ma.hypervisor.drivers import libvirt as libvirt_driver
 import os
 import subprocess
 import sys
-from tests import base
 import textwrap
 import uuid
+
+from cinder_ma.hypervisor.drivers import libvirt as libvirt_driver
+from tests import base
 
 
 #: A process trying the lock of a file without waiting: prints whether it
