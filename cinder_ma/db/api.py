@@ -120,12 +120,6 @@ class _Transaction:
             self.queue.release(self.database)
 
 
-def in_transaction():
-    """Whether this thread runs inside a reader or writer of this
-    module."""
-    return bool(getattr(_TXN, 'stack', None))
-
-
 def _starting_reader():
     stack = getattr(_TXN, 'stack', None)
     return bool(stack) and stack[-1]
