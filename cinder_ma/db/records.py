@@ -28,6 +28,7 @@ list, which never shows them, does not decode them; writers take dicts
 and encode them (:func:`dumps`).
 """
 
+import itertools
 import json
 import typing
 
@@ -110,7 +111,9 @@ class Volume(typing.NamedTuple):
     """A volume: the columns of ``volumes`` and, when read with them, its
     children: ``volume_type`` (:class:`VolumeType`, None without one),
     ``volume_metadata`` ({key: value}) and ``volume_attachment`` (tuple of
-    :class:`Attachment`, oldest first, deleted ones left out).
+    :class:`Attachment`, oldest first, deleted ones left out; in a page
+    of volumes, with only the :data:`LISTED_ATTACHMENT_FIELDS`, None in
+    the others).
 
     A volume read without its children (the row alone, for hot paths)
     has None in the three: reading them is then a mistake that fails,
@@ -158,6 +161,18 @@ ATTACHMENT_FIELDS = tuple(
     name[:-len('_json')] if name.endswith('_json') else name
     for name in Attachment._fields)
 _JSON_INDEXES = tuple(ATTACHMENT_FIELDS.index(key) for key in JSON_FIELDS)
+#: The columns of an attachment that a page of volumes reads: what a
+#: listed volume shows of its attachments. Its records hold None, or
+#: their default, in the others.
+LISTED_ATTACHMENT_FIELDS = ('id', 'volume_id', 'instance_uuid',
+                            'attached_host', 'mountpoint', 'attach_mode',
+                            'attach_status', 'attach_time')
+#: The columns of a page's row of an attachment: the first ones of the
+#: table, up to the last listed one (NULL in those not listed).
+PAGE_ROW_FIELDS = ATTACHMENT_FIELDS[
+    :max(map(ATTACHMENT_FIELDS.index, LISTED_ATTACHMENT_FIELDS)) + 1]
+_PAGE_ROW_REST = tuple(Attachment._field_defaults[name]
+                       for name in Attachment._fields[len(PAGE_ROW_FIELDS):])
 #: The fields of a volume that are its table's columns, in their order
 #: (the others: its children).
 VOLUME_COLUMNS = tuple(name for name in Volume._fields
@@ -181,10 +196,14 @@ def attachments_from_result(result):
     ``volume_attachment`` rows (its columns checked once, then each row
     taken as it is)."""
     rows = result.all()
-    if tuple(result.keys()) != ATTACHMENT_FIELDS:
-        return [attachment_from_row(row) for row in rows]
+    keys = tuple(result.keys())
     make = Attachment._make
-    return [make(row) for row in rows]
+    if keys == ATTACHMENT_FIELDS:
+        return [make(row) for row in rows]
+    if keys == PAGE_ROW_FIELDS:
+        rest = _PAGE_ROW_REST
+        return [make(itertools.chain(row, rest)) for row in rows]
+    return [attachment_from_row(row) for row in rows]
 
 
 def attachment_from_row(row, prefix=''):

@@ -14,6 +14,7 @@
 serving processes (Ctrl-C handling, which forks, is in
 tests/functional/cmd/test_init.py)."""
 
+import gc
 import signal
 
 import fixtures
@@ -42,6 +43,8 @@ class TestFreezeHeap(base.BaseTestCase):
     def test_frozen_once_per_process(self):
         collect = self.useFixture(fixtures.MockPatch('gc.collect')).mock
         freeze = self.useFixture(fixtures.MockPatch('gc.freeze')).mock
+        threshold = self.useFixture(
+            fixtures.MockPatch('gc.set_threshold')).mock
         getpid = self.useFixture(fixtures.MockPatch(
             'os.getpid', return_value=-1)).mock
         self.useFixture(fixtures.MockPatchObject(cmd, '_FROZEN_PID', None))
@@ -49,6 +52,10 @@ class TestFreezeHeap(base.BaseTestCase):
         cmd.freeze_heap()
         self.assertEqual(1, freeze.call_count)
         self.assertEqual(1, collect.call_count)
+        # The young generation is collected less often; the older ones
+        # keep their thresholds.
+        threshold.assert_called_once_with(
+            cmd.YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
         # A forked worker freezes its own.
         getpid.return_value = -2
         cmd.freeze_heap()

@@ -110,6 +110,17 @@ class RecordBuildersTestCase(base.TestCase):
             tuple(column.name for column in models.Volume.__table__.c),
             records.VOLUME_COLUMNS)
 
+    def test_page_rows_are_the_first_columns(self):
+        # A page's row of an attachment is the first columns of its table,
+        # up to the last listed one; its record is the rest's defaults.
+        fields = records.PAGE_ROW_FIELDS
+        self.assertEqual(records.ATTACHMENT_FIELDS[:len(fields)], fields)
+        self.assertEqual('attach_time', fields[-1])
+        self.assertLessEqual(set(records.LISTED_ATTACHMENT_FIELDS),
+                             set(fields))
+        for name in records.Attachment._fields[len(fields):]:
+            self.assertIn(name, records.Attachment._field_defaults)
+
     def test_dumps(self):
         self.assertIsNone(records.dumps(None))
         self.assertEqual('{"a": 1}', records.dumps({'a': 1}))
@@ -204,7 +215,12 @@ class QueryPathsTestCase(base.DBTestCase):
             self.assertEqual('gold', volume.volume_type.name)
             self.assertIsNone(volume.volume_type.writers_spec)
             (attachment,) = volume.volume_attachment
-            self.assertDecoded(attachment, INFO)
+            self.assertIsInstance(attachment, records.Attachment)
+        self.assertDecoded(got.volume_attachment[0], INFO)
+        # A page's attachments hold what a listed volume shows of them.
+        self.assertIsNone(page.volume_attachment[0].connector)
+        self.assertEqual(got.volume_attachment[0].id,
+                         page.volume_attachment[0].id)
         self.assertEqual((), created.volume_attachment)
         alone = volume_db.volume_get(self.context, self.volume.id,
                                      children=False)

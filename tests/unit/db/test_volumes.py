@@ -91,14 +91,25 @@ class VolumeDBTestCase(base.DBTestCase):
                          [a.id for a in one.volume_attachment])
         attachment = one.volume_attachment[1]
         self.assertIsInstance(attachment, records.Attachment)
-        self.assertEqual(
-            (late, first.id, 'i30', 'h', '/dev/vdb', 'rw', 'attached',
-             datetime.datetime(2026, 1, 1, 0, 30), 'm'),
-            (attachment.id, attachment.volume_id, attachment.instance_uuid,
-             attachment.attached_host, attachment.mountpoint,
-             attachment.attach_mode, attachment.attach_status,
-             attachment.attach_time, attachment.manager_host))
+        listed = (late, first.id, 'i30', 'h', '/dev/vdb', 'rw', 'attached',
+                  datetime.datetime(2026, 1, 1, 0, 30))
+        self.assertEqual(listed, tuple(
+            getattr(attachment, name)
+            for name in records.LISTED_ATTACHMENT_FIELDS))
+        # The other columns are not read for a page: None, or the
+        # record's default.
+        self.assertIsNone(attachment.manager_host)
+        self.assertIsNone(attachment.connector)
+        self.assertIsNone(attachment.created_at)
+        self.assertEqual(1, attachment.generation)
         self.assertEqual([other], [a.id for a in two.volume_attachment])
+        # Read alone, a volume's attachments have every column.
+        whole = volume_db.volume_get(self.context, first.id)
+        self.assertEqual(
+            listed + ('m', datetime.datetime(2026, 1, 1, 0, 30)),
+            tuple(getattr(whole.volume_attachment[1], name)
+                  for name in records.LISTED_ATTACHMENT_FIELDS +
+                  ('manager_host', 'created_at')))
         self.assertEqual([], volume_db.volume_get_all(self.context, 'nobody'))
 
     def test_list_paging_and_filters(self):
