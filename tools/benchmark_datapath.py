@@ -22,16 +22,23 @@ started by the driver as for any attachment) and measures with ``qemu-io``
   default, over the whole volume), MB/s;
 * 4 KiB random writes and reads (uniform offsets), IOPS;
 
-all at queue depth 1, on three paths: ``raw_file`` (qemu-io on the volume's
-file: the limit), ``nbd_one_export`` (one client through one attachment's
-export) and ``nbd_two_attachments`` (two clients at once, each through its
-own attachment's export; the figure is the sum of both: total bytes or
-operations over the longer of the two clients' I/O times).
+one request at a time, or ``--queue-depth`` at once (in groups, as a
+guest keeps several in flight), on three paths: ``raw_file`` (qemu-io on
+the volume's file: the limit), ``nbd_one_export`` (one client through
+one attachment's export) and ``nbd_two_attachments`` (two clients at
+once, each through its own attachment's export; the figure is the sum
+of both: total bytes or operations over the longer of the two clients'
+I/O times).
 
 Fairness of the limit: every path uses the same qemu-io cache mode
-(``--cache``). The raw path goes through the host's page cache as
-nbdkit's file plugin does (its default ``cache=default``), so reads on
-both are served from memory after the first write pass. With
+(``--cache``), unless ``--raw-cache`` sets the raw path's apart
+(``--cache none --raw-cache writeback`` gives the raw path the page-cache
+I/O nbdkit does). The clients' request buffers are reused, as a
+hypervisor's guest memory is (``--client-buffers``, see
+``REUSED_BUFFERS_TUNABLES``). With the same mode, the raw path goes
+through the host's page cache as nbdkit's file plugin does (its default
+``cache=default``), so reads on both are served from memory after the
+first write pass. With
 ``writethrough`` (qemu-io's default) every write is flushed before it
 completes on every path (fdatasync of the file, by qemu-io itself or by
 nbdkit for the client's flush or FUA write), so writes reach the disk;
@@ -41,7 +48,9 @@ guest's shareable disk (libvirt ``cache='none'``) does: the raw path
 then reads and writes the disk itself, while nbdkit still serves from
 the storage host's page cache, as a storage target does. The time is the
 sum of qemu-io's own per-request timings: process start-up, the TLS
-handshake and the flush at exit are left out on every path alike.
+handshake and the flush at exit are left out on every path alike (with
+requests in flight, whose timings overlap: the wall time from qemu-io's
+first prompt to its last completion).
 
 The host is shared (other work may run): every round measures each
 workload on the three paths one after the other, and the tool reports the
@@ -56,8 +65,9 @@ the driver's ``nbd_tls_disabled_ciphers`` (``--disabled-ciphers``, default
 the driver's), which decides the cipher.
 
 Usage: python tools/benchmark_datapath.py [--size-mib 512] [--ops 5000]
-           [--rounds 5] [--json]
-Needs nbdkit and qemu-io.
+           [--rounds 5] [--cache none] [--raw-cache writeback]
+           [--queue-depth 16] [--json]
+Needs nbdkit, qemu-io and stdbuf (coreutils).
 """
 
 import argparse
