@@ -22,16 +22,23 @@ started by the driver as for any attachment) and measures with ``qemu-io``
   default, over the whole volume), MB/s;
 * 4 KiB random writes and reads (uniform offsets), IOPS;
 
-all at queue depth 1, on three paths: ``raw_file`` (qemu-io on the volume's
-file: the limit), ``nbd_one_export`` (one client through one attachment's
-export) and ``nbd_two_attachments`` (two clients at once, each through its
-own attachment's export; the figure is the sum of both: total bytes or
-operations over the longer of the two clients' I/O times).
+one request at a time, or ``--queue-depth`` at once (in groups, as a
+guest keeps several in flight), on three paths: ``raw_file`` (qemu-io on
+the volume's file: the limit), ``nbd_one_export`` (one client through
+one attachment's export) and ``nbd_two_attachments`` (two clients at
+once, each through its own attachment's export; the figure is the sum
+of both: total bytes or operations over the longer of the two clients'
+I/O times).
 
 Fairness of the limit: every path uses the same qemu-io cache mode
-(``--cache``). The raw path goes through the host's page cache as
-nbdkit's file plugin does (its default ``cache=default``), so reads on
-both are served from memory after the first write pass. With
+(``--cache``), unless ``--raw-cache`` sets the raw path's apart
+(``--cache none --raw-cache writeback`` gives the raw path the page-cache
+I/O nbdkit does). The clients' request buffers are reused, as a
+hypervisor's guest memory is (``--client-buffers``, see
+``REUSED_BUFFERS_TUNABLES``). With the same mode, the raw path goes
+through the host's page cache as nbdkit's file plugin does (its default
+``cache=default``), so reads on both are served from memory after the
+first write pass. With
 ``writethrough`` (qemu-io's default) every write is flushed before it
 completes on every path (fdatasync of the file, by qemu-io itself or by
 nbdkit for the client's flush or FUA write), so writes reach the disk;
@@ -41,7 +48,9 @@ guest's shareable disk (libvirt ``cache='none'``) does: the raw path
 then reads and writes the disk itself, while nbdkit still serves from
 the storage host's page cache, as a storage target does. The time is the
 sum of qemu-io's own per-request timings: process start-up, the TLS
-handshake and the flush at exit are left out on every path alike.
+handshake and the flush at exit are left out on every path alike (with
+requests in flight, whose timings overlap: the wall time from qemu-io's
+first prompt to its last completion).
 
 The host is shared (other work may run): every round measures each
 workload on the three paths one after the other, and the tool reports the
@@ -56,8 +65,9 @@ the driver's ``nbd_tls_disabled_ciphers`` (``--disabled-ciphers``, default
 the driver's), which decides the cipher.
 
 Usage: python tools/benchmark_datapath.py [--size-mib 512] [--ops 5000]
-           [--rounds 5] [--json]
-Needs nbdkit and qemu-io.
+           [--rounds 5] [--cache none] [--raw-cache writeback]
+           [--queue-depth 16] [--json]
+Needs nbdkit, qemu-io and stdbuf (coreutils).
 """
 
 import argparse
@@ -71,6 +81,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 from oslo_config import cfg
 
@@ -107,24 +118,81 @@ def nbd_args(info, directory, priority):
                 data['host'], data['port'], data['export'])]
 
 
-def run_qemu_io(target_args, commands):
+#: glibc malloc settings of the clients (``--client-buffers reused``):
+#: qemu-io allocates (and fills) a new buffer for every request, and glibc
+#: serves a request of 128 KiB or more with a fresh mmap() by default, so
+#: every 1 MiB request paid for page faults, zeroed pages and munmap()
+#: (about 0.4 to 0.6 CPU s per GiB on this client, on every path). A
+#: hypervisor does I/O into its guest's memory, which stays mapped; with a
+#: high mmap threshold the buffers come from the heap and are reused.
+REUSED_BUFFERS_TUNABLES = ('glibc.malloc.mmap_threshold=268435456:'
+                           'glibc.malloc.trim_threshold=1073741824')
+
+
+def client_environment(buffers):
+    env = dict(os.environ)
+    if buffers == 'reused':
+        env['GLIBC_TUNABLES'] = REUSED_BUFFERS_TUNABLES
+    return env
+
+
+def run_qemu_io(target_args, commands, env=None):
     """Run ``commands`` through one qemu-io; returns the seconds its
-    requests took, as qemu-io timed each of them."""
+    requests took.
+
+    Requests one at a time (``read``, ``write``): the sum of qemu-io's own
+    timing of each. Requests in flight together (``aio_read``,
+    ``aio_write``, whose timings overlap): the wall time from qemu-io's
+    first prompt (the image is open, the TLS handshake done) to the
+    output of its last completed request, its output line-buffered
+    (``stdbuf -oL``) and read as it comes.
+    """
     script = ''.join(c + '\n' for c in commands)
-    result = subprocess.run(['qemu-io'] + target_args, input=script,
-                            capture_output=True, text=True)
-    out = result.stdout + result.stderr
-    timings = _TIMING_RE.findall(result.stdout)
-    if result.returncode or 'failed' in out or len(timings) != len(
-            commands):
+    requests = [c for c in commands if c != 'aio_flush']
+    if not any(c.startswith('aio_') for c in requests):
+        result = subprocess.run(['qemu-io'] + target_args, input=script,
+                                capture_output=True, text=True, env=env)
+        out = result.stdout + result.stderr
+        timings = _TIMING_RE.findall(result.stdout)
+        if result.returncode or 'failed' in out or len(timings) != len(
+                requests):
+            raise RuntimeError('qemu-io failed: %s' % out[-500:])
+        return sum(int(ops) / float(rate) for ops, rate in timings)
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write(script.encode())
+        stdin.seek(0)
+        process = subprocess.Popen(
+            ['stdbuf', '-oL', 'qemu-io'] + target_args, stdin=stdin,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        chunks = []
+        first = last = None
+        with process.stdout:
+            while True:
+                chunk = os.read(process.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                now = time.monotonic()
+                if first is None and b'qemu-io> ' in chunk:
+                    first = now
+                if b' ops; ' in chunk:
+                    last = now
+                chunks.append(chunk)
+        process.wait()
+    out = b''.join(chunks).decode(errors='replace')
+    if (process.returncode or 'failed' in out or first is None or
+            last is None or len(_TIMING_RE.findall(out)) != len(requests)):
         raise RuntimeError('qemu-io failed: %s' % out[-500:])
-    return sum(int(ops) / float(rate) for ops, rate in timings)
+    return last - first
 
 
-def workloads(size, block, ops, seed):
+def workloads(size, block, ops, seed, depth=1):
+    """Each workload's qemu-io commands: requests one at a time at
+    ``depth`` 1; else ``aio_`` requests in groups of ``depth``, each group
+    sent at once and waited for (``aio_flush``, which drains the requests
+    in flight, no flush to the disk) before the next."""
     rng = random.Random(seed)
     blocks = size // 4096
-    return {
+    requests = {
         'seq_write': ['write -P 0x5a %d %d' % (off, block)
                       for off in range(0, size, block)],
         'seq_read': ['read %d %d' % (off, block)
@@ -134,6 +202,16 @@ def workloads(size, block, ops, seed):
         'rand_read': ['read %d 4k' % (rng.randrange(blocks) * 4096)
                       for _ in range(ops)],
     }
+    if depth == 1:
+        return requests
+    grouped = {}
+    for name, commands in requests.items():
+        grouped[name] = []
+        for start in range(0, len(commands), depth):
+            grouped[name] += ['aio_' + c
+                              for c in commands[start:start + depth]]
+            grouped[name].append('aio_flush')
+    return grouped
 
 
 def _cpu_seconds(pids):
@@ -148,19 +226,21 @@ def _cpu_seconds(pids):
     return total
 
 
-def measure(pool, name, clients, loads, server_pids):
+def measure(pool, name, clients, loads, server_pids, env=None):
     """One workload on one path: {figure: value}."""
     cpu = _cpu_seconds(server_pids)
-    seconds = max(pool.map(run_qemu_io, clients, loads))
+    seconds = max(pool.map(run_qemu_io, clients, loads,
+                           [env] * len(clients)))
     cpu = _cpu_seconds(server_pids) - cpu
+    requests = [[c for c in load if c != 'aio_flush'] for load in loads]
     if name.startswith('seq'):
-        moved = sum(int(c.split()[-1]) for load in loads for c in load)
+        moved = sum(int(c.split()[-1]) for load in requests for c in load)
         return {name + '_mb_s': moved / seconds / 1e6,
                 name + '_cpu_s_per_gib': cpu / (moved / GiB)}
-    return {name + '_iops': sum(len(load) for load in loads) / seconds}
+    return {name + '_iops': sum(len(load) for load in requests) / seconds}
 
 
-def run_rounds(paths, size, block, ops, rounds, pids):
+def run_rounds(paths, size, block, ops, rounds, pids, depth=1, env=None):
     per_round = []
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         for number in range(rounds):
@@ -168,10 +248,11 @@ def run_rounds(paths, size, block, ops, rounds, pids):
             for name in WORKLOADS:
                 for path, clients in paths.items():
                     loads = [workloads(size, block, ops,
-                                       seed=number * 2 + i)[name]
+                                       seed=number * 2 + i,
+                                       depth=depth)[name]
                              for i in range(len(clients))]
                     figures[path].update(measure(pool, name, clients,
-                                                 loads, pids[path]))
+                                                 loads, pids[path], env))
             per_round.append(figures)
     return per_round
 
@@ -218,6 +299,28 @@ def main(argv=None):
                              'so the raw path reads and writes the disk '
                              'while nbdkit serves from the storage host\'s '
                              'page cache')
+    parser.add_argument('--raw-cache', default=None,
+                        choices=('writethrough', 'writeback', 'none'),
+                        help='qemu-io cache mode of the raw path (default: '
+                             '--cache). With --cache none, writeback '
+                             'gives the raw path the I/O nbdkit does on '
+                             'the storage host (the page cache, no flush '
+                             'unless asked), none the disk itself')
+    parser.add_argument('--queue-depth', type=int, default=1,
+                        help='requests in flight on every client: 1 sends '
+                             'them one at a time; more sends them in '
+                             'groups of that many (qemu-io aio_read, '
+                             'aio_write), as a guest keeps several in '
+                             'flight; QEMU\'s NBD client sends up to 16 '
+                             'at once')
+    parser.add_argument('--client-buffers', default='reused',
+                        choices=('reused', 'mapped'),
+                        help='reused: the clients\' request buffers come '
+                             'from glibc\'s heap and are reused, as a '
+                             'hypervisor\'s guest memory is; mapped: '
+                             'glibc\'s default, a fresh mmap() for every '
+                             'request of 128 KiB or more (the figures '
+                             'before this option)')
     parser.add_argument('--json', action='store_true')
     parser.add_argument('--tls-priority', default='NORMAL',
                         help='GnuTLS priority string of the NBD clients')
@@ -228,6 +331,10 @@ def main(argv=None):
                         help='first of the 10 TCP ports the exports may '
                              'use')
     args = parser.parse_args(argv)
+    if args.queue_depth < 1:
+        parser.error('--queue-depth must be at least 1')
+    raw_cache = args.raw_cache or args.cache
+    env = client_environment(args.client_buffers)
     size = args.size_mib * MiB
     block = args.block_size_kib * 1024
     load_before = os.getloadavg()
@@ -262,12 +369,13 @@ def main(argv=None):
                 info, os.path.join(state, a), args.tls_priority)
                 for a, info in zip(attachments, infos)]
             per_round = run_rounds(
-                {'raw_file': [['-t', args.cache, '-f', 'raw', path]],
+                {'raw_file': [['-t', raw_cache, '-f', 'raw', path]],
                  'nbd_one_export': clients[:1],
                  'nbd_two_attachments': clients},
                 size, block, args.ops, args.rounds,
                 {'raw_file': [], 'nbd_one_export': servers[:1],
-                 'nbd_two_attachments': servers})
+                 'nbd_two_attachments': servers},
+                depth=args.queue_depth, env=env)
         finally:
             for a in attachments:
                 driver.terminate_connection(volume, {'host': a},
@@ -277,15 +385,17 @@ def main(argv=None):
     results = summarize(per_round)
     results['settings'] = {
         'size_mib': args.size_mib, 'block_size_kib': args.block_size_kib,
-        'random_ops': args.ops, 'rounds': args.rounds, 'queue_depth': 1,
+        'random_ops': args.ops, 'rounds': args.rounds,
+        'queue_depth': args.queue_depth,
+        'client_buffers': args.client_buffers,
         'client': 'qemu-io', 'client_tls_priority': args.tls_priority,
         'nbd_tls_disabled_ciphers': list(ciphers),
-        'cache': args.cache,
+        'cache': args.cache, 'raw_cache': raw_cache,
         'page_cache': 'raw: qemu-io -t %s; nbd: qemu-io -t %s, nbdkit '
                       'file plugin cache=default: %s' % (
-                          args.cache, args.cache,
+                          raw_cache, args.cache,
                           'the raw path reads the disk (O_DIRECT), nbdkit '
-                          'the page cache' if args.cache == 'none' else
+                          'the page cache' if raw_cache == 'none' else
                           'reads from the page cache on both'),
         'cpus': os.cpu_count(),
         'load_average_before': [round(x, 2) for x in load_before],

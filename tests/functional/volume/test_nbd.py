@@ -359,8 +359,8 @@ class DataPathBenchmarkTestCase(base.TestCase):
     """tools/benchmark_datapath.py runs and reports every figure (no
     speed is asserted: that is the tool's job, on a quiet machine)."""
 
-    def test_runs(self):
-        missing = [p for p in ('nbdkit', 'qemu-io')
+    def _run(self, *options):
+        missing = [p for p in ('nbdkit', 'qemu-io', 'stdbuf')
                    if shutil.which(p) is None]
         if missing:
             cm_fixtures.skip_or_fail(
@@ -370,7 +370,7 @@ class DataPathBenchmarkTestCase(base.TestCase):
         result = subprocess.run(
             [sys.executable, tool, '--size-mib', '4', '--ops', '50',
              '--rounds', '2', '--port-min',
-             str(functional_fixtures.free_port()), '--json'],
+             str(functional_fixtures.free_port()), '--json'] + list(options),
             capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         figures = json.loads(result.stdout)
@@ -389,7 +389,25 @@ class DataPathBenchmarkTestCase(base.TestCase):
                 self.assertGreater(value, 0)
         settings = figures['settings']
         self.assertEqual(2, settings['rounds'])
-        self.assertEqual('writethrough', settings['cache'])
         self.assertEqual(['CHACHA20-POLY1305'],
                          settings['nbd_tls_disabled_ciphers'])
         self.assertEqual(3, len(settings['load_average_before']))
+        return settings
+
+    def test_runs(self):
+        settings = self._run()
+        self.assertEqual('writethrough', settings['cache'])
+        self.assertEqual('writethrough', settings['raw_cache'])
+        self.assertEqual(1, settings['queue_depth'])
+        self.assertEqual('reused', settings['client_buffers'])
+
+    def test_requests_in_flight(self):
+        """Requests in groups (aio_read, aio_write, timed by wall clock),
+        the raw path's own cache mode and glibc's default buffers."""
+        settings = self._run('--queue-depth', '4', '--cache', 'none',
+                             '--raw-cache', 'writeback',
+                             '--client-buffers', 'mapped')
+        self.assertEqual('none', settings['cache'])
+        self.assertEqual('writeback', settings['raw_cache'])
+        self.assertEqual(4, settings['queue_depth'])
+        self.assertEqual('mapped', settings['client_buffers'])
