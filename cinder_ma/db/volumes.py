@@ -311,12 +311,15 @@ def volume_update(context, volume_id, values, expected=None,
     :returns: the updated volume, read after the update's transaction
         (outside SQLite's writer lock, as in volume_create).
     """
-    _volume_change(context, volume_id, values, expected, metadata, quota)
+    volume_change(context, volume_id, values, expected, metadata, quota)
     return volume_get(context, volume_id, children=children)
 
 
 @writer
-def _volume_change(context, volume_id, values, expected, metadata, quota):
+def volume_change(context, volume_id, values, expected=None, metadata=None,
+                  quota=None):
+    """:func:`volume_update` without reading the volume back (for a
+    caller that does not use it)."""
     before = None
     if quota is not None:
         before = volume_get_in_txn(context, volume_id, children=False)

@@ -120,6 +120,18 @@ def release(context, kind, row_id, owner):
         .execution_options(synchronize_session=False))
 
 
+def release_values(kind, owner):
+    """The values of an UPDATE of a volume or attachment row that also
+    give up ``owner``'s claim on it (as :func:`release`, in the same
+    statement; a claim of another owner is left as it is)."""
+    model = _MODELS[kind]
+    held = model.claimed_by == owner
+    return {'claimed_by': sa.case((held, sa.null()),
+                                  else_=model.claimed_by),
+            'claimed_until': sa.case((held, sa.null()),
+                                     else_=model.claimed_until)}
+
+
 @writer
 def renew(context, owners, lease):
     """Extend the claims ``owners`` (the flows a process is running) by

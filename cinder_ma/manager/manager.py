@@ -191,13 +191,21 @@ class Manager:
             yield owner
         finally:
             with self._claims_lock:
+                held = owner in self._active_claims
                 self._active_claims.discard(owner)
             try:
-                work_db.release(context, kind, row_id, owner)
+                if held:
+                    work_db.release(context, kind, row_id, owner)
             except Exception:
                 # It expires by itself.
                 LOG.exception('Could not release the claim on %s %s',
                               kind, row_id)
+
+    def _claim_given_up(self, owner):
+        """The flow running under claim ``owner`` gave it up itself, in
+        its last write (see :meth:`_claimed`, which then need not)."""
+        with self._claims_lock:
+            self._active_claims.discard(owner)
 
     def _running_claims(self):
         """The claims of the flows running in this process."""
@@ -213,11 +221,14 @@ class Manager:
     @messaging.expected_exceptions(*EXPECTED)
     def create_volume(self, context, volume_id):
         """Create a volume recorded as 'creating' on this node."""
-        with self._claimed(context, 'volume', volume_id, (vstatus.CREATING,)):
-            self._create_volume(context, volume_id)
+        with self._claimed(context, 'volume', volume_id,
+                           (vstatus.CREATING,)) as owner:
+            self._create_volume(context, volume_id, owner)
 
-    def _create_volume(self, context, volume_id, clean_first=False):
-        """:param clean_first: delete what an interrupted run may have
+    def _create_volume(self, context, volume_id, owner, clean_first=False):
+        """:param owner: the claim the flow runs under, which its last
+            status change gives up.
+        :param clean_first: delete what an interrupted run may have
             left of the storage first (idempotent)."""
         volume, backend = self._load(context, volume_id, vstatus.CREATING,
                                      vstatus.ERROR)
@@ -227,7 +238,9 @@ class Manager:
             backend.driver.delete_volume(volume_ref(volume))
         flows.run_flow(create_flow.get_flow(backend.driver),
                        {'context': context, 'volume_id': volume_id,
-                        'volume': volume_ref(volume, back_end)})
+                        'volume': volume_ref(volume, back_end),
+                        'claim': owner})
+        self._claim_given_up(owner)
         LOG.info('Created volume %s on %s', volume_id, volume.host)
 
     @messaging.expected_exceptions(*EXPECTED)
