@@ -124,11 +124,29 @@ def _set_limits(context, model, key_column, key, limits):
                 hard_limit=limit, updated_at=now))
 
 
+_QUOTA_TABLE = models.Quota.__table__
+_CLASS_TABLE = models.QuotaClass.__table__
+# The limits of a quota class and a project's own, told apart by 'own'.
+_PROJECT_LIMITS = sa.union_all(
+    sa.select(_CLASS_TABLE.c.resource, _CLASS_TABLE.c.hard_limit,
+              sa.literal(False).label('own')).where(
+        _CLASS_TABLE.c.class_name == sa.bindparam('class_name')),
+    sa.select(_QUOTA_TABLE.c.resource, _QUOTA_TABLE.c.hard_limit,
+              sa.literal(True).label('own')).where(
+        _QUOTA_TABLE.c.project_id == sa.bindparam('project_id')))
+
+
 @reader
-def quota_get_all(context, project_id):
-    """A project's own limits: {resource: limit}."""
-    return _limits(context, models.Quota, models.Quota.project_id,
-                   project_id)
+def quota_get_all(context, project_id, class_name):
+    """The limits of a project's quota class and its own, in one query:
+    ({resource: limit} of the class, {resource: limit} of the
+    project)."""
+    limits = ({}, {})
+    for resource, limit, own in context.session.execute(
+            _PROJECT_LIMITS, {'class_name': class_name,
+                              'project_id': project_id}):
+        limits[bool(own)][resource] = limit
+    return limits
 
 
 @writer

@@ -12,10 +12,11 @@
 
 """What volume create reads and writes, on SQLite, PostgreSQL and MariaDB.
 
-The type of a new volume is read in one query, its quota charged in two
-statements and its record built from what the INSERT returned: each must
-give what the database holds, whatever the database (MariaDB's
-DATETIME keeps whole seconds, its EXISTS is an integer).
+The type of a new volume and the quota limits are read in one query
+each, its quota charged in two statements and its record built from what
+the INSERT returned: each must give what the database holds, whatever the
+database (MariaDB's DATETIME keeps whole seconds, its EXISTS is an
+integer).
 """
 
 from cinder_ma.db import api as db_api
@@ -73,6 +74,14 @@ class _CreateMixin:
                           {'a': 1, 'b': 1}, {'b': 5})
         self.assertEqual({'a': 1, 'b': 5, 'c': -2},
                          quota_db.usage_get_all(self.context, 'p1'))
+
+    def test_limits_in_one_query(self):
+        quota_db.quota_class_set(self.context, 'default', {'volumes': 10})
+        quota_db.quota_set(self.context, 'p1', {'volumes': 3,
+                                                'gigabytes': 7})
+        self.assertEqual(({'volumes': 10}, {'volumes': 3, 'gigabytes': 7}),
+                         quota_db.quota_get_all(self.context, 'p1',
+                                                'default'))
 
 
 class SQLiteCreateTestCase(_CreateMixin, base.DBTestCase):

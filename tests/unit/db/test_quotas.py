@@ -108,3 +108,20 @@ class ChangeUsageTestCase(base.DBTestCase):
                          quota_db.usage_get_all(self.context, 'q'))
         self.assertRaises(exception.OverQuota, quota_db.retrying,
                           self.context, charge, self.context)
+
+
+class LimitsTestCase(base.DBTestCase):
+
+    def test_class_and_own_limits_in_one_query(self):
+        quota_db.quota_class_set(self.context, 'default',
+                                 {'volumes': 10, 'gigabytes': 100})
+        quota_db.quota_class_set(self.context, 'gold', {'volumes': 50})
+        quota_db.quota_set(self.context, PROJECT, {'volumes': 3})
+        quota_db.quota_set(self.context, 'other', {'gigabytes': 1})
+        self.assertEqual(({'volumes': 10, 'gigabytes': 100},
+                          {'volumes': 3}),
+                         quota_db.quota_get_all(self.context, PROJECT,
+                                                'default'))
+        self.assertEqual(({'volumes': 50}, {}),
+                         quota_db.quota_get_all(self.context, 'nobody',
+                                                'gold'))
