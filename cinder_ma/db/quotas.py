@@ -18,15 +18,21 @@ quota service, :mod:`cinder_ma.volume.quotas`, resolves them).
 
 Usage: one counter per project and resource in ``quota_usages``. Every
 change of a project's volumes changes its counters in the same
-transaction, by a compare-and-swap UPDATE that carries the limit in its
-WHERE clause::
+transaction (:func:`change_usage`): it locks and reads them, checks the
+limits and changes them all in one UPDATE::
 
-    UPDATE quota_usages SET in_use = in_use + :delta
-     WHERE project_id = :p AND resource = :r AND in_use + :delta <= :limit
+    SELECT resource, in_use FROM quota_usages
+     WHERE project_id = :p AND resource IN (:r0, :r1, ...)
+     ORDER BY resource FOR UPDATE
+    UPDATE quota_usages SET in_use = in_use + CASE WHEN resource = :r0
+           THEN :d0 WHEN ... END
+     WHERE project_id = :p AND resource IN (:r0, :r1, ...)
 
 so that concurrent creates cannot go past a quota on any database: the
-UPDATE takes the counter's row lock and (READ COMMITTED) re-reads the
-counter a concurrent writer committed. No row changed means over quota.
+SELECT waits for the row locks of a concurrent writer and (READ
+COMMITTED) reads what it committed, and holds the locks until this
+transaction ends; on SQLite the writers take turns. A counter over its
+limit is refused before anything changes.
 
 A counter is created on first use from the volumes present (so volumes
 recorded before the quota tables existed are counted), in a transaction
@@ -39,6 +45,8 @@ the type's id ('volumes:<type id>', 'gigabytes:<type id>') so that a
 renamed type keeps its quotas; the quota service shows them as Cinder's
 'volumes_<type name>'.
 """
+
+import functools
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
@@ -116,11 +124,29 @@ def _set_limits(context, model, key_column, key, limits):
                 hard_limit=limit, updated_at=now))
 
 
+_QUOTA_TABLE = models.Quota.__table__
+_CLASS_TABLE = models.QuotaClass.__table__
+# The limits of a quota class and a project's own, told apart by 'own'.
+_PROJECT_LIMITS = sa.union_all(
+    sa.select(_CLASS_TABLE.c.resource, _CLASS_TABLE.c.hard_limit,
+              sa.literal(False).label('own')).where(
+        _CLASS_TABLE.c.class_name == sa.bindparam('class_name')),
+    sa.select(_QUOTA_TABLE.c.resource, _QUOTA_TABLE.c.hard_limit,
+              sa.literal(True).label('own')).where(
+        _QUOTA_TABLE.c.project_id == sa.bindparam('project_id')))
+
+
 @reader
-def quota_get_all(context, project_id):
-    """A project's own limits: {resource: limit}."""
-    return _limits(context, models.Quota, models.Quota.project_id,
-                   project_id)
+def quota_get_all(context, project_id, class_name):
+    """The limits of a project's quota class and its own, in one query:
+    ({resource: limit} of the class, {resource: limit} of the
+    project)."""
+    limits = ({}, {})
+    for resource, limit, own in context.session.execute(
+            _PROJECT_LIMITS, {'class_name': class_name,
+                              'project_id': project_id}):
+        limits[bool(own)][resource] = limit
+    return limits
 
 
 @writer
@@ -200,15 +226,30 @@ def ensure_usages(context, project_id, resources):
             pass
 
 
-_CHARGE = sa.update(models.QuotaUsage.__table__).where(
-    models.QuotaUsage.__table__.c.project_id == sa.bindparam('p'),
-    models.QuotaUsage.__table__.c.resource == sa.bindparam('r'))
-_CHARGE_CHECKED = _CHARGE.where(
-    models.QuotaUsage.__table__.c.in_use + sa.bindparam('d') <=
-    sa.bindparam('limit'))
-_IN_USE = sa.select(models.QuotaUsage.__table__.c.in_use).where(
-    models.QuotaUsage.__table__.c.project_id == sa.bindparam('p'),
-    models.QuotaUsage.__table__.c.resource == sa.bindparam('r'))
+_USAGE_TABLE = models.QuotaUsage.__table__
+# The counters a change needs, locked in the order of their keys.
+_LOCK_COUNTERS = sa.select(
+    _USAGE_TABLE.c.resource, _USAGE_TABLE.c.in_use).where(
+        _USAGE_TABLE.c.project_id == sa.bindparam('p'),
+        _USAGE_TABLE.c.resource.in_(sa.bindparam('r', expanding=True)),
+).order_by(_USAGE_TABLE.c.resource).with_for_update()
+
+
+@functools.cache
+def _change_statement(count):
+    """The UPDATE that adds to ``count`` counters of a project their
+    deltas (parameters ``p``, ``now``, ``r0``..., ``d0``...), built once
+    per count."""
+    resources = [sa.bindparam('r%d' % index) for index in range(count)]
+    delta = sa.case(
+        *[(_USAGE_TABLE.c.resource == resources[index],
+           sa.bindparam('d%d' % index, type_=sa.Integer))
+          for index in range(count)])
+    return sa.update(_USAGE_TABLE).where(
+        _USAGE_TABLE.c.project_id == sa.bindparam('p'),
+        _USAGE_TABLE.c.resource.in_(resources)).values(
+            in_use=_USAGE_TABLE.c.in_use + delta,
+            updated_at=sa.bindparam('now'))
 
 
 def change_usage(context, project_id, deltas, limits=None,
@@ -217,46 +258,49 @@ def change_usage(context, project_id, deltas, limits=None,
     transaction: a positive delta only within its limit (-1 or no limit:
     any), a negative one always.
 
-    Counters are changed in the order of their keys, so that concurrent
-    transactions lock them in one order.
+    Two statements, whatever the number of counters: the counters are
+    read and locked (SELECT ... FOR UPDATE, in the order of their keys,
+    so that concurrent transactions lock them in one order; SQLite's
+    writers take turns anyway), checked against their limits, then
+    changed by one UPDATE. A concurrent change of the same counters
+    waits for this transaction, then reads what it committed.
 
     :param limits: {resource: limit} of the resources to check.
     :param skip_missing: leave alone a counter that does not exist
         instead of raising UsageMissing (a release of what was never
         charged).
-    :raises OverQuota: a positive delta does not fit its limit; the
-        caller's transaction is to be rolled back (raising does).
+    :raises OverQuota: a positive delta does not fit its limit (the
+        first in the order of the keys); the caller's transaction is to
+        be rolled back (raising does).
     :raises UsageMissing: a counter does not exist yet.
     """
     limits = limits or {}
-    now = utcnow()
+    deltas = {resource: delta for resource, delta in deltas.items()
+              if delta}
+    if not deltas:
+        return
+    in_use = dict(context.session.execute(
+        _LOCK_COUNTERS, {'p': project_id, 'r': sorted(deltas)}).all())
     missing = []
     for resource, delta in sorted(deltas.items()):
-        if not delta:
-            continue
-        params = {'p': project_id, 'r': resource, 'd': delta}
-        limit = limits.get(resource, -1)
-        if delta > 0 and limit is not None and limit >= 0:
-            statement = _CHARGE_CHECKED
-            params['limit'] = limit
-        else:
-            statement = _CHARGE
-        result = context.session.execute(statement.values(
-            in_use=models.QuotaUsage.__table__.c.in_use + delta,
-            updated_at=now), params)
-        if result.rowcount:
-            continue
-        in_use = context.session.execute(
-            _IN_USE, {'p': project_id, 'r': resource}).scalar()
-        if in_use is None or 'limit' not in params or (
-                in_use + delta <= limit):
-            # No counter when the UPDATE ran (one may have been created
-            # since, which this transaction does not see yet).
+        if resource not in in_use:
             missing.append(resource)
             continue
-        raise exception.OverQuota(resource, limit, in_use, delta)
+        limit = limits.get(resource, -1)
+        if delta > 0 and limit is not None and limit >= 0 and (
+                in_use[resource] + delta > limit):
+            raise exception.OverQuota(resource, limit, in_use[resource],
+                                      delta)
     if missing and not skip_missing:
         raise UsageMissing(project_id, missing)
+    present = sorted(resource for resource in deltas if resource in in_use)
+    if not present:
+        return
+    params = {'p': project_id, 'now': utcnow()}
+    for index, resource in enumerate(present):
+        params['r%d' % index] = resource
+        params['d%d' % index] = deltas[resource]
+    context.session.execute(_change_statement(len(present)), params)
 
 
 _TRIES = 5

@@ -14,6 +14,7 @@
 access and encryption, and the SQL conditions that other writers check on
 a type."""
 
+import typing
 import uuid
 
 import sqlalchemy as sa
@@ -28,6 +29,7 @@ from cinder_ma.db.api import soft_delete
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma import exception
 
 
@@ -75,13 +77,77 @@ def volume_type_get(context, type_id):
     return _type_get(context, type_id)
 
 
+class TypeForVolume(typing.NamedTuple):
+    """What creating or retyping a volume needs of its type (read by
+    :func:`volume_type_find`)."""
+
+    id: str
+    name: str
+    is_public: bool
+    #: Whether the project the lookup was made for may use the type
+    #: (it has access to it; a public type needs none).
+    shared: bool
+    #: Whether the type has a live encryption.
+    encrypted: bool
+    #: {key: value} of its live extra specs.
+    extra_specs: dict
+
+    def record(self):
+        """What the record of a volume of this type holds of it."""
+        return records.VolumeType(self.id, self.name,
+                                  self.extra_specs.get(models.WRITERS_SPEC))
+
+
+_TYPE_TABLE = models.VolumeType.__table__
+_SPEC_TABLE = models.VolumeTypeExtraSpecs.__table__
+_ACCESS_TABLE = models.VolumeTypeProjects.__table__
+_ENCRYPTION_TABLE = models.Encryption.__table__
+# One row per live extra spec of the type (one with a NULL key when it
+# has none), each with the type's columns: one statement, built once.
+_FIND = sa.select(
+    _TYPE_TABLE.c.id, _TYPE_TABLE.c.name, _TYPE_TABLE.c.is_public,
+    sa.exists().where(
+        _ACCESS_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
+        _ACCESS_TABLE.c.project_id == sa.bindparam('project_id'),
+        _ACCESS_TABLE.c.deleted == sa.false()).label('shared'),
+    sa.exists().where(
+        _ENCRYPTION_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
+        _ENCRYPTION_TABLE.c.deleted == sa.false()).label('encrypted'),
+    _SPEC_TABLE.c.key, _SPEC_TABLE.c.value,
+).select_from(_TYPE_TABLE.outerjoin(_SPEC_TABLE, sa.and_(
+    _SPEC_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
+    _SPEC_TABLE.c.deleted == sa.false()))).where(
+        _TYPE_TABLE.c.deleted == sa.false())
+_FIND_BY_ID = _FIND.where(_TYPE_TABLE.c.id == sa.bindparam('key'))
+_FIND_BY_NAME = _FIND.where(_TYPE_TABLE.c.name == sa.bindparam('key'))
+
+
 @reader
-def volume_type_get_by_name(context, name):
-    vtype = _type_query(context).filter(
-        models.VolumeType.name == name).first()
-    if vtype is None:
+def volume_type_find(context, type_id=None, name=None, project_id=None):
+    """A live type by id or by name, with what creating a volume needs of
+    it, in one query.
+
+    :param project_id: the project whose access to the type ``shared``
+        tells.
+    :returns: a :class:`TypeForVolume`.
+    :raises VolumeTypeNotFound: no live type has id ``type_id``.
+    :raises VolumeTypeNotFoundByName: no live type is named ``name``.
+    """
+    if type_id is not None:
+        statement, key = _FIND_BY_ID, type_id
+    else:
+        statement, key = _FIND_BY_NAME, name
+    rows = context.session.execute(
+        statement, {'key': key, 'project_id': project_id}).all()
+    if not rows:
+        if type_id is not None:
+            raise exception.VolumeTypeNotFound(volume_type_id=type_id)
         raise exception.VolumeTypeNotFoundByName(volume_type_name=name)
-    return vtype
+    first = rows[0]
+    return TypeForVolume(
+        first.id, first.name, bool(first.is_public), bool(first.shared),
+        bool(first.encrypted),
+        {row.key: row.value for row in rows if row.key is not None})
 
 
 @reader

@@ -31,6 +31,7 @@ its work is never taken from it.
 """
 
 import datetime
+import functools
 import uuid
 
 import sqlalchemy as sa
@@ -84,6 +85,21 @@ def _claimable(model, now, stale_before=None):
                           changed < stale_before), expired)
 
 
+@functools.cache
+def _claim_statement(kind, stale):
+    """The compare-and-swap of :func:`claim` (parameters ``row_id``,
+    ``statuses``, ``now``, ``owner``, ``until`` and, when ``stale``,
+    ``stale_before``), built once per kind."""
+    model = _MODELS[kind]
+    stale_before = sa.bindparam('stale_before') if stale else None
+    return sa.update(model.__table__).where(
+        model.id == sa.bindparam('row_id'), model.deleted == sa.false(),
+        _STATUS[kind].in_(sa.bindparam('statuses', expanding=True)),
+        _claimable(model, sa.bindparam('now'), stale_before)).values(
+            claimed_by=sa.bindparam('owner'),
+            claimed_until=sa.bindparam('until'))
+
+
 @writer
 def claim(context, kind, row_id, owner, statuses, lease,
           stale_before=None):
@@ -96,28 +112,43 @@ def claim(context, kind, row_id, owner, statuses, lease,
     :param stale_before: only stuck work (see :func:`_claimable`).
     :returns: True when ``owner`` now holds the claim.
     """
-    model = _MODELS[kind]
     now = utcnow()
+    params = {'row_id': row_id, 'statuses': list(statuses), 'now': now,
+              'owner': owner, 'until': now + _seconds(lease)}
+    if stale_before is not None:
+        params['stale_before'] = stale_before
     result = context.session.execute(
-        sa.update(model).where(
-            model.id == row_id, model.deleted == sa.false(),
-            _STATUS[kind].in_(list(statuses)),
-            _claimable(model, now, stale_before))
-        .values(claimed_by=owner, claimed_until=now + _seconds(lease))
-        .execution_options(synchronize_session=False))
+        _claim_statement(kind, stale_before is not None), params)
     return result.rowcount == 1
+
+
+@functools.cache
+def _release_statement(kind):
+    model = _MODELS[kind]
+    return sa.update(model.__table__).where(
+        model.id == sa.bindparam('row_id'),
+        model.claimed_by == sa.bindparam('owner')).values(
+            claimed_by=None, claimed_until=None)
 
 
 @writer
 def release(context, kind, row_id, owner):
     """Give a claim up (deleted rows included); a no-op when ``owner``
     does not hold it."""
+    context.session.execute(_release_statement(kind),
+                            {'row_id': row_id, 'owner': owner})
+
+
+def release_values(kind, owner):
+    """The values of an UPDATE of a volume or attachment row that also
+    give up ``owner``'s claim on it (as :func:`release`, in the same
+    statement; a claim of another owner is left as it is)."""
     model = _MODELS[kind]
-    context.session.execute(
-        sa.update(model).where(model.id == row_id,
-                               model.claimed_by == owner)
-        .values(claimed_by=None, claimed_until=None)
-        .execution_options(synchronize_session=False))
+    held = model.claimed_by == owner
+    return {'claimed_by': sa.case((held, sa.null()),
+                                  else_=model.claimed_by),
+            'claimed_until': sa.case((held, sa.null()),
+                                     else_=model.claimed_until)}
 
 
 @writer

@@ -39,6 +39,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
@@ -139,12 +140,19 @@ class Manager:
         """The volume and its backend, or a reason it cannot proceed."""
         # The row alone: the flows need its columns, not its children.
         volume = volume_db.volume_get(context, volume_id, children=False)
+        return volume, self._check_loaded(context, volume, expected_status,
+                                          error_status)
+
+    def _check_loaded(self, context, volume, expected_status, error_status):
+        """The backend of a volume just read, or a reason it cannot
+        proceed (recorded on the volume when it is not ours)."""
+        volume_id = volume.id
         if volume.status != expected_status:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (
                     volume_id, volume.status, expected_status))
         try:
-            return volume, self._backend(volume)
+            return self._backend(volume)
         except exception.InvalidVolume as exc:
             LOG.error('%s', exc)
             try:
@@ -191,13 +199,21 @@ class Manager:
             yield owner
         finally:
             with self._claims_lock:
+                held = owner in self._active_claims
                 self._active_claims.discard(owner)
             try:
-                work_db.release(context, kind, row_id, owner)
+                if held:
+                    work_db.release(context, kind, row_id, owner)
             except Exception:
                 # It expires by itself.
                 LOG.exception('Could not release the claim on %s %s',
                               kind, row_id)
+
+    def _claim_given_up(self, owner):
+        """The flow running under claim ``owner`` gave it up itself, in
+        its last write (see :meth:`_claimed`, which then need not)."""
+        with self._claims_lock:
+            self._active_claims.discard(owner)
 
     def _running_claims(self):
         """The claims of the flows running in this process."""
@@ -213,21 +229,29 @@ class Manager:
     @messaging.expected_exceptions(*EXPECTED)
     def create_volume(self, context, volume_id):
         """Create a volume recorded as 'creating' on this node."""
-        with self._claimed(context, 'volume', volume_id, (vstatus.CREATING,)):
-            self._create_volume(context, volume_id)
+        with self._claimed(context, 'volume', volume_id,
+                           (vstatus.CREATING,)) as owner:
+            self._create_volume(context, volume_id, owner)
 
-    def _create_volume(self, context, volume_id, clean_first=False):
-        """:param clean_first: delete what an interrupted run may have
+    def _create_volume(self, context, volume_id, owner, clean_first=False):
+        """:param owner: the claim the flow runs under, which its last
+            status change gives up.
+        :param clean_first: delete what an interrupted run may have
             left of the storage first (idempotent)."""
-        volume, backend = self._load(context, volume_id, vstatus.CREATING,
+        # The volume and the QoS specs of its type, in one transaction.
+        with db_api.reading(context):
+            volume = volume_db.volume_get(context, volume_id, children=False)
+            _front_end, back_end = qos_specs.for_volume(
+                context, volume.volume_type_id, volume.size)
+        backend = self._check_loaded(context, volume, vstatus.CREATING,
                                      vstatus.ERROR)
-        _front_end, back_end = qos_specs.for_volume(
-            context, volume.volume_type_id, volume.size)
         if clean_first:
             backend.driver.delete_volume(volume_ref(volume))
         flows.run_flow(create_flow.get_flow(backend.driver),
                        {'context': context, 'volume_id': volume_id,
-                        'volume': volume_ref(volume, back_end)})
+                        'volume': volume_ref(volume, back_end),
+                        'claim': owner})
+        self._claim_given_up(owner)
         LOG.info('Created volume %s on %s', volume_id, volume.host)
 
     @messaging.expected_exceptions(*EXPECTED)

@@ -100,13 +100,13 @@ def _backend_up(context, row, known):
 
 def _recover_volume(manager, context, row):
     with manager._claimed(context, 'volume', row.id, (row.status,),
-                          stale_before=_stale_before()):
+                          stale_before=_stale_before()) as owner:
         LOG.warning('Volume %s was left %s (claim %s); %s', row.id,
                     row.status, row.claimed_by or 'none',
                     'finishing it' if row.status != vstatus.EXTENDING or
                     row.target_size else 'rolling it back')
         if row.status == vstatus.CREATING:
-            manager._create_volume(context, row.id, clean_first=True)
+            manager._create_volume(context, row.id, owner, clean_first=True)
         elif row.status == vstatus.DELETING:
             manager._delete_volume(context, row.id)
         elif row.target_size:

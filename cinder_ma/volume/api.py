@@ -19,6 +19,7 @@ database and cast to the manager that owns the volume's backend.
 
 from oslo_log import log as logging
 
+from cinder_ma.db import api as db_api
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
@@ -119,24 +120,25 @@ def create_volume(context, size, name=None, description=None,
     if not isinstance(size, int) or size <= 0:
         raise exception.InvalidInput(
             reason='size must be a positive integer of GiB')
-    vtype = vtypes.find_type(context, volume_type)
-    extra_specs = vtypes.specs_of(vtype)
-    shareable = bool(multiattach) or vtypes.is_multiattach(extra_specs)
-    if multiattach:
-        policy.authorize(context, volume_policies.MULTIATTACH_LEGACY_FLAG,
-                         target)
-    if vtypes.is_multiattach(extra_specs):
-        policy.authorize(context, volume_policies.MULTIATTACH, target)
-    if shareable:
-        if vtype.encryption is not None:
+    # What the create decides from is read in one transaction.
+    with db_api.reading(context):
+        vtype = vtypes.find_type(context, volume_type)
+        extra_specs = vtype.extra_specs
+        shareable = bool(multiattach) or vtypes.is_multiattach(extra_specs)
+        if multiattach:
+            policy.authorize(context,
+                             volume_policies.MULTIATTACH_LEGACY_FLAG, target)
+        if vtypes.is_multiattach(extra_specs):
+            policy.authorize(context, volume_policies.MULTIATTACH, target)
+        if shareable and vtype.encrypted:
             raise exception.InvalidVolume(
                 reason='volume type %s is encrypted; a multiattach volume '
                        'cannot be encrypted' % vtype.name)
-    charge = quotas.charge_create(context, context.project_id, size,
-                                  vtype.id)
-    placement = scheduler.select_backend(
-        context, size, extra_specs, multiattach=shareable,
-        availability_zone=availability_zone)
+        charge = quotas.charge_create(context, context.project_id, size,
+                                      vtype.id)
+        placement = scheduler.select_backend(
+            context, size, extra_specs, multiattach=shareable,
+            availability_zone=availability_zone)
     volume = quotas.run_charged(context, volume_db.volume_create, context, {
         'project_id': context.project_id,
         'user_id': context.user_id,
@@ -150,9 +152,9 @@ def create_volume(context, size, name=None, description=None,
         'availability_zone': placement.availability_zone,
         'volume_type_id': vtype.id,
         'multiattach': shareable,
-        'encrypted': vtype.encryption is not None,
+        'encrypted': vtype.encrypted,
         'metadata': metadata or {},
-    }, quota=charge)
+    }, quota=charge, volume_type=vtype.record())
     LOG.info('Creating volume %(id)s (%(size)s GiB, type %(type)s, '
              'multiattach %(ma)s) on %(host)s',
              {'id': volume.id, 'size': size, 'type': vtype.name,
@@ -257,16 +259,16 @@ def retype(context, volume_id, new_type, migration_policy='never'):
         raise exception.InvalidInput(
             reason='volume %s already has type %s' % (volume.id,
                                                       vtype.name))
-    specs = vtypes.specs_of(vtype)
+    specs = vtype.extra_specs
     shareable = vtypes.is_multiattach(specs)
     target = _target(volume)
     if shareable:
         policy.authorize(context, volume_policies.MULTIATTACH, target)
-    if (vtype.encryption is not None) != bool(volume.encrypted):
+    if vtype.encrypted != bool(volume.encrypted):
         raise exception.InvalidVolume(
             reason='retyping between encrypted and unencrypted types needs '
                    'a migration, which cinder_ma does not do')
-    if shareable and vtype.encryption is not None:
+    if shareable and vtype.encrypted:
         raise exception.InvalidVolume(
             reason='volume type %s is encrypted and multiattach' %
                    vtype.name)

@@ -28,7 +28,6 @@ in use.
 
 from oslo_config import cfg
 
-from cinder_ma.db import api as db_api
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import types as type_db
 from cinder_ma import exception
@@ -72,9 +71,14 @@ def _types(context):
             for t in type_db.volume_type_get_all(context.elevated())}
 
 
-def _class_limits(context, class_name):
+def _option_limits():
     limits = dict.fromkeys(ABSENT, 0)
     limits.update(_option_defaults())
+    return limits
+
+
+def _class_limits(context, class_name):
+    limits = _option_limits()
     limits.update(quota_db.quota_class_get_all(context, DEFAULT_CLASS))
     if class_name != DEFAULT_CLASS:
         limits.update(quota_db.quota_class_get_all(context, class_name))
@@ -84,9 +88,11 @@ def _class_limits(context, class_name):
 def effective_limits(context, project_id):
     """{resource key: limit} of a project (per-type keys only where set;
     an unset one is unlimited, or 0 for a resource cinder_ma lacks)."""
-    with db_api.reading(context):
-        limits = _class_limits(context, DEFAULT_CLASS)
-        limits.update(quota_db.quota_get_all(context, project_id))
+    class_limits, own = quota_db.quota_get_all(context, project_id,
+                                               DEFAULT_CLASS)
+    limits = _option_limits()
+    limits.update(class_limits)
+    limits.update(own)
     return limits
 
 

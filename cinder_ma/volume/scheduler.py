@@ -101,7 +101,9 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
     :raises NoValidBackend: with a reason naming what was missing.
     """
     extra_specs = extra_specs or {}
-    services = service_db.service_get_all(context.elevated(),
+    # The data layer does not scope the services table by caller: the
+    # caller's context reads it (in the caller's transaction, if any).
+    services = service_db.service_get_all(context,
                                           {'binary': VOLUME_BINARY})
     best = None
     reasons = []

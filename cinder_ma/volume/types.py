@@ -53,24 +53,28 @@ def _validate_specs(specs):
 
 
 def ensure_default_type(context):
-    """Create the type named by default_volume_type when missing."""
+    """Create the type named by default_volume_type when missing.
+
+    :returns: the type, as :func:`find_type` gives it.
+    """
     name = CONF.default_volume_type
     try:
-        return type_db.volume_type_get_by_name(context, name)
+        return type_db.volume_type_find(context, name=name)
     except exception.VolumeTypeNotFound:
         LOG.info('Creating the default volume type %s', name)
         try:
-            return type_db.volume_type_create(
+            type_db.volume_type_create(
                 context, {'name': name,
                           'description': 'Default Volume Type'})
         except exception.VolumeTypeExists:
-            return type_db.volume_type_get_by_name(context, name)
+            pass
+        return type_db.volume_type_find(context, name=name)
 
 
-def get_default_type(context):
+def _find_default_type(context):
     try:
-        return type_db.volume_type_get_by_name(context,
-                                               CONF.default_volume_type)
+        return type_db.volume_type_find(context, name=CONF.default_volume_type,
+                                        project_id=context.project_id)
     except exception.VolumeTypeNotFound:
         raise exception.InvalidVolumeType(
             reason='the default volume type %s does not exist; ask an '
@@ -78,36 +82,46 @@ def get_default_type(context):
                    'fix default_volume_type' % CONF.default_volume_type)
 
 
-def _visible(context, vtype):
-    """Public types, private ones shared with the caller's project, and
-    every type for admins."""
-    if vtype.is_public:
-        return True
-    if context.project_id in {p.project_id for p in vtype.projects}:
-        return True
-    return policy.authorize(context, type_policies.MANAGE, do_raise=False)
+def get_default_type(context):
+    """The default type, as the types API shows it."""
+    return type_db.volume_type_get(context, _find_default_type(context).id)
+
+
+def _visible(context, is_public, shared):
+    """Public types, private ones shared with the caller's project
+    (``shared``), and every type for admins."""
+    return is_public or shared or policy.authorize(
+        context, type_policies.MANAGE, do_raise=False)
+
+
+def _visible_model(context, vtype):
+    return _visible(context, vtype.is_public, context.project_id in {
+        p.project_id for p in vtype.projects})
 
 
 def find_type(context, name_or_id):
     """A type by id or by name, as volume create and retype accept
-    either.
+    either (None: the default type), with what they need of it (a
+    :class:`cinder_ma.db.types.TypeForVolume`).
 
     A private type the caller's project has no access to is not found,
     by id as by name, with the answer of a type that does not exist (so
     that its id cannot be probed).
     """
     if name_or_id is None:
-        return get_default_type(context)
+        return _find_default_type(context)
     if uuidutils.is_uuid_like(name_or_id):
         try:
-            vtype = type_db.volume_type_get(context, name_or_id)
+            vtype = type_db.volume_type_find(context, type_id=name_or_id,
+                                             project_id=context.project_id)
         except exception.VolumeTypeNotFound:
             pass
         else:
-            if _visible(context, vtype):
+            if _visible(context, vtype.is_public, vtype.shared):
                 return vtype
-    vtype = type_db.volume_type_get_by_name(context, name_or_id)
-    if not _visible(context, vtype):
+    vtype = type_db.volume_type_find(context, name=name_or_id,
+                                     project_id=context.project_id)
+    if not _visible(context, vtype.is_public, vtype.shared):
         raise exception.VolumeTypeNotFoundByName(
             volume_type_name=name_or_id)
     return vtype
@@ -130,7 +144,7 @@ def get_type(context, type_id):
     if type_id == 'default':
         return get_default_type(context)
     vtype = type_db.volume_type_get(context, type_id)
-    if not _visible(context, vtype):
+    if not _visible_model(context, vtype):
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
     return vtype
 

@@ -26,6 +26,7 @@ from taskflow.types import failure as tf_failure
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma import status as vstatus
 
@@ -37,6 +38,13 @@ class _DriverTask(task.Task):
     def __init__(self, driver, **kwargs):
         super().__init__(**kwargs)
         self.driver = driver
+
+    def for_driver(self, driver):
+        """A copy of this task for ``driver`` (building a task inspects
+        its methods; a flow built often copies a task built once)."""
+        copied = self.copy()
+        copied.driver = driver
+        return copied
 
 
 class CreateVolumeOnBackend(_DriverTask):
@@ -76,14 +84,20 @@ class DeleteVolumeOnBackend(_DriverTask):
 
 
 class MarkVolumeAvailable(task.Task):
-    """'creating' -> 'available'; revert: back to 'creating'."""
+    """'creating' -> 'available'; revert: back to 'creating'.
 
-    def execute(self, context, volume_id):
-        volume_db.volume_update(context, volume_id,
-                                {'status': vstatus.AVAILABLE,
-                                 'error_reason': None},
-                                expected={'status': vstatus.CREATING},
-                                children=False)
+    Given the ``claim`` the flow runs under, it gives the claim up in the
+    same UPDATE (the flow's last write: the manager need not release it
+    in a transaction of its own, and a delete asked for as soon as the
+    volume is available finds it free).
+    """
+
+    def execute(self, context, volume_id, claim=None):
+        values = {'status': vstatus.AVAILABLE, 'error_reason': None}
+        if claim is not None:
+            values.update(work_db.release_values('volume', claim))
+        volume_db.volume_change(context, volume_id, values,
+                                expected={'status': vstatus.CREATING})
 
     def revert(self, context, volume_id, result, *args, **kwargs):
         if isinstance(result, tf_failure.Failure):

@@ -12,6 +12,7 @@
 
 """Tests of cinder_ma.db.types on the SQLite file database."""
 
+from cinder_ma.db import records
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
@@ -25,8 +26,8 @@ class VolumeTypeDBTestCase(base.DBTestCase):
             self.context, {'name': 'gold'}, extra_specs={'k': 'v'})
         self.assertEqual('gold', type_db.volume_type_get(
             self.context, vtype.id).name)
-        self.assertEqual(vtype.id, type_db.volume_type_get_by_name(
-            self.context, 'gold').id)
+        self.assertEqual(vtype.id, type_db.volume_type_find(
+            self.context, name='gold').id)
         self.assertEqual({'k': 'v'}, type_db.volume_type_extra_specs_get(
             self.context, vtype.id))
         self.assertRaises(exception.VolumeTypeExists,
@@ -72,3 +73,54 @@ class VolumeTypeDBTestCase(base.DBTestCase):
         type_db.volume_type_destroy(self.context, vtype.id)
         self.assertRaises(exception.VolumeTypeNotFound,
                           type_db.volume_type_get, self.context, vtype.id)
+
+    def test_find_reads_what_a_volume_needs(self):
+        vtype = type_db.volume_type_create(
+            self.context, {'name': 'private', 'is_public': False},
+            extra_specs={'multiattach': '<is> True',
+                         'multiattach:writers': 'one', 'gone': 'x'})
+        type_db.volume_type_extra_specs_delete(self.context, vtype.id,
+                                               'gone')
+        type_db.volume_type_access_add(self.context, vtype.id, 'p1')
+        type_db.volume_type_access_add(self.context, vtype.id, 'p2')
+        type_db.volume_type_access_remove(self.context, vtype.id, 'p2')
+        expected = type_db.TypeForVolume(
+            vtype.id, 'private', False, True, False,
+            {'multiattach': '<is> True', 'multiattach:writers': 'one'})
+        self.assertEqual(expected, type_db.volume_type_find(
+            self.context, type_id=vtype.id, project_id='p1'))
+        self.assertEqual(expected, type_db.volume_type_find(
+            self.context, name='private', project_id='p1'))
+        # Access of another project, a removed one, or none asked for.
+        for project_id in ('p2', 'p3', None):
+            self.assertFalse(type_db.volume_type_find(
+                self.context, name='private', project_id=project_id).shared)
+        self.assertEqual(
+            records.VolumeType(vtype.id, 'private', 'one'),
+            expected.record())
+
+    def test_find_without_specs_and_encrypted(self):
+        vtype = type_db.volume_type_create(self.context, {'name': 'plain'})
+        found = type_db.volume_type_find(self.context, name='plain')
+        self.assertEqual(type_db.TypeForVolume(
+            vtype.id, 'plain', True, False, False, {}), found)
+        self.assertEqual(records.VolumeType(vtype.id, 'plain', None),
+                         found.record())
+        type_db.volume_type_encryption_create(
+            self.context, vtype.id,
+            {'provider': 'luks', 'control_location': 'front-end'})
+        self.assertTrue(type_db.volume_type_find(
+            self.context, type_id=vtype.id).encrypted)
+        type_db.volume_type_encryption_delete(self.context, vtype.id)
+        self.assertFalse(type_db.volume_type_find(
+            self.context, type_id=vtype.id).encrypted)
+
+    def test_find_not_found(self):
+        vtype = type_db.volume_type_create(self.context, {'name': 'old'})
+        type_db.volume_type_destroy(self.context, vtype.id)
+        self.assertRaises(exception.VolumeTypeNotFoundByName,
+                          type_db.volume_type_find, self.context,
+                          name='old')
+        self.assertRaises(exception.VolumeTypeNotFound,
+                          type_db.volume_type_find, self.context,
+                          type_id=vtype.id)

@@ -44,6 +44,35 @@ class VolumeDBTestCase(base.DBTestCase):
         self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, vol.id, 'other-project')
 
+    def _assert_created_as_read(self, **values):
+        created = self._volume(**values)
+        self.assertEqual(volume_db.volume_get(self.context, created.id),
+                         created)
+        return created
+
+    def test_create_returns_the_volume_as_read_back(self):
+        created = self._assert_created_as_read(
+            name='n', metadata={'b': '1', 'a': '2', 'B': '3'})
+        self.assertEqual(['B', 'a', 'b'], list(created.volume_metadata))
+        self.assertEqual((), created.volume_attachment)
+        self.assertEqual(records.VolumeType(self.vtype.id, 'default', None),
+                         created.volume_type)
+        self.assertIsNotNone(created.created_at)
+        self.assertIsNone(created.updated_at)
+
+    def test_create_without_returning(self):
+        # MySQL: no INSERT ... RETURNING; the row is read back.
+        dialect = db_api.get_engine().dialect
+        self.patch(dialect, 'insert_returning', False)
+        self._assert_created_as_read(metadata={'k': 'v'})
+
+    def test_create_with_the_callers_type(self):
+        given = records.VolumeType(self.vtype.id, 'default', 'many')
+        created = volume_db.volume_create(self.context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'creating',
+            'volume_type_id': self.vtype.id}, volume_type=given)
+        self.assertIs(given, created.volume_type)
+
     def test_conditional_update(self):
         vol = self._volume()
         volume_db.volume_update(self.context, vol.id, {'status': 'available'},

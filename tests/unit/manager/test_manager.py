@@ -20,8 +20,10 @@ import time
 
 import fixtures
 import oslo_messaging as messaging
+import sqlalchemy as sa
 
 from cinder_ma.conf import backend as backend_conf
+from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import quotas as quota_db
@@ -74,6 +76,45 @@ class ManagerTestCase(ManagerBase):
         self.client.call(self.context, 'delete_volume', volume_id=volume.id)
         self.assertFalse(os.path.exists(self._path(volume)))
         self.assertRaises(exception.VolumeNotFound, self._get, volume)
+
+    def _writes(self):
+        """The write transactions run from now on (SQLite's BEGIN
+        IMMEDIATE), as a list to read at the end."""
+        writes = []
+
+        def record(conn, cursor, statement, *args):
+            if statement.startswith('BEGIN IMMEDIATE'):
+                writes.append([])
+            elif writes and not statement.startswith(
+                    ('SELECT', 'COMMIT', 'ROLLBACK', 'BEGIN')):
+                writes[-1].append(statement.split()[0])
+
+        engine = db_api.get_engine()
+        sa.event.listen(engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
+                        record)
+        return writes
+
+    def test_create_gives_up_its_claim_with_the_status(self):
+        volume = self.volumes.create()
+        writes = self._writes()
+        self.client.call(self.context, 'create_volume', volume_id=volume.id)
+        # The claim, then the status change with the claim's release.
+        self.assertEqual([['UPDATE'], ['UPDATE']], writes)
+        self.assertEqual(('available', None, None),
+                         (self._get(volume).status,
+                          self._get(volume).claimed_by,
+                          self._get(volume).claimed_until))
+        self.assertEqual(set(), self.manager._running_claims())
+
+    def test_failed_create_releases_its_claim(self):
+        volume = self.volumes.create()
+        open(self._path(volume), 'w').close()
+        self.assertRaises(exception.DriverError, self.client.call,
+                          self.context, 'create_volume', volume_id=volume.id)
+        vol = self._get(volume)
+        self.assertEqual(('error', None), (vol.status, vol.claimed_by))
+        self.assertEqual(set(), self.manager._running_claims())
 
     def test_create_gets_back_end_qos_specs(self):
         volume = self.volumes.create(size=2)

@@ -71,6 +71,14 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
         first = next(iter(flow))
         self.assertIsInstance(first, lifecycle.VolumeToErrorOnRevert)
 
+    def test_flows_do_not_share_tasks(self):
+        first = list(create_volume.get_flow(self.driver))
+        second = list(create_volume.get_flow(self.driver))
+        self.assertEqual([type(t) for t in first], [type(t) for t in second])
+        for one, other in zip(first, second):
+            self.assertIsNot(one, other)
+        self.assertIs(self.driver, first[1].driver)
+
     def test_success(self):
         flows.run_flow(create_volume.get_flow(self.driver), self.store)
         self.assertEqual(('available', None), self._status())

@@ -18,6 +18,7 @@ import fixtures
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import volumes as volume_db
+from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager.tasks import volume as volume_tasks
 from tests import base
@@ -87,6 +88,35 @@ class VolumeTasksTestCase(base.DBTestCase):
         self.assertEqual('creating', self._status())
         t.revert(self.context, self.volume.id, result=None)
         self.assertEqual('creating', self._status())
+
+    def test_mark_available_gives_up_its_claim(self):
+        self.assertTrue(work_db.claim(self.context, 'volume', self.volume.id,
+                                      'w:mine', ('creating',), 60))
+        volume_tasks.MarkVolumeAvailable().execute(
+            self.context, self.volume.id, claim='w:mine')
+        self.assertEqual('available', self._status())
+        self.assertEqual((None, None), work_db.claim_of(
+            self.context, 'volume', self.volume.id))
+
+    def test_mark_available_leaves_another_claim(self):
+        self.assertTrue(work_db.claim(self.context, 'volume', self.volume.id,
+                                      'w:other', ('creating',), 60))
+        volume_tasks.MarkVolumeAvailable().execute(
+            self.context, self.volume.id, claim='w:mine')
+        self.assertEqual('available', self._status())
+        self.assertEqual('w:other', work_db.claim_of(
+            self.context, 'volume', self.volume.id)[0])
+
+    def test_driver_task_copy(self):
+        built = volume_tasks.CreateVolumeOnBackend(None)
+        copied = built.for_driver(self.driver)
+        self.assertIsNot(built, copied)
+        self.assertIsNone(built.driver)
+        self.assertIs(self.driver, copied.driver)
+        self.assertEqual((built.name, built.requires),
+                         (copied.name, copied.requires))
+        copied.execute(self.ref)
+        self.assertTrue(os.path.exists(self.path))
 
     def test_mark_available_revert_on_failure(self):
         volume_db.volume_update(self.context, self.volume.id,
