@@ -555,6 +555,33 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
             query.with_entities(*_VA_TABLE.columns).statement))
 
 
+def _sharing_statement(shared_target):
+    va = _VA_TABLE.c
+    conditions = [
+        va.attached_host == sa.bindparam('host'),
+        va.id != sa.bindparam('exclude_id'),
+        va.connector.isnot(None),
+        va.deleted == sa.false(),
+        va.attach_status.in_((vstatus.ATTACH_ATTACHING,
+                              vstatus.ATTACH_ATTACHED,
+                              vstatus.ATTACH_DETACHING,
+                              vstatus.ATTACH_ERROR_DETACHING))]
+    source = _VA_TABLE
+    if shared_target:
+        source = _VA_TABLE.join(_VOLUME_TABLE,
+                                _VOLUME_TABLE.c.id == va.volume_id)
+        conditions += [_VOLUME_TABLE.c.service_uuid ==
+                       sa.bindparam('service_uuid'),
+                       _VOLUME_TABLE.c.deleted == sa.false()]
+    else:
+        conditions.append(va.volume_id == sa.bindparam('volume_id'))
+    return sa.select(sa.func.count()).select_from(source).where(*conditions)
+
+
+# By whether the connection is a shared target's (see below).
+_SHARING = {shared: _sharing_statement(shared) for shared in (False, True)}
+
+
 @reader
 def attachment_count_sharing_connection(context, volume_id, host,
                                         exclude_id, service_uuid=None):
@@ -573,23 +600,10 @@ def attachment_count_sharing_connection(context, volume_id, host,
     (:mod:`cinder_ma.manager.locks`), with every transition that makes
     an attachment hold a connection.
     """
-    query = context.session.query(models.VolumeAttachment.id).filter(
-        models.VolumeAttachment.attached_host == host,
-        models.VolumeAttachment.id != exclude_id,
-        models.VolumeAttachment.connector.isnot(None),
-        models.VolumeAttachment.deleted == sa.false(),
-        models.VolumeAttachment.attach_status.in_(
-            (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED,
-             vstatus.ATTACH_DETACHING, vstatus.ATTACH_ERROR_DETACHING)))
-    if service_uuid is None:
-        query = query.filter(models.VolumeAttachment.volume_id == volume_id)
-    else:
-        query = query.join(
-            models.Volume,
-            models.Volume.id == models.VolumeAttachment.volume_id).filter(
-                models.Volume.service_uuid == service_uuid,
-                models.Volume.deleted == sa.false())
-    return query.count()
+    return context.session.execute(
+        _SHARING[service_uuid is not None],
+        {'volume_id': volume_id, 'host': host, 'exclude_id': exclude_id,
+         'service_uuid': service_uuid}).scalar()
 
 
 @writer
