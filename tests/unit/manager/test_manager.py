@@ -20,8 +20,10 @@ import time
 
 import fixtures
 import oslo_messaging as messaging
+import sqlalchemy as sa
 
 from cinder_ma.conf import backend as backend_conf
+from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import quotas as quota_db
@@ -242,6 +244,21 @@ class ConnectionEndpointsTestCase(ManagerBase):
         self.assertEqual({'total_bytes_sec': '1048576',
                           'read_iops_sec': '100'}, info['data']['qos_specs'])
         self.assertIsNone(refs[0].qos_specs)
+
+    def test_volume_and_qos_specs_read_in_one_transaction(self):
+        self._qos('front-end', total_bytes_sec='1048576')
+        begins = []
+        engine = db_api.get_engine()
+
+        def record(conn):
+            begins.append(conn)
+
+        sa.event.listen(engine, 'begin', record)
+        self.addCleanup(sa.event.remove, engine, 'begin', record)
+        info = self._initialize()
+        self.assertEqual({'total_bytes_sec': '1048576'},
+                         info['data']['qos_specs'])
+        self.assertEqual(1, len(begins))
 
     def test_back_end_qos_specs_reach_the_driver(self):
         refs = self._driver_refs('initialize_connection')
