@@ -102,9 +102,15 @@ def enabled():
 
 
 def notify(context, event_type, payload, priority='info'):
-    """Emit ``volume.<event_type>``; failures are logged, never raised."""
+    """Emit ``volume.<event_type>``; failures are logged, never raised.
+
+    Nothing is done for the 'noop' driver: oslo.messaging would still
+    serialize the context and the payload (three times per attach cycle).
+    """
     try:
         notifier = get_notifier(PUBLISHER)
+        if not notifier.is_enabled():
+            return
         getattr(notifier, priority)(context, event_type, payload)
     except Exception:
         LOG.exception('Could not emit notification %s', event_type)

@@ -200,10 +200,10 @@ def _swap_statement(keys, single_connection):
 
 def attachment_get_in_txn(context, attachment_id, project_id=None):
     if project_id is None:
-        row = context.session.execute(
+        row = context.session.connection().execute(
             _GET_ATTACHMENT, {'attachment_id': attachment_id}).first()
     else:
-        row = context.session.execute(
+        row = context.session.connection().execute(
             _GET_PROJECT_ATTACHMENT, {'attachment_id': attachment_id,
                                       'project_id': project_id}).first()
     if row is None:
@@ -213,10 +213,10 @@ def attachment_get_in_txn(context, attachment_id, project_id=None):
 
 
 def recompute_volume_status(context, volume_id):
-    statuses = [row[0] for row in context.session.execute(
+    statuses = [row[0] for row in context.session.connection().execute(
         _ATTACH_STATUSES, {'volume_id': volume_id})]
     new_status = vstatus.derive(statuses)
-    context.session.execute(_SET_DERIVED_STATUS,
+    context.session.connection().execute(_SET_DERIVED_STATUS,
                             {'volume_id': volume_id,
                              'new_status': new_status})
     return new_status
@@ -229,7 +229,7 @@ def lock_volume(context, volume_id, live_delta=0):
 
     :returns: True when the volume row was updated (and is now locked).
     """
-    result = context.session.execute(
+    result = context.session.connection().execute(
         _LOCK_VOLUME[live_delta], {'volume_id': volume_id, 'now_': utcnow()})
     return result.rowcount == 1
 
@@ -310,20 +310,21 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     :returns: the new attachment's record.
     """
     now = utcnow()
-    result = context.session.execute(
+    result = context.session.connection().execute(
         _RESERVE[max_attachments is not None, bool(exclusive_bootable)],
         {'volume_id': volume_id, 'instance_uuid': instance_uuid,
          'max_attachments': max_attachments, 'now_': now})
     if result.rowcount != 1:
         raise _reservation_refusal(context, volume_id, instance_uuid,
                                    max_attachments, exclusive_bootable)
-    if attach_mode != 'ro' and context.session.execute(
+    if attach_mode != 'ro' and context.session.connection().execute(
             _READONLY, {'volume_id': volume_id}).scalar():
         # Read under the row lock the swap took: a read-only volume's
         # attachments are 'ro' whatever mode is asked.
         attach_mode = 'ro'
     if one_writer and attach_mode == 'rw':
-        writer_row = context.session.execute(_live_writer(volume_id)).first()
+        writer_row = context.session.connection().execute(
+            _live_writer(volume_id)).first()
         if writer_row is not None:
             raise exception.Conflict(
                 reason='volume %s has a writer already: attachment %s of '
@@ -340,7 +341,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         attached_host=manager_host, manager_host=manager_host,
         connector=records.dumps(connector or None),
         created_at=now, deleted=False, generation=1)
-    context.session.execute(_INSERT_ATTACHMENT, values)
+    context.session.connection().execute(_INSERT_ATTACHMENT, values)
     recompute_volume_status(context, volume_id)
     return records.attachment_from_row(values)
 
@@ -383,12 +384,12 @@ def _attachment_update(context, attachment_id, values,
         params.update(other_volume_id=current.volume_id,
                       other_instance_uuid=current.instance_uuid,
                       other_host=not_connected_elsewhere)
-    result = context.session.execute(
+    result = context.session.connection().execute(
         _swap_statement(tuple(sorted(values)),
                         not_connected_elsewhere is not None), params)
     if result.rowcount != 1:
         if not_connected_elsewhere is not None:
-            other = context.session.execute(
+            other = context.session.connection().execute(
                 other_connection(),
                 params).first()
             if other is not None:
@@ -399,7 +400,7 @@ def _attachment_update(context, attachment_id, values,
             reason='attachment %s changed concurrently' % attachment_id)
     if values.get('instance_uuid'):
         # os-attach names the instance of an os-reserve reservation.
-        context.session.execute(
+        context.session.connection().execute(
             sa.update(_VOLUME_TABLE)
             .where(_VOLUME_TABLE.c.id == current.volume_id,
                    _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
@@ -456,11 +457,11 @@ def attachment_and_volume_get(context, attachment_id, project_id=None):
         (:mod:`cinder_ma.db.records`).
     """
     if project_id is None:
-        row = context.session.execute(
+        row = context.session.connection().execute(
             _GET_ATTACHMENT_AND_VOLUME,
             {'attachment_id': attachment_id}).first()
     else:
-        row = context.session.execute(
+        row = context.session.connection().execute(
             _GET_PROJECT_ATTACHMENT_AND_VOLUME,
             {'attachment_id': attachment_id,
              'project_id': project_id}).first()
@@ -497,7 +498,7 @@ def check_connectable(context, attachment_id, host, current=None):
                    'connected (create another attachment to connect '
                    'another host)' % (attachment_id,
                                       attachment.attach_status))
-    other = context.session.execute(
+    other = context.session.connection().execute(
         other_connection(),
         {'other_volume_id': attachment.volume_id,
          'other_instance_uuid': attachment.instance_uuid,
@@ -511,9 +512,10 @@ def check_connectable(context, attachment_id, host, current=None):
 def attachment_get_others(context, volume_id, attachment_id):
     """The volume's attachments (not deleted) other than
     ``attachment_id``, newest first."""
-    return records.attachments_from_result(context.session.execute(
-        _OTHER_ATTACHMENTS, {'volume_id': volume_id,
-                             'attachment_id': attachment_id}))
+    return records.attachments_from_result(
+        context.session.connection().execute(
+            _OTHER_ATTACHMENTS, {'volume_id': volume_id,
+                                 'attachment_id': attachment_id}))
 
 
 @reader
@@ -555,6 +557,33 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
             query.with_entities(*_VA_TABLE.columns).statement))
 
 
+def _sharing_statement(shared_target):
+    va = _VA_TABLE.c
+    conditions = [
+        va.attached_host == sa.bindparam('host'),
+        va.id != sa.bindparam('exclude_id'),
+        va.connector.isnot(None),
+        va.deleted == sa.false(),
+        va.attach_status.in_((vstatus.ATTACH_ATTACHING,
+                              vstatus.ATTACH_ATTACHED,
+                              vstatus.ATTACH_DETACHING,
+                              vstatus.ATTACH_ERROR_DETACHING))]
+    source = _VA_TABLE
+    if shared_target:
+        source = _VA_TABLE.join(_VOLUME_TABLE,
+                                _VOLUME_TABLE.c.id == va.volume_id)
+        conditions += [_VOLUME_TABLE.c.service_uuid ==
+                       sa.bindparam('service_uuid'),
+                       _VOLUME_TABLE.c.deleted == sa.false()]
+    else:
+        conditions.append(va.volume_id == sa.bindparam('volume_id'))
+    return sa.select(sa.func.count()).select_from(source).where(*conditions)
+
+
+# By whether the connection is a shared target's (see below).
+_SHARING = {shared: _sharing_statement(shared) for shared in (False, True)}
+
+
 @reader
 def attachment_count_sharing_connection(context, volume_id, host,
                                         exclude_id, service_uuid=None):
@@ -573,23 +602,10 @@ def attachment_count_sharing_connection(context, volume_id, host,
     (:mod:`cinder_ma.manager.locks`), with every transition that makes
     an attachment hold a connection.
     """
-    query = context.session.query(models.VolumeAttachment.id).filter(
-        models.VolumeAttachment.attached_host == host,
-        models.VolumeAttachment.id != exclude_id,
-        models.VolumeAttachment.connector.isnot(None),
-        models.VolumeAttachment.deleted == sa.false(),
-        models.VolumeAttachment.attach_status.in_(
-            (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED,
-             vstatus.ATTACH_DETACHING, vstatus.ATTACH_ERROR_DETACHING)))
-    if service_uuid is None:
-        query = query.filter(models.VolumeAttachment.volume_id == volume_id)
-    else:
-        query = query.join(
-            models.Volume,
-            models.Volume.id == models.VolumeAttachment.volume_id).filter(
-                models.Volume.service_uuid == service_uuid,
-                models.Volume.deleted == sa.false())
-    return query.count()
+    return context.session.connection().execute(
+        _SHARING[service_uuid is not None],
+        {'volume_id': volume_id, 'host': host, 'exclude_id': exclude_id,
+         'service_uuid': service_uuid}).scalar()
 
 
 @writer

@@ -40,10 +40,20 @@ def service_create(context, values):
     return service
 
 
+# Read before every call to a manager and by the attach path's checks:
+# built once, with bound parameters (SQLAlchemy then neither builds it nor
+# its cache key again).
+_BY_HOST_AND_BINARY = sa.select(models.Service).where(
+    models.Service.host == sa.bindparam('host'),
+    models.Service.binary == sa.bindparam('binary'),
+    models.Service.deleted == sa.false()).limit(1)
+
+
 @reader
 def service_get_by_host_and_binary(context, host, binary):
-    return context.session.query(models.Service).filter_by(
-        host=host, binary=binary, deleted=False).first()
+    return context.session.execute(
+        _BY_HOST_AND_BINARY,
+        {'host': host, 'binary': binary}).scalars().first()
 
 
 def host_filter(column, host):

@@ -350,13 +350,15 @@ class Manager:
         if not isinstance(connector, dict) or not connector.get('host'):
             raise exception.InvalidInput(
                 reason='connector must be an object with at least "host"')
-        volume, backend = self._connection_backend(context, volume_id)
-        if volume.status not in vstatus.ATTACHABLE_STATUSES:
-            raise exception.InvalidVolume(
-                reason='volume %s is %s; it cannot be connected' % (
-                    volume_id, volume.status))
-        front_end, back_end = qos_specs.for_volume(
-            context, volume.volume_type_id, volume.size)
+        # The volume and its type's QoS specs in one transaction.
+        with db_api.reading(context):
+            volume, backend = self._connection_backend(context, volume_id)
+            if volume.status not in vstatus.ATTACHABLE_STATUSES:
+                raise exception.InvalidVolume(
+                    reason='volume %s is %s; it cannot be connected' % (
+                        volume_id, volume.status))
+            front_end, back_end = qos_specs.for_volume(
+                context, volume.volume_type_id, volume.size)
         ref = volume_ref(volume, back_end)
         scoped = _per_attachment(backend) and attachment_id is not None
         extra = (attachment_id,) if scoped else ()

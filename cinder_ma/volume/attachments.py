@@ -216,9 +216,12 @@ def _may_share_bootable(context, volume):
 
 
 def reserve(context, volume, instance_uuid, attach_mode='rw',
-            manager_host=None):
+            manager_host=None, specs=None):
     """Reserve an attachment of ``volume`` (a row read in this request)
     under every rule of the reservation, decided in one compare-and-swap.
+
+    :param specs: :func:`shareable_specs` of ``volume``, when read with it
+        (read here otherwise).
 
     :raises InvalidVolume: the rules refuse (the message says why).
     :raises PolicyNotAuthorized: a second instance of a bootable shareable
@@ -226,7 +229,8 @@ def reserve(context, volume, instance_uuid, attach_mode='rw',
     :raises Conflict: a second read-write attachment of a volume whose
         type allows one writer (``multiattach:writers = one``).
     """
-    specs = shareable_specs(context, volume)
+    if specs is None:
+        specs = shareable_specs(context, volume)
     return attachment_db.attachment_reserve(
         context, volume.id, instance_uuid, attach_mode=attach_mode,
         manager_host=manager_host,
@@ -291,8 +295,9 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
             check_instance_host(context, volume, instance_uuid,
                                 instance_host)
         check_backend_multiattach(context, volume)
+        specs = shareable_specs(context, volume)
     attachment = reserve(context, volume, instance_uuid, attach_mode=mode,
-                         manager_host=instance_host)
+                         manager_host=instance_host, specs=specs)
     LOG.info('Reserved attachment %(att)s of volume %(vol)s for instance '
              '%(inst)s (%(mode)s)', {'att': attachment.id, 'vol': volume.id,
                                       'inst': instance_uuid,

@@ -40,6 +40,23 @@ class NotifierTestCase(base.TestCase):
         self.assertEqual('cinder-ma-manager.node1', notifier.publisher_id)
         self.assertFalse(notifier.is_enabled())
 
+    def test_notify_does_nothing_for_the_noop_driver(self):
+        # Not even serialize what a noop driver drops.
+        serialize = self.useFixture(fixtures.MockPatchObject(
+            rpc.RequestContextSerializer, 'serialize_entity')).mock
+        notifications.notify(self.ctxt, 'volume.attach.end',
+                             {'volume_id': 'v1'})
+        serialize.assert_not_called()
+
+    def test_notify_sends_to_an_enabled_driver(self):
+        rpc.cleanup()
+        sent = mgr_fixtures.register_test_notifier(self.conf)
+        rpc.init(self.conf)
+        notifications.notify(self.ctxt, 'volume.attach.end',
+                             {'volume_id': 'v1'})
+        self.assertEqual([('volume.attach.end', {'volume_id': 'v1'})],
+                         sent())
+
     def test_test_notifier_driver_works_locally(self):
         rpc.cleanup()
         sent = mgr_fixtures.register_test_notifier(self.conf)

@@ -34,6 +34,7 @@ that no attachment accounts for.
 
 from taskflow.patterns import linear_flow
 
+from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 
@@ -57,11 +58,15 @@ def get_flow(manager_api, lock, kind='update'):
     :param lock: the ConnectionLock of the volume's connections.
     :param kind: a key of :data:`SENTINELS`.
     """
+    # Run on every attach cycle: its tasks are copies (flows.new_task).
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(SENTINELS[kind](),
-             connection_tasks.AcquireConnectionLock(lock),
-             attachment_tasks.CheckNotConnectedElsewhere(),
-             connection_tasks.InitializeConnection(manager_api),
-             attachment_tasks.RecordConnected(),
-             connection_tasks.ReleaseConnectionLock(lock))
+    flow.add(flows.new_task(SENTINELS[kind]),
+             flows.new_task(connection_tasks.AcquireConnectionLock,
+                            lock=lock),
+             flows.new_task(attachment_tasks.CheckNotConnectedElsewhere),
+             flows.new_task(connection_tasks.InitializeConnection,
+                            manager_api=manager_api),
+             flows.new_task(attachment_tasks.RecordConnected),
+             flows.new_task(connection_tasks.ReleaseConnectionLock,
+                            lock=lock))
     return flow

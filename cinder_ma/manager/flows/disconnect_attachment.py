@@ -34,6 +34,7 @@ connection, until ``os-detach`` deletes it.
 
 from taskflow.patterns import linear_flow
 
+from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 
@@ -43,13 +44,19 @@ TERMINATE_FLOW_NAME = 'terminate_attachment_connection'
 
 def get_flow(manager_api, lock):
     """The flow deleting a consumer's attachment in 'detaching'."""
+    # Run on every attach cycle: its tasks are copies (flows.new_task).
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
-             connection_tasks.AcquireConnectionLock(lock),
-             connection_tasks.TerminateConnection(manager_api),
-             attachment_tasks.DestroyAttachment(),
-             connection_tasks.ReleaseConnectionLock(lock),
-             attachment_tasks.NotifyAttachment('detach.end'))
+    flow.add(flows.new_task(
+                 attachment_tasks.AttachmentToErrorDetachingOnRevert),
+             flows.new_task(connection_tasks.AcquireConnectionLock,
+                            lock=lock),
+             flows.new_task(connection_tasks.TerminateConnection,
+                            manager_api=manager_api),
+             flows.new_task(attachment_tasks.DestroyAttachment),
+             flows.new_task(connection_tasks.ReleaseConnectionLock,
+                            lock=lock),
+             flows.new_task(attachment_tasks.NotifyAttachment,
+                            'detach.end'))
     return flow
 
 
@@ -57,9 +64,13 @@ def get_terminate_flow(manager_api, lock):
     """The flow of ``os-terminate_connection``: the connection ends, the
     attachment stays."""
     flow = linear_flow.Flow(TERMINATE_FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
-             connection_tasks.AcquireConnectionLock(lock),
-             connection_tasks.TerminateConnection(manager_api),
-             attachment_tasks.ForgetConnection(),
-             connection_tasks.ReleaseConnectionLock(lock))
+    flow.add(flows.new_task(
+                 attachment_tasks.AttachmentToErrorDetachingOnRevert),
+             flows.new_task(connection_tasks.AcquireConnectionLock,
+                            lock=lock),
+             flows.new_task(connection_tasks.TerminateConnection,
+                            manager_api=manager_api),
+             flows.new_task(attachment_tasks.ForgetConnection),
+             flows.new_task(connection_tasks.ReleaseConnectionLock,
+                            lock=lock))
     return flow

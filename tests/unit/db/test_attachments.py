@@ -78,6 +78,43 @@ class AttachmentDBTestCase(base.DBTestCase):
             expected_status='reserved', not_connected_elsewhere='h2')
         self.assertIn('(attachment %s)' % first.id, str(exc))
 
+    def test_count_sharing_connection(self):
+        backend = '2b6a3cf2-0000-4000-8000-000000000001'
+        vol = self._volume(multiattach=True)
+        other = self._volume(multiattach=True)
+        for volume in (vol, other):
+            volume_db.volume_update(self.context, volume.id,
+                                    {'service_uuid': backend})
+        mine = attachment_db.attachment_reserve(self.context, vol.id, 'i1')
+
+        def connect(volume, instance, host, status='attached'):
+            att = attachment_db.attachment_reserve(self.context, volume.id,
+                                                   instance)
+            return attachment_db.attachment_update(
+                self.context, att.id,
+                {'attach_status': status, 'attached_host': host,
+                 'connector': {'host': host}})
+
+        connect(vol, 'i2', 'h1')
+        connect(vol, 'i3', 'h1', status='detaching')
+        connect(vol, 'i4', 'h2')
+        connect(other, 'i5', 'h1')
+        # On h1 without a connector: it holds no connection.
+        bare = attachment_db.attachment_reserve(self.context, vol.id, 'i6')
+        attachment_db.attachment_update(
+            self.context, bare.id, {'attach_status': 'attached',
+                                    'attached_host': 'h1'})
+
+        def count(**kwargs):
+            return attachment_db.attachment_count_sharing_connection(
+                self.context, vol.id, 'h1', mine.id, **kwargs)
+
+        self.assertEqual(2, count())
+        self.assertEqual(3, count(service_uuid=backend))
+        self.assertEqual(0, count(service_uuid='another-backend'))
+        self.assertEqual(1, attachment_db.attachment_count_sharing_connection(
+            self.context, vol.id, 'h2', mine.id))
+
     def test_transitions_derive_status(self):
         vol = self._volume(multiattach=True)
         a1 = attachment_db.attachment_reserve(self.context, vol.id, 'i1')

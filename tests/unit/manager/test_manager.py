@@ -284,6 +284,21 @@ class ConnectionEndpointsTestCase(ManagerBase):
                           'read_iops_sec': '100'}, info['data']['qos_specs'])
         self.assertIsNone(refs[0].qos_specs)
 
+    def test_volume_and_qos_specs_read_in_one_transaction(self):
+        self._qos('front-end', total_bytes_sec='1048576')
+        begins = []
+        engine = db_api.get_engine()
+
+        def record(conn):
+            begins.append(conn)
+
+        sa.event.listen(engine, 'begin', record)
+        self.addCleanup(sa.event.remove, engine, 'begin', record)
+        info = self._initialize()
+        self.assertEqual({'total_bytes_sec': '1048576'},
+                         info['data']['qos_specs'])
+        self.assertEqual(1, len(begins))
+
     def test_back_end_qos_specs_reach_the_driver(self):
         refs = self._driver_refs('initialize_connection')
         self._qos('back-end', total_iops_sec='500')

@@ -108,6 +108,23 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.assertEqual('in-use',
                          volume_api.get_volume(self.context, vol.id).status)
 
+    def test_create_reads_in_one_transaction_then_reserves(self):
+        vol = self._volume(shared=True)
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        begins = []
+        engine = db_api.get_engine()
+
+        def record(conn):
+            begins.append(conn)
+
+        sa.event.listen(engine, 'begin', record)
+        self.addCleanup(sa.event.remove, engine, 'begin', record)
+        # The volume, its backend's capabilities and its type's extra
+        # specs in one transaction; the reservation in another.
+        att = attachments.create_attachment(self.context, vol.id, 'i2')
+        self.assertEqual('reserved', att.attach_status)
+        self.assertEqual(2, len(begins))
+
     def test_ro_mode_in_connection_info(self):
         vol = self._volume(shared=True)
         att = attachments.create_attachment(

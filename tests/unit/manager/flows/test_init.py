@@ -154,3 +154,60 @@ class RunFlowTest(base.BaseTestCase):
         nested = _flow(_flow(self.task('one')))
         self.assertRaises(TypeError, flows.run_flow, nested, {'value': 1})
         self.assertEqual([], self.journal)
+
+
+
+class Holding(task.Task):
+    """Holds a lock of one run; its name comes from ``what``."""
+
+    default_provides = 'held'
+
+    def __init__(self, what, lock=None, **kwargs):
+        kwargs.setdefault('name', 'holding-%s' % what)
+        super().__init__(**kwargs)
+        self.lock = lock
+
+    def execute(self, value, extra=None):
+        return self.lock
+
+    def revert(self, value, result, **kwargs):
+        pass
+
+
+class NewTaskTest(base.BaseTestCase):
+
+    def _mapping(self, atom):
+        return (atom.name, dict(atom.rebind), set(atom.requires),
+                set(atom.optional), dict(atom.revert_rebind),
+                set(atom.revert_optional), dict(atom.save_as))
+
+    def test_as_constructed_with_what_the_run_holds(self):
+        lock = object()
+        built = Holding('a', lock=lock)
+
+        copied = flows.new_task(Holding, 'a', lock=lock)
+
+        self.assertIsInstance(copied, Holding)
+        self.assertIs(lock, copied.lock)
+        self.assertEqual(self._mapping(built), self._mapping(copied))
+
+    def test_each_call_a_task_of_its_own(self):
+        first_lock, second_lock = object(), object()
+
+        first = flows.new_task(Holding, 'a', lock=first_lock)
+        second = flows.new_task(Holding, 'a', lock=second_lock)
+        other = flows.new_task(Holding, 'b', lock=first_lock)
+
+        self.assertIsNot(first, second)
+        self.assertIs(first_lock, first.lock)
+        self.assertIs(second_lock, second.lock)
+        self.assertEqual('holding-b', other.name)
+
+    def test_runs_as_a_constructed_task(self):
+        lock = object()
+        flow = linear_flow.Flow('test')
+        flow.add(flows.new_task(Holding, 'a', lock=lock))
+
+        values = flows.run_flow(flow, {'value': 1})
+
+        self.assertIs(lock, values['held'])
