@@ -21,23 +21,20 @@ recorded it with its host); on success it is 'available', on failure
 
 from taskflow.patterns import linear_flow
 
+from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma.manager.tasks import volume as volume_tasks
 
 FLOW_NAME = 'create_volume'
 
 
-# The tasks, built once: building a task inspects the signatures of its
-# methods (a third of a millisecond each), and a create flow is built for
-# every volume. Each flow gets copies of its own.
-_TASKS = (lifecycle.VolumeToErrorOnRevert(),
-          volume_tasks.CreateVolumeOnBackend(None),
-          volume_tasks.MarkVolumeAvailable())
-
-
 def get_flow(driver):
-    """The create flow for a volume of ``driver``'s backend."""
-    sentinel, create, mark = _TASKS
+    """The create flow for a volume of ``driver``'s backend (run for every
+    volume: its tasks are copies, :func:`cinder_ma.manager.flows.new_task`).
+    """
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(sentinel.copy(), create.for_driver(driver), mark.copy())
+    flow.add(flows.new_task(lifecycle.VolumeToErrorOnRevert),
+             flows.new_task(volume_tasks.CreateVolumeOnBackend,
+                            driver=driver),
+             flows.new_task(volume_tasks.MarkVolumeAvailable))
     return flow

@@ -39,13 +39,6 @@ class _DriverTask(task.Task):
         super().__init__(**kwargs)
         self.driver = driver
 
-    def for_driver(self, driver):
-        """A copy of this task for ``driver`` (building a task inspects
-        its methods; a flow built often copies a task built once)."""
-        copied = self.copy()
-        copied.driver = driver
-        return copied
-
 
 class CreateVolumeOnBackend(_DriverTask):
     """Create the volume's storage; revert deletes it."""

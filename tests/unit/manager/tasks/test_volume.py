@@ -20,6 +20,7 @@ from taskflow.types import failure as tf_failure
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
+from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import volume as volume_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -109,9 +110,9 @@ class VolumeTasksTestCase(base.DBTestCase):
 
     def test_driver_task_copy(self):
         built = volume_tasks.CreateVolumeOnBackend(None)
-        copied = built.for_driver(self.driver)
+        copied = flows.new_task(volume_tasks.CreateVolumeOnBackend,
+                                driver=self.driver)
         self.assertIsNot(built, copied)
-        self.assertIsNone(built.driver)
         self.assertIs(self.driver, copied.driver)
         self.assertEqual((built.name, built.requires),
                          (copied.name, copied.requires))
