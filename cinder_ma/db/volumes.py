@@ -48,8 +48,8 @@ def _volume_query(context, project_id=None):
 
 
 def volume_create(context, values, quota=None, volume_type=None):
-    """Record a volume; returns its record with its children (as
-    :func:`volume_get_all` gives them).
+    """Record a volume; returns its record with its children (its type,
+    its metadata, no attachments).
 
     :param quota: called as ``quota(context, None)`` in the transaction
         before the row is added (to charge the project's quota); what it
