@@ -114,6 +114,20 @@ class EngineFacade(fixtures.Fixture):
             db_api.main_context_manager, manager))
 
 
+class TransactionCounter(fixtures.Fixture):
+    """Counts the transactions begun on the data layer's engine while it
+    is in use (``count``)."""
+
+    def _setUp(self):
+        self.count = 0
+        engine = db_api.get_engine()
+        sa.event.listen(engine, 'begin', self._begun)
+        self.addCleanup(sa.event.remove, engine, 'begin', self._begun)
+
+    def _begun(self, conn):
+        self.count += 1
+
+
 class Database(fixtures.Fixture):
     """A migrated database, the enginefacade pointed at it.
 

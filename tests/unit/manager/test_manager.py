@@ -35,6 +35,7 @@ from cinder_ma.manager import service as manager_service
 from cinder_ma import rpc
 from cinder_ma.volume.drivers import file as file_driver
 from tests import base
+from tests import fixtures as cm_fixtures
 from tests.unit.manager import fixtures as mgr_fixtures
 
 
@@ -286,18 +287,11 @@ class ConnectionEndpointsTestCase(ManagerBase):
 
     def test_volume_and_qos_specs_read_in_one_transaction(self):
         self._qos('front-end', total_bytes_sec='1048576')
-        begins = []
-        engine = db_api.get_engine()
-
-        def record(conn):
-            begins.append(conn)
-
-        sa.event.listen(engine, 'begin', record)
-        self.addCleanup(sa.event.remove, engine, 'begin', record)
+        begins = self.useFixture(cm_fixtures.TransactionCounter())
         info = self._initialize()
         self.assertEqual({'total_bytes_sec': '1048576'},
                          info['data']['qos_specs'])
-        self.assertEqual(1, len(begins))
+        self.assertEqual(1, begins.count)
 
     def test_back_end_qos_specs_reach_the_driver(self):
         refs = self._driver_refs('initialize_connection')

@@ -36,6 +36,7 @@ from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
 from cinder_ma.volume import types as vtypes
 from tests import base
+from tests import fixtures as cm_fixtures
 from tests.unit.manager import fixtures as mgr_fixtures
 
 
@@ -111,19 +112,12 @@ class AttachmentRulesTestCase(AttachmentBase):
     def test_create_reads_in_one_transaction_then_reserves(self):
         vol = self._volume(shared=True)
         attachments.create_attachment(self.context, vol.id, 'i1')
-        begins = []
-        engine = db_api.get_engine()
-
-        def record(conn):
-            begins.append(conn)
-
-        sa.event.listen(engine, 'begin', record)
-        self.addCleanup(sa.event.remove, engine, 'begin', record)
+        begins = self.useFixture(cm_fixtures.TransactionCounter())
         # The volume, its backend's capabilities and its type's extra
         # specs in one transaction; the reservation in another.
         att = attachments.create_attachment(self.context, vol.id, 'i2')
         self.assertEqual('reserved', att.attach_status)
-        self.assertEqual(2, len(begins))
+        self.assertEqual(2, begins.count)
 
     def test_ro_mode_in_connection_info(self):
         vol = self._volume(shared=True)
