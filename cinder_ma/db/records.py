@@ -225,6 +225,7 @@ def volume_from_row(row, volume_type=None, metadata=None,
     :data:`VOLUME_COLUMNS`), with its children if they were read:
     ``metadata`` a dict, ``attachments`` an iterable of
     :class:`Attachment`."""
-    return Volume._make(_values(row, VOLUME_COLUMNS, prefix) + [
-        volume_type, metadata,
-        None if attachments is None else tuple(attachments)])
+    values = row if type(row) is tuple else _values(row, VOLUME_COLUMNS,
+                                                    prefix)
+    return Volume._make((*values, volume_type, metadata,
+                         None if attachments is None else tuple(attachments)))
