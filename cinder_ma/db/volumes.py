@@ -240,19 +240,21 @@ def _volume_records(context, rows, attachments_query=_VOLUME_ATTACHMENTS):
     whatever the number of rows."""
     if not rows:
         return []
-    session = context.session
+    # Core statements, run on the transaction's connection (the session's
+    # execute costs twice as much per statement).
+    connection = context.session.connection()
     ids = [row.id for row in rows]
     type_ids = list({row.volume_type_id for row in rows})
     vtypes = {type_id: records.VolumeType(type_id, name, writers)
-              for type_id, name, writers in session.execute(
+              for type_id, name, writers in connection.execute(
                   _PAGE_TYPES, {'ids': type_ids}).all()}
     metadata = {}
-    for volume_id, key, value in session.execute(_PAGE_METADATA,
-                                                 {'ids': ids}).all():
+    for volume_id, key, value in connection.execute(
+            _PAGE_METADATA, {'ids': ids}).all():
         metadata.setdefault(volume_id, {})[key] = value
     attachments = {}
     for attachment in records.attachments_from_result(
-            session.execute(attachments_query, {'ids': ids})):
+            connection.execute(attachments_query, {'ids': ids})):
         attachments.setdefault(attachment.volume_id, []).append(attachment)
     # Rows of the whole table are read as they are (checked once).
     whole = tuple(rows[0]._fields) == records.VOLUME_COLUMNS
