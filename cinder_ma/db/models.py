@@ -245,7 +245,8 @@ class VolumeMetadata(BASE, CinderMABase):
 class VolumeAttachment(BASE, CinderMABase):
     __tablename__ = 'volume_attachment'
     __table_args__ = (
-        sa.Index('volume_attachment_volume_id_idx', 'volume_id', 'deleted'),
+        sa.Index('volume_attachment_volume_order_idx', 'volume_id',
+                 'deleted', 'created_at'),
         sa.Index('volume_attachment_instance_idx', 'instance_uuid'),
         sa.Index('volume_attachment_status_idx', 'attach_status'),
     )

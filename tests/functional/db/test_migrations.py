@@ -330,6 +330,16 @@ class MigrationsTestCase(test_migrations.ModelsMigrationsSync,
                 attachments.update().where(
                     attachments.c.id == new_id).values(generation=None))
 
+    def _check_0010(self, data):
+        # The live attachments of a volume are indexed in the order they
+        # were made; the narrower index is gone.
+        indexes = {index['name']: index['column_names']
+                   for index in sa.inspect(self.engine).get_indexes(
+                       'volume_attachment')}
+        self.assertEqual(['volume_id', 'deleted', 'created_at'],
+                         indexes['volume_attachment_volume_order_idx'])
+        self.assertNotIn('volume_attachment_volume_id_idx', indexes)
+
 
 class PostgreSQLMigrationsTestCase(MigrationsTestCase):
     DATABASE = 'postgresql'
