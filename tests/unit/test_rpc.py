@@ -102,16 +102,22 @@ class ErrorsTravelMixin:
         self.assertRaises(KeyError, self.client.call, self.ctxt, 'builtin')
 
 
+def use_fake_oslo_transport(test):
+    """Give ``test`` the oslo.messaging transport, on its fake://
+    driver, for its duration."""
+    rpc.cleanup()
+    test.conf.set_override('rpc_transport', 'oslo')
+    rpc.init(test.conf)
+    test.addCleanup(rpc.cleanup)
+    test.conf.set_override('transport_url', 'fake:///')
+
+
 class OsloTransportTestCase(base.TestCase):
     """The oslo.messaging wiring; nothing is sent (no server runs)."""
 
     def setUp(self):
         super().setUp()
-        rpc.cleanup()
-        self.conf.set_override('rpc_transport', 'oslo')
-        rpc.init(self.conf)
-        self.addCleanup(rpc.cleanup)
-        self.conf.set_override('transport_url', 'fake:///')
+        use_fake_oslo_transport(self)
 
     def test_client_and_server(self):
         self.assertFalse(rpc.is_local())
@@ -141,11 +147,7 @@ class FakeTransportErrorsTestCase(ErrorsTravelMixin, base.TestCase):
 
     def setUp(self):
         super().setUp()
-        rpc.cleanup()
-        self.conf.set_override('rpc_transport', 'oslo')
-        rpc.init(self.conf)
-        self.addCleanup(rpc.cleanup)
-        self.conf.set_override('transport_url', 'fake:///')
+        use_fake_oslo_transport(self)
         self.client = self.serve(Endpoint())
 
 

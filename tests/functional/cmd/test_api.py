@@ -23,17 +23,10 @@ from oslo_serialization import jsonutils
 from cinder_ma.cmd import api as api_cmd
 from cinder_ma import rpc
 from tests import base
-from tests.unit.cmd import test_manage
+from tests.unit.cmd import test_api as unit_test_api
 
 
-class ApiCommandTestCase(base.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.cmd = self.useFixture(test_manage.CommandFixture())
-        self.addCleanup(rpc.cleanup)
-        self.flags(group='api', port=0)
-        self.flags(auth_strategy='noauth')
+class ApiCommandTestCase(unit_test_api.ApiCommandTestBase):
 
     def test_serves_the_app(self):
         seen = []

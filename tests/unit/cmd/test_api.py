@@ -20,7 +20,10 @@ from tests import base
 from tests.unit.cmd import test_manage
 
 
-class ApiCommandTestCase(base.TestCase):
+class ApiCommandTestBase(base.TestCase):
+    """The set-up of the tests of cinder-ma-api (here and in
+    tests/functional/cmd/test_api.py): the command's fixture, an
+    ephemeral port, no authentication."""
 
     def setUp(self):
         super().setUp()
@@ -28,6 +31,9 @@ class ApiCommandTestCase(base.TestCase):
         self.addCleanup(rpc.cleanup)
         self.flags(group='api', port=0)
         self.flags(auth_strategy='noauth')
+
+
+class ApiCommandTestCase(ApiCommandTestBase):
 
     def test_load_app_freezes_the_heap_once_built(self):
         calls = []
