@@ -12,6 +12,7 @@
 
 """Tests of microversion parsing and negotiation."""
 
+import webob
 
 from cinder_ma.api import microversions as mv
 from tests import base as test_base
@@ -111,6 +112,18 @@ class TestFromHeaders(test_base.BaseTestCase):
     def test_last_volume_entry_counts(self):
         self.assertEqual('3.27', str(mv.from_headers(
             {HEADER: 'volume 3.0, compute 2.1, volume 3.27'})))
+
+    def test_request_headers_any_case(self):
+        request = webob.Request.blank('/v3', headers={
+            'openstack-api-version': 'volume 3.27', 'X-Other': 'volume 3.5'})
+        self.assertEqual('3.27', str(mv.from_headers(request.headers)))
+
+    def test_request_headers_repeated(self):
+        # A header sent twice reaches the application joined by a comma.
+        request = webob.Request.blank('/v3')
+        request.environ['HTTP_OPENSTACK_API_VERSION'] = (
+            'volume 3.10, compute 2.1')
+        self.assertEqual('3.10', str(mv.from_headers(request.headers)))
 
 
 class TestNegotiation(base.APITestCase):
