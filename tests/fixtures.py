@@ -33,6 +33,7 @@ from cinder_ma import conf as cinder_ma_conf  # noqa: F401  registers opts
 from cinder_ma import coordination
 from cinder_ma.db import api as db_api
 from cinder_ma.db import migration
+from cinder_ma.manager import rpcapi
 from cinder_ma import policy
 
 CONF = cfg.CONF
@@ -151,6 +152,9 @@ class Database(fixtures.Fixture):
         self.useFixture(EngineFacade(self.url))
         self.engine = db_api.get_engine()
         migration.upgrade('head', engine=self.engine)
+        # Heartbeats seen in another database are not this one's.
+        rpcapi.forget_heartbeats()
+        self.addCleanup(rpcapi.forget_heartbeats)
 
     def _create_server_db(self):
         name = 'cinder_ma_test_%s' % uuid.uuid4().hex[:12]

@@ -103,10 +103,16 @@ def service_update(context, service_id, values):
         raise exception.ServiceNotFound(service_id=service_id)
 
 
-def service_is_up(service):
-    """Whether a service heartbeat is recent enough to schedule to it."""
-    if service.heartbeat_at is None:
+def heartbeat_is_recent(heartbeat_at):
+    """Whether a heartbeat made at ``heartbeat_at`` (or None: never) is
+    at most ``[manager] service_down_time`` old."""
+    if heartbeat_at is None:
         return False
-    age = utcnow() - service.heartbeat_at
+    age = utcnow() - heartbeat_at
     return age <= datetime.timedelta(
         seconds=CONF.manager.service_down_time)
+
+
+def service_is_up(service):
+    """Whether a service heartbeat is recent enough to schedule to it."""
+    return heartbeat_is_recent(service.heartbeat_at)

@@ -65,6 +65,14 @@ def backend_of(host):
     return host.split('#', 1)[0].split('@', 1)[1]
 
 
+# The newest heartbeat this process has read of each (host, binary) found
+# up. A service up at heartbeat T stays up, by definition, until T is
+# ``service_down_time`` old, and heartbeats only move forward: until then
+# check_up answers from here instead of reading the services row before
+# every call; after that it reads the row again.
+_SEEN_UP = {}
+
+
 def check_up(context, host, binary):
     """Refuse promptly to call a manager that is down.
 
@@ -73,11 +81,22 @@ def check_up(context, host, binary):
         for ``[manager] service_down_time`` (a host never registered is
         left to the call's timeout).
     """
+    if service_db.heartbeat_is_recent(_SEEN_UP.get((host, binary))):
+        return
     service = service_db.service_get_by_host_and_binary(context, host, binary)
-    if service is not None and not service_db.service_is_up(service):
+    if service is None:
+        return
+    if not service_db.service_is_up(service):
         raise exception.ManagerUnavailable(
             host=host, reason='it is down (no heartbeat for %d s)' %
             CONF.manager.service_down_time)
+    _SEEN_UP[host, binary] = service.heartbeat_at
+
+
+def forget_heartbeats():
+    """Forget the heartbeats :func:`check_up` has seen (for a process
+    whose database is replaced, as tests do)."""
+    _SEEN_UP.clear()
 
 
 def reported_version(context, host):

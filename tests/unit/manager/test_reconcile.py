@@ -40,6 +40,7 @@ from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import reconcile
+from cinder_ma.manager import rpcapi
 from tests.unit.manager import fixtures as mgr_fixtures
 
 DEAD = 'deadworker:token'
@@ -250,6 +251,9 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         when = timeutils.utcnow()
         if not up:
             when -= datetime.timedelta(hours=1)
+            # An hour passes in an instant here: what this process saw of
+            # the heartbeats before is as old.
+            rpcapi.forget_heartbeats()
         service_db.service_update(self.admin_context, self.backend_service.id,
                                   {'heartbeat_at': when})
 

@@ -27,6 +27,7 @@ from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
 from cinder_ma import rpc
 from tests import base
+from tests import fixtures as cm_fixtures
 from tests.unit.manager import fixtures as mgr_fixtures
 
 
@@ -195,6 +196,45 @@ class ManagerAPITestCase(base.DBTestCase):
             self.ctxt, 'vol-1', 'node2@file#file', {'host': 'h'}, 'rw')
         self.assertIn('node2@file', str(exc))
         self.assertEqual([], self.node2.calls)
+
+    def _volume_service(self, age):
+        row = service_db.service_create(self.admin_context, {
+            'host': 'node2@file', 'binary': 'cinder-ma-volume',
+            'topic': rpcapi.ManagerAPI.TOPIC})
+        service_db.service_update(self.admin_context, row.id, {
+            'heartbeat_at': timeutils.utcnow() - age})
+        return row
+
+    def test_check_up_reads_a_heartbeat_once_while_it_is_recent(self):
+        self._volume_service(datetime.timedelta(seconds=10))
+        counter = self.useFixture(cm_fixtures.TransactionCounter())
+        for _ in range(3):
+            rpcapi.check_up(self.ctxt, 'node2@file', 'cinder-ma-volume')
+        self.assertEqual(1, counter.count)
+
+    def test_check_up_reads_again_once_the_heartbeat_seen_is_old(self):
+        row = self._volume_service(datetime.timedelta(seconds=10))
+        rpcapi.check_up(self.ctxt, 'node2@file', 'cinder-ma-volume')
+        down_time = datetime.timedelta(
+            seconds=self.conf.manager.service_down_time)
+        # The manager stops: its row keeps the heartbeat seen above, made
+        # 10 s ago. It is up for service_down_time after that heartbeat,
+        # then down.
+        now = timeutils.utcnow()
+        later = self.useFixture(fixtures.MockPatch(
+            'oslo_utils.timeutils.utcnow',
+            return_value=now + down_time - datetime.timedelta(seconds=11)))
+        rpcapi.check_up(self.ctxt, 'node2@file', 'cinder-ma-volume')
+        later.mock.return_value = now + down_time - datetime.timedelta(
+            seconds=9)
+        exc = self.assertRaises(exception.ManagerUnavailable,
+                                rpcapi.check_up, self.ctxt, 'node2@file',
+                                'cinder-ma-volume')
+        self.assertIn('node2@file', str(exc))
+        # It reports again: up at once.
+        service_db.service_update(self.admin_context, row.id, {
+            'heartbeat_at': later.mock.return_value})
+        rpcapi.check_up(self.ctxt, 'node2@file', 'cinder-ma-volume')
 
     def test_unknown_node(self):
         self.assertRaises(exception.ManagerUnavailable,
