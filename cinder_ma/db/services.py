@@ -40,20 +40,22 @@ def service_create(context, values):
     return service
 
 
-# Read before every call to a manager and by the attach path's checks:
-# built once, with bound parameters (SQLAlchemy then neither builds it nor
-# its cache key again).
-_BY_HOST_AND_BINARY = sa.select(models.Service).where(
-    models.Service.host == sa.bindparam('host'),
-    models.Service.binary == sa.bindparam('binary'),
-    models.Service.deleted == sa.false()).limit(1)
+# Read before calls to a manager and by the attach path's checks: built
+# once, with bound parameters (SQLAlchemy then neither builds it nor its
+# cache key again), and run with Core on the transaction's connection.
+_SERVICES = models.Service.__table__
+_BY_HOST_AND_BINARY = sa.select(_SERVICES).where(
+    _SERVICES.c.host == sa.bindparam('host'),
+    _SERVICES.c.binary == sa.bindparam('binary'),
+    _SERVICES.c.deleted == sa.false()).limit(1)
 
 
 @reader
 def service_get_by_host_and_binary(context, host, binary):
-    return context.session.execute(
-        _BY_HOST_AND_BINARY,
-        {'host': host, 'binary': binary}).scalars().first()
+    """The live services row of ``host`` and ``binary`` (exact names), or
+    None: a read-only row whose attributes are the columns."""
+    return context.session.connection().execute(
+        _BY_HOST_AND_BINARY, {'host': host, 'binary': binary}).first()
 
 
 def host_filter(column, host):
