@@ -118,10 +118,10 @@ def volume_get_in_txn(context, volume_id, project_id=None, children=True):
     # Read with Core statements built once: the attach path reads the
     # volume several times per request, and the ORM costs ten times more.
     if project_id is None:
-        row = context.session.execute(
+        row = context.session.connection().execute(
             _VOLUME_ROW, {'volume_id': volume_id}).first()
     else:
-        row = context.session.execute(
+        row = context.session.connection().execute(
             _PROJECT_VOLUME_ROW, {'volume_id': volume_id,
                                   'project_id': project_id}).first()
     if row is None:
