@@ -350,11 +350,34 @@ def _is_live(status):
     return status in vstatus.LIVE_ATTACH_STATUSES
 
 
+def _attachment_and_volume_in_txn(context, attachment_id, project_id=None):
+    if project_id is None:
+        row = context.session.connection().execute(
+            _GET_ATTACHMENT_AND_VOLUME,
+            {'attachment_id': attachment_id}).first()
+    else:
+        row = context.session.connection().execute(
+            _GET_PROJECT_ATTACHMENT_AND_VOLUME,
+            {'attachment_id': attachment_id,
+             'project_id': project_id}).first()
+    if row is None:
+        raise exception.VolumeAttachmentNotFound(
+            filter='attachment_id = %s' % attachment_id)
+    return (records.attachment_from_row(row),
+            records.volume_from_row(row, prefix=_VOLUME_PREFIX))
+
+
 @writer
 def _attachment_update(context, attachment_id, values,
-                       expected_status=None, not_connected_elsewhere=None):
+                       expected_status=None, not_connected_elsewhere=None,
+                       project_id=None, check=None):
     """See :func:`attachment_update`."""
-    current = attachment_get_in_txn(context, attachment_id)
+    if check is None:
+        current = attachment_get_in_txn(context, attachment_id)
+    else:
+        current, volume = _attachment_and_volume_in_txn(
+            context, attachment_id, project_id)
+        check(current, volume)
     if isinstance(expected_status, str):
         expected_status = (expected_status,)
     if expected_status and current.attach_status not in expected_status:
@@ -412,7 +435,8 @@ def _attachment_update(context, attachment_id, values,
 
 
 def attachment_update(context, attachment_id, values, expected_status=None,
-                      not_connected_elsewhere=None):
+                      not_connected_elsewhere=None, project_id=None,
+                      check=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
@@ -423,13 +447,21 @@ def attachment_update(context, attachment_id, values, expected_status=None,
         attachment of the same instance and volume is connected there,
         in the same compare-and-swap (the double-attach race of Cinder
         bug 1833736).
+    :param check: called as ``check(attachment, volume)`` with their
+        records, read in this transaction (in one query) before anything
+        is written; what it raises is raised, and nothing is changed
+        (an authorization of the request, done in its one transaction).
+        It may run again when the transaction is retried.
+    :param project_id: with ``check``: only an attachment of a volume of
+        this project (another is not found).
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.
     :returns: the updated attachment's record.
     """
     return _attachment_update(context, attachment_id, values,
-                              expected_status, not_connected_elsewhere)
+                              expected_status, not_connected_elsewhere,
+                              project_id, check)
 
 
 def attachment_destroy(context, attachment_id, expected_status=None):
@@ -456,20 +488,7 @@ def attachment_and_volume_get(context, attachment_id, project_id=None):
     :returns: ``(Attachment, Volume)`` records
         (:mod:`cinder_ma.db.records`).
     """
-    if project_id is None:
-        row = context.session.connection().execute(
-            _GET_ATTACHMENT_AND_VOLUME,
-            {'attachment_id': attachment_id}).first()
-    else:
-        row = context.session.connection().execute(
-            _GET_PROJECT_ATTACHMENT_AND_VOLUME,
-            {'attachment_id': attachment_id,
-             'project_id': project_id}).first()
-    if row is None:
-        raise exception.VolumeAttachmentNotFound(
-            filter='attachment_id = %s' % attachment_id)
-    return (records.attachment_from_row(row),
-            records.volume_from_row(row, prefix=_VOLUME_PREFIX))
+    return _attachment_and_volume_in_txn(context, attachment_id, project_id)
 
 
 def connected_elsewhere_conflict(instance_uuid, volume_id, host,

@@ -247,12 +247,35 @@ def attachment_and_volume(context, attachment_id, action):
     token lifts nothing here; see :func:`delete_attachment`), so another
     project's attachment is not found.
     """
-    project_id = None if volume_api.is_admin(context) else \
-        context.project_id
     attachment, volume = attachment_db.attachment_and_volume_get(
-        context, attachment_id, project_id)
+        context, attachment_id, _visible_project(context))
     policy.authorize(context, action, _target(volume))
     return attachment, volume
+
+
+def _visible_project(context):
+    """The project whose attachments the caller sees (None: all)."""
+    return None if volume_api.is_admin(context) else context.project_id
+
+
+def _update_authorized(context, attachment_id, action, values,
+                       expected_status):
+    """:func:`attachment_and_volume` and the update of that attachment in
+    one transaction (see :func:`cinder_ma.db.attachments.
+    attachment_update`'s ``check``).
+
+    :returns: the attachment as updated, and its volume's row.
+    """
+    volumes = []
+
+    def authorize(attachment, volume):
+        policy.authorize(context, action, _target(volume))
+        volumes.append(volume)
+
+    attachment = attachment_db.attachment_update(
+        context, attachment_id, values, expected_status=expected_status,
+        project_id=_visible_project(context), check=authorize)
+    return attachment, volumes[-1]
 
 
 def get_attachment(context, attachment_id,
@@ -397,13 +420,11 @@ def update_attachment(context, attachment_id, connector):
 
 
 def complete_attachment(context, attachment_id):
-    attachment, volume = attachment_and_volume(
-        context, attachment_id, attachment_policies.COMPLETE)
-    attachment = attachment_db.attachment_update(
-        context, attachment.id,
+    attachment, volume = _update_authorized(
+        context, attachment_id, attachment_policies.COMPLETE,
         {'attach_status': vstatus.ATTACH_ATTACHED,
          'attach_time': timeutils.utcnow()},
-        expected_status=(vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED))
+        (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED))
     LOG.info('Attachment %s of volume %s is attached', attachment.id,
              attachment.volume_id)
     notifications.notify_attach(context, 'attach.end', volume, attachment)

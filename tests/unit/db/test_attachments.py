@@ -217,6 +217,49 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
                           attachment_db.attachment_and_volume_get,
                           self.context, 'missing')
 
+    def test_check_sees_both_before_anything_is_written(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        seen = []
+
+        def check(attachment, volume):
+            seen.append((attachment.attach_status, volume.id,
+                         volume.status))
+
+        updated = attachment_db.attachment_update(
+            self.context, att.id, {'attach_status': 'attaching'},
+            expected_status='reserved', project_id='fake-project',
+            check=check)
+        self.assertEqual([('reserved', self.volume.id, 'reserved')], seen)
+        self.assertEqual('attaching', updated.attach_status)
+
+    def test_check_refusing_changes_nothing(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+
+        def check(attachment, volume):
+            raise exception.PolicyNotAuthorized(action='test')
+
+        self.assertRaises(exception.PolicyNotAuthorized,
+                          attachment_db.attachment_update, self.context,
+                          att.id, {'attach_status': 'attaching'},
+                          check=check)
+        self.assertEqual('reserved', attachment_db.attachment_get(
+            self.context, att.id).attach_status)
+        self.assertEqual(('reserved', 1), self._status())
+
+    def test_check_of_another_projects_attachment_is_not_found(self):
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        checked = []
+        self.assertRaises(exception.VolumeAttachmentNotFound,
+                          attachment_db.attachment_update, self.context,
+                          att.id, {'attach_status': 'attaching'},
+                          project_id='other-project', check=checked.append)
+        self.assertEqual([], checked)
+        self.assertEqual('reserved', attachment_db.attachment_get(
+            self.context, att.id).attach_status)
+
     def test_others(self):
         first, second, third = [
             attachment_db.attachment_reserve(self.context, self.volume.id,

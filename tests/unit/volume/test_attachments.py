@@ -119,6 +119,27 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.assertEqual('reserved', att.attach_status)
         self.assertEqual(2, begins.count)
 
+    def test_complete_is_one_transaction(self):
+        vol = self._volume(shared=True)
+        att = attachments.create_attachment(
+            self.context, vol.id, 'i1', connector={'host': 'compute1'})
+        begins = self.useFixture(cm_fixtures.TransactionCounter())
+        # Read, authorized and completed in one writer transaction.
+        att = attachments.complete_attachment(self.context, att.id)
+        self.assertEqual('attached', att.attach_status)
+        self.assertEqual(1, begins.count)
+
+    def test_complete_refused_by_policy_changes_nothing(self):
+        vol = self._volume(shared=True)
+        att = attachments.create_attachment(
+            self.context, vol.id, 'i1', connector={'host': 'compute1'})
+        self.set_policy_rules({'volume:attachment_complete': '!'})
+        self.assertRaises(exception.PolicyNotAuthorized,
+                          attachments.complete_attachment, self.context,
+                          att.id)
+        self.assertEqual('attaching', attachments.get_attachment(
+            self.context, att.id).attach_status)
+
     def test_ro_mode_in_connection_info(self):
         vol = self._volume(shared=True)
         att = attachments.create_attachment(
