@@ -56,6 +56,17 @@ ATTACHABLE_STATUSES = (AVAILABLE, RESERVED, ATTACHING, IN_USE, DETACHING,
                        ERROR_DETACHING)
 
 
+#: The precedence :func:`derive` applies: the volume's status when one of
+#: its attachments has the attachment status, the first that matches
+#: winning; none matching gives ``available``. (The database layer writes
+#: the same rule as one UPDATE.)
+DERIVED = ((ATTACH_ATTACHED, IN_USE),
+           (ATTACH_ATTACHING, ATTACHING),
+           (ATTACH_DETACHING, DETACHING),
+           (ATTACH_ERROR_DETACHING, ERROR_DETACHING),
+           (ATTACH_RESERVED, RESERVED))
+
+
 def derive(attach_statuses):
     """Volume status for the statuses of its (not deleted) attachments.
 
@@ -77,14 +88,8 @@ def derive(attach_statuses):
       did before recording that status).
     """
     statuses = set(attach_statuses)
-    if ATTACH_ATTACHED in statuses:
-        return IN_USE
-    if ATTACH_ATTACHING in statuses:
-        return ATTACHING
-    if ATTACH_DETACHING in statuses:
-        return DETACHING
-    if ATTACH_ERROR_DETACHING in statuses:
-        return ERROR_DETACHING
-    if ATTACH_RESERVED in statuses:
-        return RESERVED
+    for attach_status, volume_status in DERIVED:
+        if attach_status in statuses:
+            return volume_status
     return AVAILABLE
+

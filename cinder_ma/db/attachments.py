@@ -87,13 +87,29 @@ _OTHER_ATTACHMENTS = sa.select(_VA_TABLE).where(
     _VA_TABLE.c.id != sa.bindparam('attachment_id'),
     _VA_TABLE.c.deleted == sa.false()).order_by(
         _VA_TABLE.c.created_at.desc(), _VA_TABLE.c.id.desc())
-_ATTACH_STATUSES = sa.select(_VA_TABLE.c.attach_status).distinct().where(
-    _VA_TABLE.c.volume_id == sa.bindparam('volume_id'),
-    _VA_TABLE.c.deleted == sa.false())
-_SET_DERIVED_STATUS = sa.update(_VOLUME_TABLE).where(
-    _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
-    _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
-        status=sa.bindparam('new_status'))
+
+
+def _derived_status_statement():
+    """The UPDATE writing the status :func:`cinder_ma.status.derive` gives
+    for a volume's (not deleted) attachments, decided in the statement:
+    one CASE of :data:`cinder_ma.status.DERIVED`'s precedence."""
+    va = _VA_TABLE.c
+
+    def any_attachment(attach_status):
+        return sa.exists().where(
+            va.volume_id == _VOLUME_TABLE.c.id, va.deleted == sa.false(),
+            va.attach_status == attach_status)
+
+    return sa.update(_VOLUME_TABLE).where(
+        _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
+        _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
+            status=sa.case(*[(any_attachment(attach_status), volume_status)
+                             for attach_status, volume_status
+                             in vstatus.DERIVED],
+                           else_=vstatus.AVAILABLE))
+
+
+_SET_DERIVED_STATUS = _derived_status_statement()
 _INSERT_ATTACHMENT = sa.insert(_VA_TABLE)
 _READONLY = sa.select(_VOLUME_TABLE.c.readonly).where(
     _VOLUME_TABLE.c.id == sa.bindparam('volume_id'))
@@ -213,13 +229,11 @@ def attachment_get_in_txn(context, attachment_id, project_id=None):
 
 
 def recompute_volume_status(context, volume_id):
-    statuses = [row[0] for row in context.session.connection().execute(
-        _ATTACH_STATUSES, {'volume_id': volume_id})]
-    new_status = vstatus.derive(statuses)
+    """Write the status a volume's attachments give it (see
+    :func:`cinder_ma.status.derive`), unless the volume is in a status
+    that attachments do not decide."""
     context.session.connection().execute(_SET_DERIVED_STATUS,
-                            {'volume_id': volume_id,
-                             'new_status': new_status})
-    return new_status
+                                         {'volume_id': volume_id})
 
 
 def lock_volume(context, volume_id, live_delta=0):
