@@ -102,6 +102,7 @@ def _derived_status_statement():
 
     return sa.update(_VOLUME_TABLE).where(
         _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
+        _VOLUME_TABLE.c.deleted == sa.false(),
         _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
             status=sa.case(*[(any_attachment(attach_status), volume_status)
                              for attach_status, volume_status
@@ -231,9 +232,19 @@ def attachment_get_in_txn(context, attachment_id, project_id=None):
 def recompute_volume_status(context, volume_id):
     """Write the status a volume's attachments give it (see
     :func:`cinder_ma.status.derive`), unless the volume is in a status
-    that attachments do not decide."""
-    context.session.connection().execute(_SET_DERIVED_STATUS,
-                                         {'volume_id': volume_id})
+    that attachments do not decide.
+
+    :returns: whether it was written (the volume is in an attachable
+        status).
+    """
+    return context.session.connection().execute(
+        _SET_DERIVED_STATUS, {'volume_id': volume_id}).rowcount == 1
+
+
+def _not_attachable(context, volume_id):
+    volume = volume_get_in_txn(context, volume_id)
+    return exception.InvalidVolume(
+        reason='volume %s is %s' % (volume.id, volume.status))
 
 
 def lock_volume(context, volume_id, live_delta=0):
@@ -409,10 +420,14 @@ def _attachment_update(context, attachment_id, values,
             changes[key] = records.loads(values[key])
     new_status = values.get('attach_status', current.attach_status)
     delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
-    if not lock_volume(context, current.volume_id, live_delta=delta):
-        volume = volume_get_in_txn(context, current.volume_id)
-        raise exception.InvalidVolume(
-            reason='volume %s is %s' % (volume.id, volume.status))
+    # Where writers run one at a time, a transition that leaves the live
+    # count as it is needs no lock of the volume row: the UPDATE deriving
+    # its status below checks that it is attachable, and the answers are
+    # given in the same order as with the lock.
+    locked = bool(delta) or not db_api.writers_serialized()
+    if locked and not lock_volume(context, current.volume_id,
+                                  live_delta=delta):
+        raise _not_attachable(context, current.volume_id)
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
     params = {'v_' + key: value for key, value in values.items()}
@@ -425,6 +440,10 @@ def _attachment_update(context, attachment_id, values,
         _swap_statement(tuple(sorted(values)),
                         not_connected_elsewhere is not None), params)
     if result.rowcount != 1:
+        if not locked and volume_get_in_txn(
+                context, current.volume_id).status not in \
+                vstatus.ATTACHABLE_STATUSES:
+            raise _not_attachable(context, current.volume_id)
         if not_connected_elsewhere is not None:
             other = context.session.connection().execute(
                 other_connection(),
@@ -442,7 +461,9 @@ def _attachment_update(context, attachment_id, values,
             .where(_VOLUME_TABLE.c.id == current.volume_id,
                    _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
             .values(reserved_instance_uuid=values['instance_uuid']))
-    recompute_volume_status(context, current.volume_id)
+    if not recompute_volume_status(context, current.volume_id) and \
+            not locked:
+        raise _not_attachable(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
     # again.
     return current.replace(**changes)

@@ -217,6 +217,40 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
                           attachment_db.attachment_and_volume_get,
                           self.context, 'missing')
 
+    def test_transition_of_a_volume_not_attachable_changes_nothing(self):
+        # Reserved -> attaching leaves the live count as it is: on SQLite
+        # the volume row is not locked first, and the refusal is the same.
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'extending'})
+        exc = self.assertRaises(
+            exception.InvalidVolume, attachment_db.attachment_update,
+            self.context, att.id, {'attach_status': 'attaching'},
+            expected_status='reserved')
+        self.assertIn('is extending', str(exc))
+        self.assertEqual('reserved', attachment_db.attachment_get(
+            self.context, att.id).attach_status)
+        self.assertEqual(('extending', 1), self._status())
+
+    def test_volume_not_attachable_comes_before_a_lost_swap(self):
+        connected = attachment_db.attachment_reserve(
+            self.context, self.volume.id, 'i1')
+        attachment_db.attachment_update(
+            self.context, connected.id,
+            {'attach_status': 'attaching', 'attached_host': 'h1'})
+        att = attachment_db.attachment_reserve(self.context, self.volume.id,
+                                               'i1')
+        volume_db.volume_update(self.context, self.volume.id,
+                                {'status': 'extending'})
+        # The swap would be refused too (i1 is connected on h1): the
+        # volume's status is the answer, as when its row is locked first.
+        self.assertRaises(exception.InvalidVolume,
+                          attachment_db.attachment_update, self.context,
+                          att.id, {'attach_status': 'attaching'},
+                          expected_status='reserved',
+                          not_connected_elsewhere='h1')
+
     def test_check_sees_both_before_anything_is_written(self):
         att = attachment_db.attachment_reserve(self.context, self.volume.id,
                                                'i1')
