@@ -141,7 +141,7 @@ def _lock_statement(delta):
 _LOCK_VOLUME = {delta: _lock_statement(delta) for delta in (-1, 0, 1)}
 
 
-def _reserve_statement(capped, exclusive_bootable):
+def _reserve_statement(capped, exclusive_bootable, returning):
     volume = _VOLUME_TABLE.c
     instance = sa.bindparam('instance_uuid')
     where = [sa.or_(volume.multiattach == sa.true(),
@@ -159,7 +159,7 @@ def _reserve_statement(capped, exclusive_bootable):
                      else_=volume.reserved_instance_uuid)
     # reserved_instance_uuid is assigned first: MySQL evaluates SET
     # clauses left to right, seeing values assigned before.
-    return sa.update(_VOLUME_TABLE).where(
+    statement = sa.update(_VOLUME_TABLE).where(
         volume.id == sa.bindparam('volume_id'),
         volume.deleted == sa.false(),
         volume.status.in_(vstatus.ATTACHABLE_STATUSES),
@@ -167,10 +167,15 @@ def _reserve_statement(capped, exclusive_bootable):
             (volume.reserved_instance_uuid, holder),
             (volume.attach_count, volume.attach_count + 1),
             (volume.updated_at, sa.bindparam('now_')))
+    # Where UPDATE ... RETURNING exists, the swap also answers whether the
+    # volume is read-only, as it is under the row lock the swap takes.
+    return statement.returning(volume.readonly) if returning else statement
 
 
-_RESERVE = {(capped, exclusive): _reserve_statement(capped, exclusive)
-            for capped in (False, True) for exclusive in (False, True)}
+_RESERVE = {(capped, exclusive, returning):
+            _reserve_statement(capped, exclusive, returning)
+            for capped in (False, True) for exclusive in (False, True)
+            for returning in (False, True)}
 
 
 def _other_connection_conditions(other):
@@ -335,17 +340,26 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     :returns: the new attachment's record.
     """
     now = utcnow()
-    result = context.session.connection().execute(
-        _RESERVE[max_attachments is not None, bool(exclusive_bootable)],
+    connection = context.session.connection()
+    returning = connection.dialect.update_returning
+    result = connection.execute(
+        _RESERVE[max_attachments is not None, bool(exclusive_bootable),
+                 returning],
         {'volume_id': volume_id, 'instance_uuid': instance_uuid,
          'max_attachments': max_attachments, 'now_': now})
-    if result.rowcount != 1:
+    if returning:
+        swapped = result.first()
+        reserved = swapped is not None
+    else:
+        reserved = result.rowcount == 1
+    if not reserved:
         raise _reservation_refusal(context, volume_id, instance_uuid,
                                    max_attachments, exclusive_bootable)
-    if attach_mode != 'ro' and context.session.connection().execute(
-            _READONLY, {'volume_id': volume_id}).scalar():
-        # Read under the row lock the swap took: a read-only volume's
-        # attachments are 'ro' whatever mode is asked.
+    # Read under the row lock the swap took: a read-only volume's
+    # attachments are 'ro' whatever mode is asked.
+    if attach_mode != 'ro' and (
+            swapped.readonly if returning else
+            connection.execute(_READONLY, {'volume_id': volume_id}).scalar()):
         attach_mode = 'ro'
     if one_writer and attach_mode == 'rw':
         writer_row = context.session.connection().execute(
