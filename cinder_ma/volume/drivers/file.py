@@ -155,13 +155,17 @@ class FileDriver(base.VolumeDriver):
         anyone with its path: the record is what audits read)."""
         return os.path.join(self.volumes_dir, CONNECTIONS_DIR)
 
-    def _connection_path(self, volume, connector):
+    def _connection_path(self, volume, connector, path=None):
+        """Where the connection of ``volume`` to the connector's host is
+        recorded (``path``: the volume's file, if known)."""
         host = str((connector or {}).get('host') or '')
         if not host or os.sep in host or host.startswith('.'):
             raise exception.DriverError(
                 reason='invalid connector host %r' % host)
-        self._path(volume)  # checks the name
-        return os.path.join(self.connections_dir, volume.name, host)
+        path = path or self._path(volume)  # checks the name
+        # file_volumes_dir read once: a backend option costs a lookup.
+        return os.path.join(os.path.dirname(path), CONNECTIONS_DIR,
+                            volume.name, host)
 
     def initialize_connection(self, volume, connector, attach_mode):
         self.validate_attach_mode(attach_mode)
@@ -169,7 +173,7 @@ class FileDriver(base.VolumeDriver):
         if not os.path.isfile(path):
             raise exception.DriverError(
                 reason='volume file %s does not exist' % path)
-        record = self._connection_path(volume, connector)
+        record = self._connection_path(volume, connector, path)
         try:
             os.makedirs(os.path.dirname(record), exist_ok=True)
             with open(record, 'a'):
