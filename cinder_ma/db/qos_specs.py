@@ -239,11 +239,18 @@ def qos_specs_disassociate_all(context, specs_id):
     _disassociate_all(context, specs_id)
 
 
+# Read for every volume the manager creates or connects: built once, run
+# on the transaction's connection.
+_TYPE_TABLE = _TYPE.__table__
+_SPECS_ID_OF_TYPE = sa.select(_TYPE_TABLE.c.qos_specs_id).where(
+    _TYPE_TABLE.c.id == sa.bindparam('type_id'))
+
+
 @reader
 def qos_specs_get_by_type(context, type_id):
     """The QoS specs of a volume type, or None (two small queries)."""
-    specs_id = context.session.query(_TYPE.qos_specs_id).filter(
-        _TYPE.id == type_id).scalar()
+    specs_id = context.session.connection().execute(
+        _SPECS_ID_OF_TYPE, {'type_id': type_id}).scalar()
     if specs_id is None:
         return None
     try:
