@@ -46,6 +46,11 @@ main_context_manager = enginefacade.transaction_context()
 # oslo.db's checkin hook sleeps to let eventlet switch; threads need not.
 main_context_manager.configure(thread_checkin=False)
 _ENGINE_LOCK = threading.Lock()
+# Its writer and reader modes, made once: each access to ``writer`` or
+# ``reader`` makes a new one. They follow a replaced factory (a test's),
+# which is the root's.
+_WRITER_MODE = main_context_manager.writer
+_READER_MODE = main_context_manager.reader
 
 # What the transaction being started on this thread is: readers begin a
 # deferred SQLite transaction, writers an immediate one.
@@ -72,7 +77,7 @@ def _mysql_events(engine):
 
 def get_engine():
     """The writer engine, with our per-dialect settings applied once."""
-    engine = main_context_manager.writer.get_engine()
+    engine = _WRITER_MODE.get_engine()
     if not getattr(engine, '_cinder_ma_ready', False):
         with _ENGINE_LOCK:
             if not getattr(engine, '_cinder_ma_ready', False):
@@ -141,7 +146,7 @@ def reading(context):
     """One reader transaction for several reads of a request: the reader
     functions called inside join it instead of opening their own."""
     with _Transaction(get_engine(), readonly=True):
-        with main_context_manager.reader.using(context):
+        with _READER_MODE.using(context):
             yield
 
 

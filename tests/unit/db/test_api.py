@@ -99,3 +99,15 @@ class ConditionalUpdateTestCase(base.DBTestCase):
                     sa.select(models.VolumeMetadata.id).where(
                         models.VolumeMetadata.volume_id == self.volume_id))}))
         self.assertEqual('tagged', self._row().status)
+
+
+class EngineTestCase(base.DBTestCase):
+
+    def test_the_engine_of_the_test_database(self):
+        # The test's fixture replaced the enginefacade's factory after
+        # the data layer was imported.
+        self.assertIs(self.db.engine, db_api.get_engine())
+        self.assertEqual(self.db.url, str(db_api.get_engine().url))
+        with db_api.reading(self.context):
+            self.assertIs(self.db.engine,
+                          self.context.session.get_bind())
