@@ -46,6 +46,11 @@ main_context_manager = enginefacade.transaction_context()
 # oslo.db's checkin hook sleeps to let eventlet switch; threads need not.
 main_context_manager.configure(thread_checkin=False)
 _ENGINE_LOCK = threading.Lock()
+# Its writer and reader modes, made once: each access to ``writer`` or
+# ``reader`` makes a new one. They follow a replaced factory (a test's),
+# which is the root's.
+_WRITER_MODE = main_context_manager.writer
+_READER_MODE = main_context_manager.reader
 
 # What the transaction being started on this thread is: readers begin a
 # deferred SQLite transaction, writers an immediate one.
@@ -72,7 +77,7 @@ def _mysql_events(engine):
 
 def get_engine():
     """The writer engine, with our per-dialect settings applied once."""
-    engine = main_context_manager.writer.get_engine()
+    engine = _WRITER_MODE.get_engine()
     if not getattr(engine, '_cinder_ma_ready', False):
         with _ENGINE_LOCK:
             if not getattr(engine, '_cinder_ma_ready', False):
@@ -149,7 +154,7 @@ def reading(context):
     """One reader transaction for several reads of a request: the reader
     functions called inside join it instead of opening their own."""
     with _Transaction(get_engine(), readonly=True):
-        with main_context_manager.reader.using(context):
+        with _READER_MODE.using(context):
             yield
 
 
@@ -179,25 +184,65 @@ def conditional_update(session, model, row_id, values, expected=None):
     :returns: True when the row was updated, False when a condition did
         not hold (nothing was changed).
     """
-    query = sa.update(model).where(model.id == row_id,
-                                   model.deleted == sa.false())
+    # The statement of the plain values and conditions is built once per
+    # model and shape (:func:`_conditional_statement`), their values bound
+    # at execution; SQL expressions, of values or conditions, are added to
+    # it per call.
+    params = {'cu_row_id': row_id}
+    value_keys, expressions = [], {}
+    for key, value in values.items():
+        if isinstance(value, sa.sql.ClauseElement):
+            expressions[key] = value
+        else:
+            value_keys.append(key)
+            params['cu_set_' + key] = value
+    if 'updated_at' not in values:
+        value_keys.append('updated_at')
+        params['cu_set_updated_at'] = utcnow()
+    shape, conditions = [], []
     for column, value in (expected or {}).items():
         if isinstance(value, sa.sql.ClauseElement):
-            query = query.where(value)
-            continue
-        col = getattr(model, column)
-        if isinstance(value, (list, tuple, set, frozenset)):
-            query = query.where(col.in_(list(value)))
+            conditions.append(value)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            shape.append((column, 'in'))
+            params['cu_expect_' + column] = list(value)
         elif value is None:
-            query = query.where(col.is_(None))
+            shape.append((column, 'null'))
         else:
-            query = query.where(col == value)
-    values = dict(values)
-    if 'updated_at' not in values:
-        values['updated_at'] = utcnow()
-    result = session.execute(query.values(**values).execution_options(
-        synchronize_session=False))
-    return result.rowcount == 1
+            shape.append((column, 'eq'))
+            params['cu_expect_' + column] = value
+    statement = _conditional_statement(model, tuple(value_keys),
+                                       tuple(shape))
+    if conditions:
+        statement = statement.where(*conditions)
+    if expressions:
+        statement = statement.values(expressions)
+    # As Session.execute would: pending ORM changes are written first.
+    session.flush()
+    return session.connection().execute(statement, params).rowcount == 1
+
+
+@functools.lru_cache(maxsize=256)
+def _conditional_statement(model, value_keys, shape):
+    """The UPDATE of :func:`conditional_update` setting ``value_keys``
+    where the conditions of ``shape`` ((column, 'eq' | 'in' | 'null'),
+    ...) hold, with bound parameters ``cu_row_id``, ``cu_set_<key>`` and
+    ``cu_expect_<column>``."""
+    table = model.__table__
+    where = [table.c.id == sa.bindparam('cu_row_id'),
+             table.c.deleted == sa.false()]
+    for column, kind in shape:
+        col = table.c[column]
+        if kind == 'null':
+            where.append(col.is_(None))
+        elif kind == 'in':
+            where.append(col.in_(sa.bindparam('cu_expect_' + column,
+                                              expanding=True)))
+        else:
+            where.append(col == sa.bindparam('cu_expect_' + column))
+    return sa.update(table).where(*where).values({
+        key: sa.bindparam('cu_set_' + key, type_=table.c[key].type)
+        for key in value_keys})
 
 
 def deleted_values(model, now=None):

@@ -239,9 +239,11 @@ def qos_specs_disassociate_all(context, specs_id):
     _disassociate_all(context, specs_id)
 
 
-# Read by every connection a manager makes: built once.
-_SPECS_ID_OF_TYPE = sa.select(_TYPE.qos_specs_id).where(
-    _TYPE.id == sa.bindparam('type_id'))
+# Read for every volume the manager creates or connects: built once, run
+# on the transaction's connection.
+_TYPE_TABLE = _TYPE.__table__
+_SPECS_ID_OF_TYPE = sa.select(_TYPE_TABLE.c.qos_specs_id).where(
+    _TYPE_TABLE.c.id == sa.bindparam('type_id'))
 
 
 @reader

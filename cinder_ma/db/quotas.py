@@ -142,7 +142,7 @@ def quota_get_all(context, project_id, class_name):
     ({resource: limit} of the class, {resource: limit} of the
     project)."""
     limits = ({}, {})
-    for resource, limit, own in context.session.execute(
+    for resource, limit, own in context.session.connection().execute(
             _PROJECT_LIMITS, {'class_name': class_name,
                               'project_id': project_id}):
         limits[bool(own)][resource] = limit
@@ -279,7 +279,9 @@ def change_usage(context, project_id, deltas, limits=None,
               if delta}
     if not deltas:
         return
-    in_use = dict(context.session.execute(
+    # Core statements built once, on the transaction's connection.
+    connection = context.session.connection()
+    in_use = dict(connection.execute(
         _LOCK_COUNTERS, {'p': project_id, 'r': sorted(deltas)}).all())
     missing = []
     for resource, delta in sorted(deltas.items()):
@@ -300,7 +302,7 @@ def change_usage(context, project_id, deltas, limits=None,
     for index, resource in enumerate(present):
         params['r%d' % index] = resource
         params['d%d' % index] = deltas[resource]
-    context.session.execute(_change_statement(len(present)), params)
+    connection.execute(_change_statement(len(present)), params)
 
 
 _TRIES = 5

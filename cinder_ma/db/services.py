@@ -84,6 +84,30 @@ def service_get_all(context, filters=None):
     return query.order_by(models.Service.id).all()
 
 
+_SERVICE_TABLE = models.Service.__table__
+# Read by the scheduler for every volume create: the columns it needs,
+# built once and run on the transaction's connection (an ORM query of
+# whole service rows was a sixth of the cost of a create request).
+_SCHEDULING = sa.select(
+    *(_SERVICE_TABLE.c[name] for name in (
+        'id', 'uuid', 'host', 'binary', 'availability_zone', 'disabled',
+        'frozen', 'heartbeat_at', 'capabilities'))).where(
+    _SERVICE_TABLE.c.binary == sa.bindparam('binary'),
+    _SERVICE_TABLE.c.deleted == sa.false()).order_by(_SERVICE_TABLE.c.id)
+
+
+@reader
+def service_get_all_for_scheduling(context, binary):
+    """The live services of ``binary``, in the order of
+    :func:`service_get_all`, as rows of what scheduling reads of them:
+    ``id``, ``uuid``, ``host``, ``binary``, ``availability_zone``,
+    ``disabled``, ``frozen``, ``heartbeat_at`` and ``capabilities``
+    (which :func:`service_is_up` and
+    :func:`cinder_ma.volume.scheduler.capabilities_of` take)."""
+    return context.session.connection().execute(
+        _SCHEDULING, {'binary': binary}).all()
+
+
 @reader
 def backend_is_frozen(context, host):
     """Whether the backend of a volume host (``node@backend#pool``) is

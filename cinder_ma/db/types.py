@@ -137,7 +137,7 @@ def volume_type_find(context, type_id=None, name=None, project_id=None):
         statement, key = _FIND_BY_ID, type_id
     else:
         statement, key = _FIND_BY_NAME, name
-    rows = context.session.execute(
+    rows = context.session.connection().execute(
         statement, {'key': key, 'project_id': project_id}).all()
     if not rows:
         if type_id is not None:

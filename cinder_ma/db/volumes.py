@@ -89,16 +89,18 @@ def _volume_insert(context, values, quota):
         quota(context, None)
     metadata = values.pop('metadata', None) or {}
     values['id'] = values.get('id') or str(uuid.uuid4())
-    session = context.session
-    if session.get_bind().dialect.insert_returning:
-        row = session.execute(_INSERT_VOLUME_RETURNING, values).one()
+    # Core statements built once, on the transaction's connection.
+    connection = context.session.connection()
+    if connection.dialect.insert_returning:
+        row = connection.execute(_INSERT_VOLUME_RETURNING, values).one()
     else:
         # MySQL has no INSERT ... RETURNING: the row is read back (its
         # created_at as the column keeps it, to the second).
-        session.execute(_INSERT_VOLUME, values)
-        row = session.execute(_VOLUME_ROW, {'volume_id': values['id']}).one()
+        connection.execute(_INSERT_VOLUME, values)
+        row = connection.execute(_VOLUME_ROW,
+                                 {'volume_id': values['id']}).one()
     if metadata:
-        session.execute(_INSERT_METADATA, [
+        connection.execute(_INSERT_METADATA, [
             {'volume_id': values['id'], 'key': key, 'value': value}
             for key, value in metadata.items()])
     # In the order of their keys, as reading them back gives them on

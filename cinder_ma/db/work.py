@@ -143,12 +143,14 @@ def release_values(kind, owner):
     """The values of an UPDATE of a volume or attachment row that also
     give up ``owner``'s claim on it (as :func:`release`, in the same
     statement; a claim of another owner is left as it is)."""
-    model = _MODELS[kind]
-    held = model.claimed_by == owner
+    # On the table's columns: cheaper to build than on the model's
+    # attributes, for the same SQL.
+    table = _MODELS[kind].__table__
+    held = table.c.claimed_by == owner
     return {'claimed_by': sa.case((held, sa.null()),
-                                  else_=model.claimed_by),
+                                  else_=table.c.claimed_by),
             'claimed_until': sa.case((held, sa.null()),
-                                     else_=model.claimed_until)}
+                                     else_=table.c.claimed_until)}
 
 
 @writer

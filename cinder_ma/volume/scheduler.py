@@ -103,8 +103,8 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
     extra_specs = extra_specs or {}
     # The data layer does not scope the services table by caller: the
     # caller's context reads it (in the caller's transaction, if any).
-    services = service_db.service_get_all(context,
-                                          {'binary': VOLUME_BINARY})
+    services = service_db.service_get_all_for_scheduling(context,
+                                                         VOLUME_BINARY)
     best = None
     reasons = []
     for service in services:

@@ -64,3 +64,33 @@ class ServiceDBTestCase(base.DBTestCase):
         self.assertTrue(service_db.service_is_up(service))
         service.heartbeat_at -= datetime.timedelta(seconds=61)
         self.assertFalse(service_db.service_is_up(service))
+
+    def test_scheduling_rows_are_the_live_services_of_a_binary(self):
+        first = service_db.service_create(self.admin_context, {
+            'host': 'node@a', 'binary': 'cinder-ma-volume',
+            'topic': 'cinder-ma-volume', 'availability_zone': 'az1',
+            'capabilities': '{"pools": []}', 'frozen': True,
+            'heartbeat_at': timeutils.utcnow()})
+        self._service('node')
+        gone = service_db.service_create(self.admin_context, {
+            'host': 'gone@a', 'binary': 'cinder-ma-volume',
+            'topic': 'cinder-ma-volume'})
+        service_db.service_update(self.admin_context, gone.id,
+                                  {'deleted': True})
+        second = service_db.service_create(self.admin_context, {
+            'host': 'node@b', 'binary': 'cinder-ma-volume',
+            'topic': 'cinder-ma-volume', 'disabled': True})
+        rows = service_db.service_get_all_for_scheduling(
+            self.admin_context, 'cinder-ma-volume')
+        whole = service_db.service_get_all(
+            self.admin_context, {'binary': 'cinder-ma-volume'})
+        self.assertEqual([first.id, second.id], [row.id for row in rows])
+        fields = ('id', 'uuid', 'host', 'binary', 'availability_zone',
+                  'disabled', 'frozen', 'heartbeat_at', 'capabilities')
+        self.assertEqual(fields, tuple(rows[0]._fields))
+        self.assertEqual(
+            [tuple(getattr(service, name) for name in fields)
+             for service in whole],
+            [tuple(row) for row in rows])
+        self.assertTrue(service_db.service_is_up(rows[0]))
+        self.assertFalse(service_db.service_is_up(rows[1]))

@@ -48,6 +48,11 @@ class QoSSpecsTestCase(base.DBTestCase):
         both = {'total_iops_sec': '10'}
         self.assertEqual((both, both), self._for(1))
 
+    def test_for_volume_of_an_unknown_type(self):
+        self._associated('both', total_iops_sec='10')
+        self.assertEqual((None, None), qos_specs.for_volume(
+            self.admin_context, 'no-such-type', 1))
+
     def test_per_gb_keys(self):
         self._associated('front-end', read_iops_sec_per_gb='10',
                          read_iops_sec_per_gb_min='100',

@@ -59,6 +59,14 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
         self.assertIsInstance(next(iter(flow)),
                               lifecycle.VolumeToErrorDeletingOnRevert)
 
+    def test_flows_do_not_share_tasks(self):
+        first = list(delete_volume.get_flow(self.driver))
+        second = list(delete_volume.get_flow(self.driver))
+        self.assertEqual([type(t) for t in first], [type(t) for t in second])
+        for one, other in zip(first, second):
+            self.assertIsNot(one, other)
+        self.assertIs(self.driver, first[1].driver)
+
     def test_success(self):
         volume, path, store = self._volume()
         flows.run_flow(delete_volume.get_flow(self.driver), store)
