@@ -333,8 +333,8 @@ def _after(model, sort_keys, sort_dirs, marker_row):
     return sa.or_(*criteria) if criteria else sa.false()
 
 
-def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
-             allowed_keys, default_key, default_dir):
+def paginate(query, model, marker_query, marker, limit, sort_keys,
+             sort_dirs, allowed_keys, default_key, default_dir):
     """A page of ``query`` after ``marker``, sorted, as Cinder pages.
 
     NULL sorts as the smallest value on every database (first when
@@ -347,8 +347,10 @@ def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
     repeats or loses rows (and includes NULLs on the wrong side of a
     descending key).
 
-    :param base_query: the query the marker must be found in (the
-        caller's visible rows, before filters).
+    :param query: an ORM query or a Core select of ``model``'s rows.
+    :param marker_query: called, only when there is a marker, for the
+        ORM query the marker must be found in (the caller's visible rows,
+        before filters).
     :raises InvalidSortKey: a key outside ``allowed_keys``.
     :raises InvalidMarker: no visible row has the marker's id.
     """
@@ -363,7 +365,7 @@ def paginate(query, model, base_query, marker, limit, sort_keys, sort_dirs,
         sort_dirs.append(sort_dirs[0])
     if marker is not None:
         # Only the marker's sort keys: not the model with its children.
-        marker_row = base_query.with_entities(
+        marker_row = marker_query().with_entities(
             *[getattr(model, key) for key in sort_keys]).filter(
                 model.id == marker).first()
         if marker_row is None:

@@ -616,7 +616,8 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
             query = query.filter(column == value)
     query = db_api.paginate(
         query, models.VolumeAttachment,
-        _attachment_query(context, project_id), marker, limit, sort_keys,
+        lambda: _attachment_query(context, project_id), marker, limit,
+        sort_keys,
         sort_dirs, ('id', 'created_at', 'updated_at', 'attach_status',
                     'instance_uuid', 'volume_id', 'attach_time'),
         'created_at', 'desc')

@@ -168,7 +168,8 @@ def volume_type_get_all(context, filters=None, marker=None, limit=None,
                 query = query.filter(models.VolumeType.extra_specs.any(
                     sa.and_(models.VolumeTypeExtraSpecs.key == skey,
                             models.VolumeTypeExtraSpecs.value == svalue)))
-    query = paginate(query, models.VolumeType, _type_query(context), marker,
+    query = paginate(query, models.VolumeType,
+                     lambda: _type_query(context), marker,
                      limit, sort_keys, sort_dirs,
                      ('id', 'name', 'description', 'is_public', 'created_at'),
                      'name', 'asc')
