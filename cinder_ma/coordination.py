@@ -18,9 +18,14 @@ Each process has one tooz coordinator (:data:`COORDINATOR`) on
 one host; Redis, etcd or a database when the API or the managers run on
 several hosts. The connection locks (:mod:`cinder_ma.manager.locks`) are
 its locks, so one mechanism serializes threads, processes and hosts: a
-tooz lock excludes every other holder of its name, another thread of the
-same process included (the file driver adds a per-path thread barrier to
-its file lock; tests/unit/test_coordination.py checks it).
+tooz lock excludes every other holder of its name in other processes and
+hosts. Between the threads of one process, :meth:`Coordinator.acquire`
+first takes a thread lock of the name of its own: tooz's file lock is an
+fcntl lock, which a process holds for all of its threads, and the thread
+barrier the file driver adds per path is looked up in a
+``WeakValueDictionary`` whose ``setdefault`` two threads can race, each
+getting a barrier of its own and both the lock
+(tests/unit/test_coordination.py has both).
 
 The coordinator starts on first use in the process that uses it, never at
 import: the API's workers (``[api] workers``, gunicorn, uWSGI) and
@@ -107,6 +112,46 @@ def check_backend(conf=CONF):
         raise exception.InvalidConfiguration(
             reason='[coordination] backend_url %s cannot be used: %s' % (
                 describe(url), exc))
+
+
+class _NamedThreadLocks:
+    """One lock per name for the threads of this process, kept while a
+    thread holds or waits for it."""
+
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._locks = {}
+
+    def acquire(self, name):
+        with self._guard:
+            entry = self._locks.setdefault(name, [threading.Lock(), 0])
+            entry[1] += 1
+        entry[0].acquire()
+
+    def release(self, name):
+        with self._guard:
+            entry = self._locks[name]
+            entry[0].release()
+            entry[1] -= 1
+            if not entry[1]:
+                del self._locks[name]
+
+
+#: The thread locks of every coordinator of this process (an fcntl lock
+#: is the process's, whichever coordinator took it).
+_THREAD_LOCKS = _NamedThreadLocks()
+
+
+class HeldLock:
+    """A lock :meth:`Coordinator.acquire` took: the backend's ``lock``
+    and this process's thread lock of ``name``."""
+
+    def __init__(self, name, lock):
+        self.name = name
+        self.lock = lock
+
+    def __repr__(self):
+        return '<HeldLock %s>' % self.name
 
 
 def _forget_in_child(ref):
@@ -198,31 +243,38 @@ class Coordinator:
         """Take the lock ``name``, waiting as long as another holder
         (thread, process or host) has it.
 
-        :returns: the held tooz lock, for :meth:`release`.
+        :returns: the :class:`HeldLock`, for :meth:`release`.
         :raises CoordinationUnavailable: the backend failed.
         """
-        lock = self.get_lock(name)
+        _THREAD_LOCKS.acquire(name)
         try:
-            taken = lock.acquire(blocking=True)
-        except tooz.ToozError as exc:
-            raise exception.CoordinationUnavailable(
-                reason='cannot take the lock %s: %s' % (name, exc))
-        if not taken:
-            raise exception.CoordinationUnavailable(
-                reason='the lock %s was not given' % name)
-        return lock
+            lock = self.get_lock(name)
+            try:
+                taken = lock.acquire(blocking=True)
+            except tooz.ToozError as exc:
+                raise exception.CoordinationUnavailable(
+                    reason='cannot take the lock %s: %s' % (name, exc))
+            if not taken:
+                raise exception.CoordinationUnavailable(
+                    reason='the lock %s was not given' % name)
+        except BaseException:
+            _THREAD_LOCKS.release(name)
+            raise
+        return HeldLock(name, lock)
 
     @staticmethod
-    def release(lock):
+    def release(held):
         """Release a lock :meth:`acquire` returned. Never raises: a lock
         that cannot be released (the backend is gone) expires with the
         backend's own timeout (Redis, etcd) or with the process (files,
         database sessions)."""
         try:
-            lock.release()
+            held.lock.release()
         except tooz.ToozError as exc:
-            LOG.warning('Could not release the lock %s: %s', lock.name,
+            LOG.warning('Could not release the lock %s: %s', held.name,
                         exc)
+        finally:
+            _THREAD_LOCKS.release(held.name)
 
 
 #: The coordinator of this process.

@@ -141,11 +141,13 @@ class CoordinatorTestCase(base.TestCase):
                          'take the lock a-lock: connection lost', str(exc))
 
     def test_release_never_raises(self):
-        lock = self.coordinator.acquire('a-lock')
+        held = self.coordinator.acquire('a-lock')
         self.useFixture(fixtures.MockPatchObject(
-            type(lock), 'release',
+            type(held.lock), 'release',
             side_effect=tooz.ToozError('connection lost')))
-        self.coordinator.release(lock)
+        self.coordinator.release(held)
+        # The thread lock of the name is released all the same.
+        self.assertNotIn('a-lock', coordination._THREAD_LOCKS._locks)
 
     def _excludes(self, first, second, hold=0.2):
         """``second`` waits while ``first`` is held, in another thread,
@@ -179,6 +181,39 @@ class CoordinatorTestCase(base.TestCase):
                        other.get_lock('a-lock'))
 
     def test_threads_never_overlap(self):
+        self.assertEqual([], self._overlaps())
+
+    def test_threads_excluded_whatever_the_backend_lock_does(self):
+        # Two threads getting the file driver's lock of a path at the
+        # same moment can each make the path's thread barrier (its
+        # WeakValueDictionary.setdefault is not atomic); the fcntl lock,
+        # the process's, then lets both in. Made to happen on demand: a
+        # backend lock that excludes nobody.
+        class Open:
+            name = b'a-lock'
+
+            def acquire(self, blocking=True):
+                return True
+
+            def release(self):
+                return True
+
+        self.useFixture(fixtures.MockPatchObject(
+            self.coordinator, 'get_lock', side_effect=lambda name: Open()))
+        self.assertEqual([], self._overlaps())
+
+    def test_acquire_failure_releases_the_thread_lock(self):
+        lock = self.coordinator.get_lock('a-lock')
+        with fixtures.MockPatchObject(
+                type(lock), 'acquire',
+                side_effect=tooz.ToozError('connection lost')):
+            self.assertRaises(exception.CoordinationUnavailable,
+                              self.coordinator.acquire, 'a-lock')
+        self.coordinator.release(self.coordinator.acquire('a-lock'))
+
+    def _overlaps(self):
+        """Four threads taking 'a-lock' 20 times each: the threads seen
+        inside together (none when the lock excludes)."""
         inside = []
         overlaps = []
         guard = threading.Lock()
@@ -202,7 +237,7 @@ class CoordinatorTestCase(base.TestCase):
             thread.start()
         for thread in threads:
             thread.join(30)
-        self.assertEqual([], overlaps)
+        return overlaps
 
     def test_other_names_do_not_wait(self):
         held = self.coordinator.acquire('a-lock')
