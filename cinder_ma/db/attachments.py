@@ -248,6 +248,10 @@ def recompute_volume_status(context, volume_id):
 
 def _not_attachable(context, volume_id):
     volume = volume_get_in_txn(context, volume_id)
+    return _not_attachable_error(volume)
+
+
+def _not_attachable_error(volume):
     return exception.InvalidVolume(
         reason='volume %s is %s' % (volume.id, volume.status))
 
@@ -454,10 +458,10 @@ def _attachment_update(context, attachment_id, values,
         _swap_statement(tuple(sorted(values)),
                         not_connected_elsewhere is not None), params)
     if result.rowcount != 1:
-        if not locked and volume_get_in_txn(
-                context, current.volume_id).status not in \
-                vstatus.ATTACHABLE_STATUSES:
-            raise _not_attachable(context, current.volume_id)
+        if not locked:
+            volume = volume_get_in_txn(context, current.volume_id)
+            if volume.status not in vstatus.ATTACHABLE_STATUSES:
+                raise _not_attachable_error(volume)
         if not_connected_elsewhere is not None:
             other = context.session.connection().execute(
                 other_connection(),
