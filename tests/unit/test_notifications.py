@@ -50,16 +50,16 @@ class NotifierTestCase(base.TestCase):
 
     def test_notify_sends_to_an_enabled_driver(self):
         rpc.cleanup()
-        sent = mgr_fixtures.register_test_notifier(self.conf)
+        sent = self.useFixture(mgr_fixtures.Notifications(self.conf)).sent
         rpc.init(self.conf)
         notifications.notify(self.ctxt, 'volume.attach.end',
                              {'volume_id': 'v1'})
         self.assertEqual([('volume.attach.end', {'volume_id': 'v1'})],
                          sent())
 
-    def test_test_notifier_driver_works_locally(self):
+    def test_log_driver_works_locally(self):
         rpc.cleanup()
-        sent = mgr_fixtures.register_test_notifier(self.conf)
+        sent = self.useFixture(mgr_fixtures.Notifications(self.conf)).sent
         rpc.init(self.conf)
         notifications.get_notifier('volume').info(
             self.ctxt, 'volume.attach.end', {'volume_id': 'v1'})

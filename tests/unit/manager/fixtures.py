@@ -19,6 +19,7 @@ recording drivers for the attach and detach flows.
 """
 
 import contextlib
+import logging
 import os
 import sqlite3
 import threading
@@ -27,8 +28,8 @@ from unittest import mock
 
 import fixtures
 import oslo_messaging as messaging
-from oslo_messaging.notify import _impl_test as notify_test
 from oslo_messaging import opts as messaging_opts
+from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 
 from cinder_ma.conf import backend as backend_conf
@@ -379,24 +380,51 @@ class FlowInjector(fixtures.Fixture):
         return flow
 
 
-def register_test_notifier(conf):
-    """Send notifications to oslo.messaging's in-memory 'test' driver.
-
-    :returns: a function giving the notifications sent since, as
-        ``(event_type, payload)`` pairs.
+class Notifications(fixtures.Fixture):
+    """Notifications sent through oslo.messaging's documented 'log'
+    driver, caught from its loggers (``oslo.messaging.notification.*``)
+    and read back by :meth:`sent` as ``(event_type, payload)`` pairs.
     """
-    for group, group_opts in messaging_opts.list_opts():
-        if group == 'oslo_messaging_notifications':
-            conf.register_opts(group_opts, group=group)
-    conf.set_override('driver', ['test'],
-                      group='oslo_messaging_notifications')
-    notify_test.reset()
 
-    def sent(prefix='volume.'):
-        return [(msg['event_type'], msg['payload'])
-                for _ctxt, msg, _prio, _retry in notify_test.NOTIFICATIONS
+    LOGGER = 'oslo.messaging.notification'
+
+    def __init__(self, conf):
+        super().__init__()
+        self.conf = conf
+
+    def _setUp(self):
+        for group, group_opts in messaging_opts.list_opts():
+            if group == 'oslo_messaging_notifications':
+                self.conf.register_opts(group_opts, group=group)
+        self.conf.set_override('driver', ['log'],
+                               group='oslo_messaging_notifications')
+        self.addCleanup(self.conf.clear_override, 'driver',
+                        group='oslo_messaging_notifications')
+        self.messages = []
+        handler = _MessageHandler(self.messages)
+        logger = logging.getLogger(self.LOGGER)
+        level, propagate = logger.level, logger.propagate
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False
+        self.addCleanup(logger.removeHandler, handler)
+        self.addCleanup(setattr, logger, 'propagate', propagate)
+        self.addCleanup(logger.setLevel, level)
+
+    def sent(self, prefix='volume.'):
+        """What was sent, oldest first, of the event types starting with
+        ``prefix``."""
+        return [(msg['event_type'], msg['payload']) for msg in self.messages
                 if msg['event_type'].startswith(prefix)]
-    return sent
+
+
+class _MessageHandler(logging.Handler):
+    def __init__(self, messages):
+        super().__init__()
+        self.messages = messages
+
+    def emit(self, record):
+        self.messages.append(jsonutils.loads(record.getMessage()))
 
 
 class AttachmentTestCase(base.DBTestCase):
@@ -420,7 +448,7 @@ class AttachmentTestCase(base.DBTestCase):
         keeper = sqlite3.connect(db_api.get_engine().url.database)
         keeper.execute('SELECT 1').fetchall()
         self.addCleanup(keeper.close)
-        self.notifications = register_test_notifier(self.conf)
+        self.notifications = self.useFixture(Notifications(self.conf)).sent
         self.useFixture(LocalRPC(self.conf))
         config = backend_conf.BackendConfig(
             self.conf, 'file', file_driver.FileDriver.get_driver_options())

@@ -355,7 +355,8 @@ class AttachmentNotificationsTestCase(AttachmentBase):
     def setUp(self):
         super().setUp()
         from tests.unit.manager import fixtures as mgr_fixtures
-        self.sent = mgr_fixtures.register_test_notifier(self.conf)
+        self.sent = self.useFixture(
+            mgr_fixtures.Notifications(self.conf)).sent
         self.useFixture(mgr_fixtures.LocalRPC(self.conf))
 
     def test_cinder_flow_notifications(self):

@@ -173,7 +173,7 @@ class AttachmentTasksTestCase(base.DBTestCase):
     def test_notify_reads_nothing_when_notifications_go_nowhere(self):
         # The 'noop' driver (the all-in-one's default): the payload is
         # never built.
-        mgr_fixtures.register_test_notifier(self.conf)
+        self.useFixture(mgr_fixtures.Notifications(self.conf))
         self.conf.set_override('driver', ['noop'],
                                group='oslo_messaging_notifications')
         self.useFixture(mgr_fixtures.LocalRPC(self.conf))
@@ -185,7 +185,7 @@ class AttachmentTasksTestCase(base.DBTestCase):
         volume_get.assert_not_called()
 
     def test_notify_never_raises(self):
-        sent = mgr_fixtures.register_test_notifier(self.conf)
+        sent = self.useFixture(mgr_fixtures.Notifications(self.conf)).sent
         self.useFixture(mgr_fixtures.LocalRPC(self.conf))
         task = attachment_tasks.NotifyAttachment('detach.end')
         self.assertEqual('NotifyAttachment.detach.end', task.name)
