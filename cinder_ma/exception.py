@@ -286,12 +286,15 @@ class OverQuota(QuotaError):
 
     message = 'Quota exceeded for resource %(resource)s.'
 
-    def __init__(self, resource, limit, in_use, requested):
+    def __init__(self, message=None, *, resource, limit, in_use, requested):
+        # Keyword arguments only, as every class here: what oslo.messaging
+        # rebuilds on the caller's side is cls(message, **kwargs).
         self.resource = resource
         self.limit = limit
         self.in_use = in_use
         self.requested = requested
-        super().__init__(resource=resource)
+        super().__init__(message, resource=resource, limit=limit,
+                         in_use=in_use, requested=requested)
 
 
 class NotEnoughSpace(Invalid):

@@ -291,8 +291,9 @@ def change_usage(context, project_id, deltas, limits=None,
         limit = limits.get(resource, -1)
         if delta > 0 and limit is not None and limit >= 0 and (
                 in_use[resource] + delta > limit):
-            raise exception.OverQuota(resource, limit, in_use[resource],
-                                      delta)
+            raise exception.OverQuota(resource=resource, limit=limit,
+                                      in_use=in_use[resource],
+                                      requested=delta)
     if missing and not skip_missing:
         raise UsageMissing(project_id, missing)
     present = sorted(resource for resource in deltas if resource in in_use)

@@ -13,6 +13,7 @@
 """Tests of cinder_ma.rpc: the oslo wiring, errors, the serializer."""
 
 import datetime
+import inspect
 import threading
 from unittest import mock
 import uuid
@@ -183,6 +184,29 @@ class RemoteExceptionTestCase(base.TestCase):
         self.assertIs(exception.VolumeNotFound, type(exc))
         self.assertEqual('Volume v1 could not be found.', str(exc))
         self.assertEqual({'volume_id': 'v1'}, exc.kwargs)
+
+    def test_over_quota_keeps_its_figures(self):
+        remote = rebuilt(exception.OverQuota(
+            resource='gigabytes', limit=10, in_use=8, requested=5))
+        client = rpc.OsloClient(mock.Mock(**{'call.side_effect': remote}))
+        exc = self.assertRaises(exception.OverQuota, client.call, None, 'm')
+        self.assertIs(exception.OverQuota, type(exc))
+        self.assertEqual(('gigabytes', 10, 8, 5), (
+            exc.resource, exc.limit, exc.in_use, exc.requested))
+        self.assertEqual('Quota exceeded for resource gigabytes.', str(exc))
+
+    def test_every_exception_can_be_rebuilt(self):
+        # oslo.messaging rebuilds cls(message, **kwargs): no class may
+        # require a positional argument of its own.
+        for name, cls in vars(exception).items():
+            if not (isinstance(cls, type) and
+                    issubclass(cls, exception.CinderMAException)):
+                continue
+            params = list(inspect.signature(cls).parameters.values())
+            self.assertEqual('message', params[0].name, name)
+            self.assertFalse(
+                [p.name for p in params[1:] if p.kind in (
+                    p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)], name)
 
     def test_local_exceptions_untouched(self):
         exc = exception.Conflict(reason='x')
