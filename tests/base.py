@@ -20,6 +20,8 @@ import testtools
 
 from cinder_ma import context
 from cinder_ma.db import services as service_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
 from tests import fixtures as cm_fixtures
 
 #: Seconds one test may run before it fails, unless OS_TEST_TIMEOUT
@@ -88,6 +90,14 @@ class DBTestCase(TestCase):
         self.admin_context = context.RequestContext(
             user_id='admin-user', project_id='admin-project',
             roles=['admin', 'member', 'reader'], is_admin=True)
+
+    def make_shared_volume(self, type_name='shared'):
+        """An available shareable volume of project 'fake-project', of a
+        new volume type named ``type_name``."""
+        vtype = type_db.volume_type_create(self.context, {'name': type_name})
+        return volume_db.volume_create(self.context, {
+            'project_id': 'fake-project', 'size': 1, 'status': 'available',
+            'volume_type_id': vtype.id, 'multiattach': True})
 
     def make_backend(self, host='testhost@file', multiattach=True,
                      shared_targets=False, free=100.0, total=100.0,

@@ -53,10 +53,7 @@ class _DerivedStatusMixin:
 
     def setUp(self):
         super().setUp()
-        vtype = type_db.volume_type_create(self.context, {'name': 'shared'})
-        self.volume = volume_db.volume_create(self.context, {
-            'project_id': 'fake-project', 'size': 1, 'status': 'available',
-            'volume_type_id': vtype.id, 'multiattach': True})
+        self.volume = self.make_shared_volume('shared')
 
     def _set(self, statuses, deleted=()):
         """The volume's attachments become ``statuses`` (and ``deleted``,

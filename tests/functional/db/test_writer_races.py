@@ -33,10 +33,7 @@ class _WriterRaceMixin:
 
     def setUp(self):
         super().setUp()
-        vtype = type_db.volume_type_create(self.context, {'name': 'one-w'})
-        self.volume = volume_db.volume_create(self.context, {
-            'project_id': 'fake-project', 'size': 1, 'status': 'available',
-            'volume_type_id': vtype.id, 'multiattach': True})
+        self.volume = self.make_shared_volume('one-w')
 
     def _race(self, modes):
         barrier = threading.Barrier(len(modes))

@@ -189,10 +189,7 @@ class AttachmentReadOnceTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        vtype = type_db.volume_type_create(self.context, {'name': 'default'})
-        self.volume = volume_db.volume_create(self.context, {
-            'project_id': 'fake-project', 'size': 1, 'status': 'available',
-            'volume_type_id': vtype.id, 'multiattach': True})
+        self.volume = self.make_shared_volume('default')
 
     def _status(self):
         vol = volume_db.volume_get(self.context, self.volume.id)
@@ -322,10 +319,7 @@ class FinishExtendTestCase(base.DBTestCase):
 
     def setUp(self):
         super().setUp()
-        vtype = type_db.volume_type_create(self.context, {'name': 'default'})
-        self.volume = volume_db.volume_create(self.context, {
-            'project_id': 'fake-project', 'size': 1, 'status': 'available',
-            'volume_type_id': vtype.id, 'multiattach': True})
+        self.volume = self.make_shared_volume('default')
 
     def _attach(self, instance, connection_info=None, status='attached',
                 reason=None):

@@ -34,10 +34,7 @@ class _FencingDBMixin:
 
     def setUp(self):
         super().setUp()
-        vtype = type_db.volume_type_create(self.context, {'name': 'one-w'})
-        self.volume = volume_db.volume_create(self.context, {
-            'project_id': 'fake-project', 'size': 1, 'status': 'available',
-            'volume_type_id': vtype.id, 'multiattach': True})
+        self.volume = self.make_shared_volume('one-w')
 
     def attachment(self, mode, status='attached', info=INFO):
         made = attachment_db.attachment_reserve(
