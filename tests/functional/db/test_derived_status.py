@@ -22,7 +22,6 @@ import sqlalchemy as sa
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
-from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import status as vstatus
 from tests import base

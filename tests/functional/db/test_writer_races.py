@@ -21,7 +21,6 @@ ro wins, and each refused rw is told which attachment is the writer.
 import threading
 
 from cinder_ma.db import attachments as attachment_db
-from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from tests import base

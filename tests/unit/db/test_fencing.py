@@ -20,7 +20,6 @@ import threading
 
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
-from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from tests import base
