@@ -728,6 +728,17 @@ class Keystone(_Server):
     DOMAIN = 'Default'
     REGION = 'RegionOne'
 
+    def __init__(self, connection=None, threads=1):
+        """:param connection: the database URL (default: SQLite in the
+            fixture's directory); a MariaDB one where many services ask
+            at once, as in the gate of tests/openstack.
+        :param threads: waitress' threads; more than one only with a
+            database server (see below).
+        """
+        super().__init__()
+        self.connection = connection
+        self.threads = threads
+
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
         self.port = free_port()
@@ -740,8 +751,9 @@ class Keystone(_Server):
         self.config_file = write_config(
             os.path.join(self.directory, 'keystone.conf'), {
                 'DEFAULT': {'log_file': self.log_path},
-                'database': {'connection': 'sqlite:///%s' % os.path.join(
-                    self.directory, 'keystone.sqlite')},
+                'database': {'connection': self.connection or (
+                    'sqlite:///%s' % os.path.join(self.directory,
+                                                  'keystone.sqlite'))},
                 'token': {'provider': 'fernet'},
                 'fernet_tokens': {'key_repository': keys['fernet-keys']},
                 'credential': {'key_repository': keys['credential-keys']},
@@ -773,7 +785,7 @@ class Keystone(_Server):
             # credentials) otherwise meet.
             'keystone', [sys.executable, KEYSTONE_WSGI, '--config-file',
                          self.config_file, '--port', str(self.port),
-                         '--threads', '1'],
+                         '--threads', str(self.threads)],
             self.directory, log_file=self.log_path))
         wait_for(lambda: http_get(self.auth_url), 'answer of keystone',
                  processes=[self.process])
@@ -839,6 +851,11 @@ class Keystone(_Server):
             return roles[0]['id']
         return self._admin_call('POST', '/roles', {'role': {
             'name': name}})['role']['id']
+
+    def user_id(self, name):
+        """The id of the user named ``name`` (of the default domain)."""
+        return self._admin_call('GET', '/users?name=%s' % name)['users'][
+            0]['id']
 
     def grant(self, user_id, project_id, role):
         self._admin_call('PUT', '/projects/%s/users/%s/roles/%s' % (
