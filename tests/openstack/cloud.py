@@ -125,6 +125,10 @@ class Cloud(fixtures.Fixture):
             'keystone_authtoken': dict(
                 self.keystone.authtoken_config(self.cinder_user),
                 service_type='block-storage'),
+            # Nova learns of extends (the volume-extended event) from the
+            # managers, as cinder_ma's service user.
+            'nova': nova_fixtures.auth_section(self.keystone,
+                                               self.cinder_user),
         }))
         self.cinder_endpoint = self.cinder.endpoint
         for service_type in ('block-storage', 'volumev3'):

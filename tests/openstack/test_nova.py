@@ -330,6 +330,29 @@ class SharedVolumeTest(NovaTestCase):
         self.wait_volume(volume_id, 'available', [])
         self.delete_server(server)
 
+    def test_extend_an_attached_volume_tells_nova(self):
+        a, b = self.servers
+        volume_id = self.create_volume(self.shareable_type)
+        self.attach(a, volume_id)
+        self.attach(b, volume_id)
+        self.wait_volume(volume_id, 'in-use', [a, b])
+        # 3.42: extend in-use. cinder_ma extends, sends Nova the
+        # volume-extended event for both servers, and Nova's compute
+        # answers with os-extend_volume_completion (3.71).
+        self.cinder('POST', '/volumes/%s/action' % volume_id,
+                    {'os-extend': {'new_size': 2}}, version='3.71')
+        self.wait(lambda: self.volume(volume_id)['size'] == 2 and
+                  self.volume(volume_id)['status'] == 'in-use',
+                  'volume %s in-use at 2 GiB' % volume_id)
+        for server in (a, b):
+            actions = self.nova.api(
+                'GET', '/servers/%s/os-instance-actions' % server,
+                session=self.user).json()['instanceActions']
+            self.assertIn('extend_volume', [x['action'] for x in actions])
+        for server in (a, b):
+            self.detach(server, volume_id)
+        self.wait_volume(volume_id, 'available', [])
+
     def test_encrypted_shareable_volume_refused(self):
         admin = self.keystone.admin_session()
         type_id = self.create_type('encrypted-%s' % uuid.uuid4().hex[:8],
