@@ -66,8 +66,11 @@ MULTIATTACH = Extension(
     name='MultiattachDetails',
     description=(
         'Details of shareable volumes: os-begin_detaching and '
-        'os-roll_detaching take cinder-ma-multiattach:attachment_id (a '
-        'shareable volume has several attachments); with the request '
+        'os-roll_detaching act on the volume as in Cinder, and take '
+        'cinder-ma-multiattach:attachment_id to narrow them to one of its '
+        'attachments (optional: without it, os-begin_detaching marks the '
+        'only attached attachment, or none of several, and '
+        'os-roll_detaching rolls back every mark); with the request '
         'header Cinder-MA-Extensions naming this alias, the attachments of '
         'a volume show cinder-ma-multiattach:attach_mode.'),
     updated='2026-11-22T00:00:00+00:00',

@@ -95,10 +95,21 @@ def _derived_status_statement():
     one CASE of :data:`cinder_ma.status.DERIVED`'s precedence."""
     va = _VA_TABLE.c
 
+    def counts_as(attach_status):
+        # status.counted_status() in SQL.
+        if attach_status == vstatus.ATTACH_ATTACHED:
+            return sa.and_(va.attach_status == attach_status,
+                           va.detach_begun_at.is_(None))
+        if attach_status == vstatus.ATTACH_DETACHING:
+            return sa.or_(va.attach_status == attach_status,
+                          sa.and_(va.attach_status == vstatus.ATTACH_ATTACHED,
+                                  va.detach_begun_at.isnot(None)))
+        return va.attach_status == attach_status
+
     def any_attachment(attach_status):
         return sa.exists().where(
             va.volume_id == _VOLUME_TABLE.c.id, va.deleted == sa.false(),
-            va.attach_status == attach_status)
+            counts_as(attach_status))
 
     return sa.update(_VOLUME_TABLE).where(
         _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
@@ -517,6 +528,91 @@ def attachment_update(context, attachment_id, values, expected_status=None,
                               project_id, check)
 
 
+#: Cinder's answer to os-begin_detaching on a volume that is not in-use.
+BEGIN_DETACHING_REFUSAL = ("Unable to detach volume. Volume status must be "
+                           "'in-use' and attach_status must be 'attached' "
+                           "to detach.")
+
+
+def _attached_unmarked(volume_id):
+    va = _VA_TABLE.c
+    return sa.select(va.id).where(
+        va.volume_id == volume_id, va.deleted == sa.false(),
+        va.attach_status == vstatus.ATTACH_ATTACHED,
+        va.detach_begun_at.is_(None)).order_by(va.created_at)
+
+
+@writer
+def attachment_begin_detaching(context, volume_id, attachment_id=None):
+    """os-begin_detaching: mark the attachment its consumer is about to
+    detach (see :func:`cinder_ma.status.counted_status`), under the
+    volume's row lock.
+
+    As in Cinder, the volume must be ``in-use``. Without
+    ``attachment_id``, the volume's one attached attachment whose detach
+    has not begun is marked; when it has several, none is (which one the
+    consumer detaches is told by its delete of it) and the volume stays
+    ``in-use``. With ``attachment_id``, that attachment is marked; it must
+    be an attached attachment of the volume whose detach has not begun.
+
+    :raises InvalidVolume: the volume is not in-use, or the attachment
+        named cannot be marked (nothing is changed).
+    :returns: the id of the attachment marked, or None.
+    """
+    locked = lock_volume(context, volume_id)
+    volume = volume_get_in_txn(context, volume_id, children=False)
+    if not locked or volume.status != vstatus.IN_USE:
+        raise exception.InvalidVolume(
+            reason='%s Volume %s is %s.' % (BEGIN_DETACHING_REFUSAL,
+                                            volume_id, volume.status))
+    connection = context.session.connection()
+    candidates = list(connection.execute(
+        _attached_unmarked(volume_id)).scalars())
+    if attachment_id is None:
+        if len(candidates) != 1:
+            return None
+        attachment_id = candidates[0]
+    elif attachment_id not in candidates:
+        raise exception.InvalidVolume(
+            reason='%s Volume %s has no attachment %s that is attached '
+                   'and not already detaching.' % (
+                       BEGIN_DETACHING_REFUSAL, volume_id, attachment_id))
+    now = utcnow()
+    va = _VA_TABLE.c
+    connection.execute(sa.update(_VA_TABLE).where(
+        va.id == attachment_id, va.deleted == sa.false(),
+        va.attach_status == vstatus.ATTACH_ATTACHED,
+        va.detach_begun_at.is_(None)).values(detach_begun_at=now,
+                                             updated_at=now))
+    recompute_volume_status(context, volume_id)
+    return attachment_id
+
+
+@writer
+def attachment_roll_detaching(context, volume_id, attachment_id=None):
+    """os-roll_detaching: drop the marks of :func:`attachment_begin_detaching`
+    of the volume's attachments (of ``attachment_id`` only, when given).
+
+    As in Cinder, never refused: a volume that is not in an attachable
+    status, or has nothing marked, is left as it is.
+
+    :returns: the number of attachments whose mark was dropped.
+    """
+    if not lock_volume(context, volume_id):
+        return 0
+    va = _VA_TABLE.c
+    conditions = [va.volume_id == volume_id, va.deleted == sa.false(),
+                  va.detach_begun_at.isnot(None)]
+    if attachment_id is not None:
+        conditions.append(va.id == attachment_id)
+    rolled = context.session.connection().execute(
+        sa.update(_VA_TABLE).where(*conditions).values(
+            detach_begun_at=None, updated_at=utcnow())).rowcount
+    if rolled:
+        recompute_volume_status(context, volume_id)
+    return rolled
+
+
 def attachment_destroy(context, attachment_id, expected_status=None):
     """Soft-delete an attachment (recorded as detached) and free its
     reservation.
@@ -681,6 +777,15 @@ def attachment_count_sharing_connection(context, volume_id, host,
          'service_uuid': service_uuid}).scalar()
 
 
+def counted_statuses(context, volume_id):
+    """The statuses the live attachments of a volume count as in
+    :func:`cinder_ma.status.derive` (in the caller's transaction)."""
+    va = models.VolumeAttachment
+    return [vstatus.counted_status(*row) for row in context.session.execute(
+        sa.select(va.attach_status, va.detach_begun_at).where(
+            va.volume_id == volume_id, va.deleted == sa.false()))]
+
+
 @writer
 def volume_leave_status(context, volume_id, from_status, values=None):
     """Move a volume out of a transient status (``extending``) to the
@@ -689,10 +794,7 @@ def volume_leave_status(context, volume_id, from_status, values=None):
     :raises Conflict: the volume is not in ``from_status``.
     """
     volume = models.Volume
-    statuses = [row[0] for row in context.session.execute(
-        sa.select(models.VolumeAttachment.attach_status).where(
-            models.VolumeAttachment.volume_id == volume_id,
-            models.VolumeAttachment.deleted == sa.false()))]
+    statuses = counted_statuses(context, volume_id)
     values = dict(values or {})
     values['status'] = vstatus.derive(statuses)
     if not conditional_update(context.session, volume, volume_id, values,
