@@ -811,7 +811,8 @@ class Keystone(_Server):
         """A keystoneauth session of a user, scoped to a project."""
         from keystoneauth1 import session
         return session.Session(auth=self.password_auth(
-            username, password, project_name, project_id))
+            username, password, project_name, project_id),
+            timeout=HTTP_TIMEOUT)
 
     def service_session(self, user, service):
         """A session sending ``user``'s token and ``service``'s as its
@@ -822,7 +823,8 @@ class Keystone(_Server):
         from keystoneauth1 import session
         return session.Session(auth=service_token.ServiceTokenAuthWrapper(
             user_auth=self.password_auth(*user),
-            service_auth=self.password_auth(*service)))
+            service_auth=self.password_auth(*service)),
+            timeout=HTTP_TIMEOUT)
 
     def admin_session(self):
         if self._admin is None:

@@ -39,6 +39,7 @@ import os
 import sys
 import tempfile
 import time
+import urllib.parse
 
 import fixtures
 import requests
@@ -162,15 +163,39 @@ class Cloud(fixtures.Fixture):
 
 
 _CLOUD = None
+_FAILURE = None
 
 
-def get():
-    """The cloud of this process, started on the first call."""
-    global _CLOUD
+def require(testcase):
+    """Skip ``testcase`` (fail it under CINDER_MA_REQUIRE_SERVICES=1)
+    unless MariaDB and RabbitMQ are reachable."""
+    cm_fixtures.server_url_or_skip(testcase, 'mysql')
+    parts = urllib.parse.urlsplit(cm_fixtures.RABBIT_URL)
+    if not cm_fixtures.port_open(parts.hostname or '127.0.0.1',
+                                 parts.port or 5672):
+        cm_fixtures.skip_or_fail(testcase, 'RabbitMQ is not reachable at '
+                                           '%s' % parts.netloc)
+
+
+def get(testcase):
+    """The cloud of this process, started on the first call.
+
+    A cloud that failed to start is not tried again by every test: the
+    later ones fail at once with the first one's error.
+    """
+    global _CLOUD, _FAILURE
+    require(testcase)
+    if _FAILURE is not None:
+        raise AssertionError('the cloud failed to start (see the first '
+                             'failing test): %s' % _FAILURE)
     if _CLOUD is None:
         cloud = Cloud()
-        # A failed set-up has cleaned up after itself.
-        cloud.setUp()
+        try:
+            # A failed set-up has cleaned up after itself.
+            cloud.setUp()
+        except Exception as exc:
+            _FAILURE = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            raise
         _CLOUD = cloud
         atexit.register(cloud.cleanUp)
     return _CLOUD

@@ -44,7 +44,7 @@ class NovaTestCase(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.cloud = gate_cloud.get()
+        self.cloud = gate_cloud.get(self)
         if self.cloud.nova is None:
             cm_fixtures.skip_or_fail(
                 self, 'Nova is not installed (CINDER_MA_NOVA_VENV; '
