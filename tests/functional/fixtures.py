@@ -175,6 +175,15 @@ def unique(prefix):
     return '%s-%s' % (prefix, uuid.uuid4().hex[:12])
 
 
+def fixture_directory(fixture, directory=None):
+    """``directory`` (made when missing) to keep a fixture's files after
+    it, or a temporary directory removed on its cleanup."""
+    if directory is None:
+        return fixture.useFixture(fixtures.TempDir()).path
+    os.makedirs(directory, exist_ok=True)
+    return directory
+
+
 def write_config(path, sections):
     """Write an ini file from ``{section: {option: value}}``."""
     with open(path, 'w') as f:
@@ -512,12 +521,14 @@ class Deployment(_Server):
     :param api_hosts: how many cinder-ma-api processes to run, each as if
         on a host of its own: from the second on, with a state directory
         (so lock files) of its own and another port (:attr:`api_urls`).
+    :param directory: where the files go (kept), instead of a temporary
+        directory.
     """
 
     BACKEND = 'file'
 
     def __init__(self, admin_url, report_interval=1, service_down_time=3,
-                 config=None, env=None, api_hosts=1):
+                 config=None, env=None, api_hosts=1, directory=None):
         super().__init__()
         self.admin_url = admin_url
         self.report_interval = report_interval
@@ -525,9 +536,10 @@ class Deployment(_Server):
         self.extra_config = config or {}
         self.env = env
         self.api_hosts = api_hosts
+        self.directory = directory
 
     def _setUp(self):
-        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.directory = fixture_directory(self, self.directory)
         self.state_path = os.path.join(self.directory, 'state')
         self.volumes_dir = os.path.join(self.state_path, 'volumes')
         self.host = unique('mp')
@@ -728,19 +740,22 @@ class Keystone(_Server):
     DOMAIN = 'Default'
     REGION = 'RegionOne'
 
-    def __init__(self, connection=None, threads=1):
+    def __init__(self, connection=None, threads=1, directory=None):
         """:param connection: the database URL (default: SQLite in the
             fixture's directory); a MariaDB one where many services ask
             at once, as in the gate of tests/openstack.
         :param threads: waitress' threads; more than one only with a
             database server (see below).
+        :param directory: where the files go (kept), instead of a
+            temporary directory.
         """
         super().__init__()
         self.connection = connection
         self.threads = threads
+        self.directory = directory
 
     def _setUp(self):
-        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.directory = fixture_directory(self, self.directory)
         self.port = free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         self.auth_url = self.url + '/v3'

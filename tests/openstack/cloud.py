@@ -75,9 +75,10 @@ class CinderMA(f_fixtures.Deployment):
     tests' :class:`~tests.functional.fixtures.Deployment`, on MariaDB,
     with Keystone's tokens)."""
 
-    def __init__(self, keystone, config):
+    def __init__(self, keystone, config, directory):
         super().__init__(cm_fixtures.MYSQL_URL, report_interval=2,
-                         service_down_time=30, config=config)
+                         service_down_time=30, config=config,
+                         directory=directory)
         self.keystone = keystone
 
     def _start_api(self, index):
@@ -118,7 +119,8 @@ class Cloud(fixtures.Fixture):
         keystone_db = self.useFixture(f_fixtures.ServerDatabase(
             cm_fixtures.MYSQL_URL))
         self.keystone = self.useFixture(f_fixtures.Keystone(
-            connection=keystone_db.url, threads=8))
+            connection=keystone_db.url, threads=8,
+            directory=os.path.join(self.directory, 'keystone')))
         self.cinder_user = self.keystone.service_user(
             f_fixtures.unique('cinder-ma'))
         self.cinder = self.useFixture(CinderMA(self.keystone, {
@@ -130,7 +132,7 @@ class Cloud(fixtures.Fixture):
             # managers, as cinder_ma's service user.
             'nova': nova_fixtures.auth_section(self.keystone,
                                                self.cinder_user),
-        }))
+        }, os.path.join(self.directory, 'cinder-ma')))
         self.cinder_endpoint = self.cinder.endpoint
         for service_type in ('block-storage', 'volumev3'):
             self.keystone.register_service(

@@ -258,6 +258,13 @@ class Nova(fixtures.Fixture):
     def processes(self):
         return list(self.services.values())
 
+    def log(self, binary):
+        """The log of a Nova service so far."""
+        with open(self.services[binary].log_path or
+                  self.services[binary].stderr_path,
+                  errors='replace') as f:
+            return f.read()
+
     def api(self, method, path, session=None, body=None, version='2.60',
             ok=True):
         """A compute API call; ``session`` defaults to the admin's."""

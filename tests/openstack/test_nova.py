@@ -285,6 +285,8 @@ class SharedVolumeTest(NovaTestCase):
         self.delete_server(server)
         volume = self.wait_volume(boot_volume, 'in-use', [a])
         self.assertEqual(boot_volume, volume['id'])
+        self.assertIn('Failed to delete volume: %s' % boot_volume,
+                      self.nova.log('nova-compute'))
         self.detach(a, boot_volume)
         self.wait_volume(boot_volume, 'available', [])
 
