@@ -415,10 +415,16 @@ def extend_volume_completion(context, volume_id, error=False):
     volume = get_volume(context, volume_id, volume_policies.GET)
     policy.authorize(context, volume_policies.EXTEND_COMPLETION,
                      _target(volume))
+    if volume.status == vstatus.EXTENDING:
+        # Its manager's extend flow is running; it finishes by itself.
+        detail = ('its backend is growing it and will finish the extend '
+                  'without waiting for the compute service')
+    else:
+        detail = ('its backend extends attached volumes without waiting '
+                  'for the compute service')
     raise exception.InvalidVolume(
-        reason='volume %s is not being extended: its backend extends '
-               'attached volumes without waiting for the compute service '
-               '(status %s)' % (volume.id, volume.status))
+        reason='volume %s is not being extended: %s (status %s)' % (
+            volume.id, detail, volume.status))
 
 
 def summarize_volumes(context, filters=None, all_tenants=False):

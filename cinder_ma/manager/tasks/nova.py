@@ -23,13 +23,21 @@ from cinder_ma import status as vstatus
 LOG = logging.getLogger(__name__)
 
 
+#: Attachments with a connection to their instance's host (``attaching``:
+#: its connector was given, Nova connects it before completing it).
+CONNECTED = (vstatus.ATTACH_ATTACHED, vstatus.ATTACH_ATTACHING)
+
+
 def nova_attachments(volume):
     """The attachments of ``volume`` made by an external consumer for an
-    instance (``instance_uuid``, no ``manager_host``) and attached: those
-    Nova makes, whose instance only Nova can resize."""
+    instance (``instance_uuid``, no ``manager_host``) and connected (see
+    :data:`CONNECTED`): those Nova makes, whose instance only Nova can
+    resize. (Cinder tells Nova of every attachment with an instance; one
+    only reserved has no connection yet and gets the new size when it is
+    made, one detaching is going away.)"""
     return [a for a in volume.volume_attachment
             if a.instance_uuid and not a.manager_host and
-            a.attach_status == vstatus.ATTACH_ATTACHED]
+            a.attach_status in CONNECTED]
 
 
 class TellNovaVolumeExtended(task.Task):
@@ -96,12 +104,12 @@ class TellNovaVolumeExtended(task.Task):
 def _mark(context, volume, new_size, not_told):
     """Record ``not_told`` on the attachments and the volume's
     error_reason; each write is a compare-and-swap on the state read (an
-    attachment still attached, the volume at ``new_size``)."""
+    attachment still connected, the volume at ``new_size``)."""
     for attachment_id, reason in sorted(not_told.items()):
         try:
             attachment_db.attachment_update(
                 context, attachment_id, {'error_reason': reason},
-                expected_status=vstatus.ATTACH_ATTACHED)
+                expected_status=CONNECTED)
         except Exception as exc:
             LOG.warning('Attachment %s: not marked "%s": %s',
                         attachment_id, reason, exc)
