@@ -142,7 +142,11 @@ class ExtendVolumeOnBackend(_DriverTask):
 
 class ReleaseExtendQuotaOnRevert(task.Task):
     """The API charged the project's gigabytes quota for the extend; a
-    failed extend gives them back."""
+    failed extend gives them back.
+
+    An extend already recorded (the volume left 'extending' with its new
+    size: a task after FinishExtend failed) keeps them.
+    """
 
     def execute(self, context, volume_id, volume, new_size):
         """Nothing to do: the charge was made with the request."""
@@ -150,6 +154,14 @@ class ReleaseExtendQuotaOnRevert(task.Task):
     def revert(self, context, volume_id, volume, new_size, *args,
                **kwargs):
         try:
+            current = volume_db.volume_get(context, volume_id,
+                                           children=False)
+            if current.status != vstatus.EXTENDING and \
+                    current.size >= new_size:
+                LOG.warning('Volume %s was extended to %s GiB before its '
+                            'flow failed; the quota stays charged',
+                            volume_id, new_size)
+                return
             quota_db.release_extend(context, volume_id,
                                     new_size - volume.size)
         except Exception:
@@ -178,7 +190,8 @@ class ResizeAttachedDisks(task.Task):
     attachments whose instance was not told, and logs each with its host.
     Attachments of external consumers have no host manager to call: the
     connection info and the notification tell them (FinishExtend, then
-    the manager).
+    the manager), and Nova's event its instances
+    (:class:`~cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`).
 
     Revert: nothing to undo (an instance that sees the grown storage is
     right).

@@ -13,7 +13,10 @@
 """Contract and revert tests of the extend volume flow (real SQLite, real
 files); the managers of the attachments' hosts are stood for by
 :class:`Hosts` (their RPC API has its own tests, and the whole path runs
-in tests/unit/manager/test_manager.py and the API's end-to-end tests)."""
+in tests/unit/manager/test_manager.py and the API's end-to-end tests),
+Nova by :class:`Nova` (the client's HTTP requests are tested in
+tests/unit/manager/test_nova.py against a local HTTP server, and the real
+Nova runs in the ``openstack`` gate, tests/openstack)."""
 
 import os
 import threading
@@ -22,6 +25,7 @@ import time
 import fixtures
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import flows
@@ -50,6 +54,27 @@ class Hosts:
             raise exc
 
 
+class Nova:
+    """Stands for cinder_ma.manager.nova.NovaAPI: records each call with
+    the volume's size and status when Nova is told, and answers
+    ``refused`` {instance uuid: reason} (None for the others)."""
+
+    def __init__(self, context, configured=True):
+        self.context = context
+        self.configured = configured
+        self.calls = []
+        self.refused = {}
+        self.error = None
+
+    def extend_volume(self, context, instance_uuids, volume_id):
+        volume = volume_db.volume_get(self.context, volume_id)
+        self.calls.append((list(instance_uuids), volume_id, volume.size,
+                           volume.status))
+        if self.error is not None:
+            raise self.error
+        return {uuid: self.refused.get(uuid) for uuid in instance_uuids}
+
+
 class ExtendVolumeFlowTestCase(base.DBTestCase):
 
     def setUp(self):
@@ -57,9 +82,10 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.driver = test_create_volume.make_driver(self.conf)
         self.volumes = mgr_fixtures.VolumeFactory(self.context)
         self.hosts = Hosts()
+        self.nova = Nova(self.context, configured=False)
 
     def flow(self):
-        return extend_volume.get_flow(self.driver, self.hosts)
+        return extend_volume.get_flow(self.driver, self.hosts, self.nova)
 
     def _attach(self, volume, instance, manager_host=None, info=None):
         att = attachment_db.attachment_reserve(
@@ -109,13 +135,14 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         flow = self.flow()
         self.assertEqual({'context', 'volume_id', 'volume', 'new_size'},
                          flow.requires)
-        self.assertEqual({'not_resized'}, flow.provides)
+        self.assertEqual({'not_resized', 'nova_not_told'}, flow.provides)
         self.assertIsInstance(next(iter(flow)),
                               lifecycle.VolumeFromExtendingOnRevert)
         self.assertEqual(
             ['VolumeFromExtendingOnRevert', 'ReleaseExtendQuotaOnRevert',
              'ExtendVolumeOnBackend', 'ResizeAttachedDisks',
-             'FinishExtend'], [type(atom).__name__ for atom in flow])
+             'FinishExtend', 'TellNovaVolumeExtended'],
+            [type(atom).__name__ for atom in flow])
 
     def test_success_restores_derived_status(self):
         for attached, status in ((False, 'available'), (True, 'in-use')):
@@ -219,7 +246,11 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.assertFalse(barrier.broken)
 
     def test_failure_at_every_step(self):
-        for index in range(len(self.flow())):
+        # Every step until the extend is recorded (FinishExtend); the
+        # step after it is below.
+        self.nova.configured = True
+        for index in range(len(self.flow()) - 1):
+            self.nova.calls = []
             volume, path, store, atts = self._volume(attached=True,
                                                      hosts=('compute1',))
             flow = self.flow()
@@ -236,6 +267,98 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             self.assertIn(reason, vol.error_reason)
             self.assertEqual([1, None], self.sizes(atts))
             self.assertEqual([None, None], self.reasons(atts))
+            # Nova was not told of an extend that did not happen.
+            self.assertEqual([], self.nova.calls)
+
+    def test_failure_after_the_extend_is_recorded(self):
+        # TellNovaVolumeExtended never raises (below); if a step after
+        # FinishExtend did, the volume keeps its new size and status and
+        # the project's quota stays charged for it.
+        self.nova.configured = True
+        volume, path, store, atts = self._volume(attached=True)
+        # The charge of the extend, as the API makes it.
+        quota_db.ensure_usages(self.context, volume.project_id,
+                               [quota_db.GIGABYTES])
+        quota_db.retrying(self.context, volume_db.volume_update,
+                          self.context, volume.id, {},
+                          quota=lambda ctx, before: quota_db.change_usage(
+                              ctx, before.project_id,
+                              {quota_db.GIGABYTES: 2}))
+        usage = quota_db.usage_get_all(self.context, volume.project_id)
+        self.assertEqual(3, usage[quota_db.GIGABYTES])
+        flow = self.flow()
+        atom = list(flow)[-1]
+        self.useFixture(fixtures.MockPatchObject(
+            atom, 'execute', side_effect=exception.DriverError(
+                reason='injected')))
+        self.assertRaises(exception.DriverError, flows.run_flow, flow,
+                          store)
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
+        self.assertEqual(usage, quota_db.usage_get_all(self.context,
+                                                       volume.project_id))
+
+    def test_nova_not_configured(self):
+        volume, path, store, atts = self._volume(attached=True)
+        results = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, results['nova_not_told'])
+        self.assertEqual([], self.nova.calls)
+
+    def test_nova_told_once_the_extend_is_recorded(self):
+        # The external consumer's instance (Nova's attachment) is told,
+        # with the volume already at its new size and in-use (Nova reads
+        # it when it handles the event); the instances of attachments
+        # made through a manager are resized by their manager, not told.
+        self.nova.configured = True
+        volume, path, store, atts = self._volume(attached=True,
+                                                 hosts=('compute1',))
+        results = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, results['nova_not_told'])
+        self.assertEqual([(['i1'], volume.id, 3, 'in-use')],
+                         self.nova.calls)
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use', None),
+                         (vol.size, vol.status, vol.error_reason))
+        self.assertEqual([None, None], self.reasons(atts))
+
+    def test_nova_refusing_is_marked_and_cleared_by_the_next_extend(self):
+        self.nova.configured = True
+        volume, path, store, atts = self._volume(attached=True)
+        self.nova.refused = {'i1': 'Nova answered 404: no such server'}
+        results = flows.run_flow(self.flow(), store)
+        expected = ('extend to 3 GiB not told to Nova for instance i1: '
+                    'Nova answered 404: no such server')
+        self.assertEqual({atts[0]: expected}, results['nova_not_told'])
+        # The extend is done; the volume and the attachment say what
+        # Nova was not told.
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
+        self.assertEqual(
+            'extend to 3 GiB: the volume grew, but Nova was not told for 1 '
+            'attachment(s): attachment %s: %s' % (atts[0], expected),
+            vol.error_reason)
+        self.assertEqual([expected], self.reasons(atts))
+
+        self.nova.refused = {}
+        volume_db.volume_update(self.context, volume.id,
+                                {'status': 'extending'})
+        store.update(volume=driver_base.VolumeRef.for_volume(
+            volume.id, 3, multiattach=True, host=volume.host), new_size=4)
+        results = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, results['nova_not_told'])
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((4, 'in-use', None),
+                         (vol.size, vol.status, vol.error_reason))
+        self.assertEqual([None], self.reasons(atts))
+
+    def test_nova_client_error_does_not_fail_the_extend(self):
+        self.nova.configured = True
+        self.nova.error = RuntimeError('boom')
+        volume, path, store, atts = self._volume(attached=True)
+        results = flows.run_flow(self.flow(), store)
+        self.assertEqual({}, results['nova_not_told'])
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
 
     def test_resize_task_reverts_nothing(self):
         task = volume_tasks.ResizeAttachedDisks(self.hosts)
