@@ -49,11 +49,13 @@ from oslo_utils import timeutils
 from cinder_ma.api import extensions
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
+from cinder_ma.api.v3 import unsupported
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
 from cinder_ma.volume import qos_specs
+from cinder_ma.volume import unsupported as unsupported_service
 from tests.unit.api import base
 
 P = '/v3/{project_id}'
@@ -255,6 +257,28 @@ MATRIX = {
 }
 
 
+# Resources cinder_ma does not have (cinder_ma/api/v3/unsupported.py):
+# their lists under Cinder's list policies (readers of the project; none
+# for group types), an id not found by anyone, a creation refused (400)
+# to anyone.
+_UNSUPPORTED_LIST = row(200, 200, 200, 200, 200, 200, 403)
+_UNSUPPORTED_OPEN_LIST = row(200, 200, 200, 200, 200, 200, 200)
+_UNSUPPORTED_NOT_FOUND = row(404, 404, 404, 404, 404, 404, 404)
+_UNSUPPORTED_CREATE = row(400, 400, 400, 400, 400, 400, 400)
+UNSUPPORTED_TEMPLATES = set()
+for _resource in unsupported.RESOURCES:
+    _kinds = {_resource.index: (_UNSUPPORTED_LIST if _resource.key in
+                                unsupported_service.LIST_RULES
+                                else _UNSUPPORTED_OPEN_LIST),
+              _resource.missing: _UNSUPPORTED_NOT_FOUND,
+              _resource.create: _UNSUPPORTED_CREATE}
+    for _template, _methods in routes.ROUTES.items():
+        for _method, _handler in _methods.items():
+            if _handler in _kinds:
+                MATRIX[(_method, _template)] = _kinds[_handler]
+                UNSUPPORTED_TEMPLATES.add(_template)
+
+
 def _headers(persona, version):
     project, user, roles, service_roles = {
         'admin': (base.PROJECT, 'admin-user', None, None),
@@ -393,7 +417,8 @@ class TestPolicyMatrix(base.APITestCase):
                   'qos_id': getattr(env['qos'], 'id', None),
                   'target_project_id': base.PROJECT,
                   'class_name': 'default',
-                  'alias': extensions.EXTENSIONS[0].alias}
+                  'alias': extensions.EXTENSIONS[0].alias,
+                  'resource_id': str(uuid.uuid4())}
         version = mv.MAX_VERSION
         body = None
         instance = str(uuid.uuid4())
@@ -430,6 +455,9 @@ class TestPolicyMatrix(base.APITestCase):
                 'removeProjectAccess': {'removeProjectAccess': {
                     'project': base.OTHER_PROJECT}},
             }[key[2]]
+        elif template in UNSUPPORTED_TEMPLATES:
+            if method in ('POST', 'PUT'):
+                body = {'snapshot': {'volume_id': volume.id}}
         elif method in ('POST', 'PUT'):
             body = {
                 P + '/volumes': {'volume': {'size': 1}},
