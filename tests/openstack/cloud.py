@@ -123,6 +123,10 @@ class Cloud(fixtures.Fixture):
             directory=os.path.join(self.directory, 'keystone')))
         self.cinder_user = self.keystone.service_user(
             f_fixtures.unique('cinder-ma'))
+        # admin too: Nova finds other projects' instances, to which the
+        # managers send volume-extended events, only for an admin.
+        self.keystone.grant(self.keystone.user_id(self.cinder_user[0]),
+                            self.cinder_user[3], 'admin')
         self.cinder = self.useFixture(CinderMA(self.keystone, {
             'DEFAULT': {'auth_strategy': 'keystone'},
             'keystone_authtoken': dict(
