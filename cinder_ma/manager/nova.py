@@ -121,9 +121,11 @@ class NovaAPI:
 
 
 def _outcome(response, instance_uuids, volume_id):
-    """Each instance's outcome from Nova's answer: 200 (all accepted), 207
-    (each event has its own ``code``) or 404 (none of the instances
-    found); anything else refused them all."""
+    """Each instance's outcome from Nova's answer: 200 (all accepted) or
+    207 (each event has its own ``code``: 404 for an unknown server, 422
+    for one on no host...); anything else (older Novas answer 404 when
+    no server was found, 403 for a user without the service or admin
+    role) refused them all."""
     status = response.status_code
     try:
         body = response.json()
