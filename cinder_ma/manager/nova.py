@@ -42,6 +42,12 @@ VOLUME_EXTENDED_MICROVERSION = '2.51'
 VOLUME_EXTENDED = 'volume-extended'
 EVENTS_PATH = '/os-server-external-events'
 
+#: What loading ``[nova]`` or a request raises: keystoneauth's errors
+#: (no such plugin, missing options, Keystone or Nova unreachable or
+#: timing out, the service user refused, no compute endpoint) and
+#: oslo.config's and Python's for values it cannot use.
+LOAD_ERRORS = (ks_exc.ClientException, cfg.Error, ValueError, TypeError)
+
 
 class NovaAPI:
     """Nova's external events, through a keystoneauth adapter built once
@@ -70,6 +76,21 @@ class NovaAPI:
                     self.conf, group, session=session, auth=auth)
             return self._adapter
 
+    def check(self):
+        """Load ``[nova]``'s auth plugin, session and adapter (nothing is
+        sent: keystoneauth reaches Keystone on the first request).
+
+        :returns: None when ``[nova]`` is not configured or loads, else
+            why it does not.
+        """
+        if not self.configured:
+            return None
+        try:
+            self._get_adapter()
+        except LOAD_ERRORS as exc:
+            return str(exc) or type(exc).__name__
+        return None
+
     def extend_volume(self, context, instance_uuids, volume_id):
         """Send ``volume-extended`` for ``volume_id`` to each instance.
 
@@ -87,7 +108,7 @@ class NovaAPI:
                 EVENTS_PATH, json={'events': events}, raise_exc=False,
                 microversion=VOLUME_EXTENDED_MICROVERSION,
                 global_request_id=getattr(context, 'global_id', None))
-        except (ks_exc.ClientException, ValueError, TypeError) as exc:
+        except LOAD_ERRORS as exc:
             # Keystone or Nova unreachable, timed out, refused the service
             # user, no compute endpoint, or [nova] misconfigured.
             reason = 'Nova could not be told: %s' % (
@@ -100,9 +121,11 @@ class NovaAPI:
 
 
 def _outcome(response, instance_uuids, volume_id):
-    """Each instance's outcome from Nova's answer: 200 (all accepted), 207
-    (each event has its own ``code``) or 404 (none of the instances
-    found); anything else refused them all."""
+    """Each instance's outcome from Nova's answer: 200 (all accepted) or
+    207 (each event has its own ``code``: 404 for an unknown server, 422
+    for one on no host...); anything else (older Novas answer 404 when
+    no server was found, 403 for a user without the service or admin
+    role) refused them all."""
     status = response.status_code
     try:
         body = response.json()

@@ -56,7 +56,6 @@ class NovaEventsTestCase(base.BaseTestCase):
                 timeout=NOVA_TIMEOUT)}))
         self.deployment.attach_logs_on_failure(self)
         self.refused = set()
-        self.answered = []
         self.engine = sa.create_engine(self.deployment.database.url)
         self.addCleanup(self.engine.dispose)
 
@@ -86,11 +85,15 @@ class NovaEventsTestCase(base.BaseTestCase):
         found (207)."""
         answered = []
         for event in events:
-            volume = self.request('GET', '/volumes/' + event['tag'],
-                                  status=200).json()['volume']
-            completion = self.request(
-                'POST', '/volumes/%s/action' % event['tag'],
-                {'os-extend_volume_completion': {'error': False}})
+            try:
+                volume = self.request('GET', '/volumes/' + event['tag'],
+                                      status=200).json()['volume']
+                completion = self.request(
+                    'POST', '/volumes/%s/action' % event['tag'],
+                    {'os-extend_volume_completion': {'error': False}})
+            except requests.RequestException:
+                # A request held past the test's end.
+                return 503, {}
             self.seen.append((event['server_uuid'], volume['size'],
                               volume['status'], completion.status_code,
                               completion.text))
@@ -98,7 +101,6 @@ class NovaEventsTestCase(base.BaseTestCase):
             answered.append(dict(event, code=code, status=(
                 'failed' if code != 200 else 'completed')))
         status = 200 if all(e['code'] == 200 for e in answered) else 207
-        self.answered.append(answered)
         return status, {'events': answered}
 
     def wait(self, path, key, done):
@@ -145,13 +147,14 @@ class NovaEventsTestCase(base.BaseTestCase):
         return volume, servers
 
     def extend(self, volume, size, requests):
-        """Extend, then wait for Nova's ``requests``-th events request to
-        be answered and for the manager's flow to end (its claim on the
-        volume given up): Nova is told once the volume has its new size
-        and status, as Cinder does."""
+        """Extend, then wait for Nova's ``requests``-th events request and
+        for the manager's flow to end (its claim on the volume given up):
+        Nova is told once the volume has its new size and status, as
+        Cinder does."""
         self.request('POST', '/volumes/%s/action' % volume['id'],
                      {'os-extend': {'new_size': size}}, status=202)
-        self.eventually(lambda: len(self.answered), lambda n: n >= requests)
+        self.eventually(lambda: len(self.nova.events_requests()),
+                        lambda n: n >= requests)
         self.eventually(lambda: self.claim_of(volume['id']),
                         lambda claim: claim is None)
         return self.request('GET', '/volumes/' + volume['id'],
@@ -205,7 +208,7 @@ class NovaEventsTestCase(base.BaseTestCase):
         # Nova does not answer: the extend ends after [nova] timeout, and
         # both attachments say so; the next extend Nova hears clears it.
         self.refused = set()
-        self.nova.delay = NOVA_TIMEOUT + 3
+        self.nova.delay = NOVA_TIMEOUT + 4
         started = time.monotonic()
         self.request('POST', '/volumes/%s/action' % volume['id'],
                      {'os-extend': {'new_size': 4}}, status=202)
@@ -213,7 +216,8 @@ class NovaEventsTestCase(base.BaseTestCase):
                         lambda n: n >= 3)
         self.eventually(lambda: self.claim_of(volume['id']),
                         lambda claim: claim is None)
-        self.assertLess(time.monotonic() - started, NOVA_TIMEOUT + 3)
+        # Cut short by the timeout (with room for a loaded machine).
+        self.assertLess(time.monotonic() - started, NOVA_TIMEOUT + 4)
         extended = self.request('GET', '/volumes/' + volume['id'],
                                 status=200).json()['volume']
         self.assertEqual((4, 'in-use'),
@@ -222,7 +226,7 @@ class NovaEventsTestCase(base.BaseTestCase):
             self.assertIn('extend to 4 GiB not told to Nova', self.reason(att))
             self.assertIn('timed out', self.reason(att))
         self.nova.delay = 0
-        # (The held request is answered meanwhile: the 3rd.)
+        # (The 3rd request, held, counts: this is the 4th.)
         extended = self.extend(volume, 5, requests=4)
         self.assertEqual((5, 'in-use', None),
                          (extended['size'], extended['status'],
