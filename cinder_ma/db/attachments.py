@@ -301,11 +301,14 @@ def _reservation_refusal(context, volume_id, instance_uuid,
                    'volume type allows (multiattach:max_attachments)' % (
                        volume_id, volume.attach_count))
     if not volume.multiattach:
+        # os-reserve names no instance.
+        held = ('attached to instance %s' % volume.reserved_instance_uuid
+                if volume.reserved_instance_uuid else 'attached or reserved')
+        wanted = ('attached to instance %s' % instance_uuid
+                  if instance_uuid else 'reserved again')
         return exception.InvalidVolume(
-            reason='volume %s is not multiattach and is already attached '
-                   'to instance %s; it cannot be attached to instance %s' % (
-                       volume_id, volume.reserved_instance_uuid,
-                       instance_uuid))
+            reason='volume %s is not multiattach and is already %s; it '
+                   'cannot be %s' % (volume_id, held, wanted))
     return exception.Conflict(reason='volume %s changed concurrently' %
                               volume_id)
 
