@@ -582,11 +582,18 @@ def attachment_begin_detaching(context, volume_id, attachment_id=None):
                        BEGIN_DETACHING_REFUSAL, volume_id, attachment_id))
     now = utcnow()
     va = _VA_TABLE.c
-    connection.execute(sa.update(_VA_TABLE).where(
+    # The compare-and-swap itself: the reads above may predate a
+    # concurrent begin that committed while this one waited for the lock
+    # (a database whose reads see the transaction's first snapshot).
+    marked = connection.execute(sa.update(_VA_TABLE).where(
         va.id == attachment_id, va.deleted == sa.false(),
         va.attach_status == vstatus.ATTACH_ATTACHED,
-        va.detach_begun_at.is_(None)).values(detach_begun_at=now,
-                                             updated_at=now))
+        va.detach_begun_at.is_(None)).values(
+            detach_begun_at=now, updated_at=now)).rowcount
+    if marked != 1:
+        raise exception.InvalidVolume(
+            reason='%s Attachment %s of volume %s is already detaching.' % (
+                BEGIN_DETACHING_REFUSAL, attachment_id, volume_id))
     recompute_volume_status(context, volume_id)
     return attachment_id
 
