@@ -444,6 +444,11 @@ def _attachment_update(context, attachment_id, values,
                 ' or '.join(expected_status)))
     values = dict(values)
     values.setdefault('updated_at', utcnow())
+    if values.get('attach_status', current.attach_status) != \
+            current.attach_status:
+        # The mark of os-begin_detaching belongs to the attached state it
+        # was set in (status.counted_status).
+        values.setdefault('detach_begun_at', None)
     # The record's values (decoded), and the columns' (encoded).
     changes = dict(values)
     for key in records.JSON_FIELDS:
