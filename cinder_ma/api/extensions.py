@@ -175,6 +175,10 @@ CINDER_EXTENSIONS = (
             'Actions on volumes: attaching and detaching (legacy), '
             'os-extend, os-set_bootable, os-retype, '
             'os-update_readonly_flag.'),
+    _cinder('VolumeEncryptionMetadata', 'os-volume-encryption-metadata',
+            '2013-07-10T00:00:00+00:00',
+            'The encryption metadata of a volume (its type\'s '
+            'encryption).'),
     _cinder('VolumeHostAttribute', 'os-vol-host-attr',
             '2011-11-03T00:00:00+00:00',
             'The host of a volume, shown to administrators.'),

@@ -61,6 +61,7 @@ from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import unsupported
 from cinder_ma.api.v3 import versions
 from cinder_ma.api.v3 import volume_actions
+from cinder_ma.api.v3 import volume_encryption_metadata
 from cinder_ma.api.v3 import volume_metadata
 from cinder_ma.api.v3 import volume_summary
 from cinder_ma.api.v3 import volume_type_access
@@ -100,6 +101,10 @@ ROUTES = {
         'GET': volume_metadata.index,
         'POST': volume_metadata.create,
         'PUT': volume_metadata.update_all},
+    _P + '/volumes/{volume_id}/encryption': {
+        'GET': volume_encryption_metadata.index},
+    _P + '/volumes/{volume_id}/encryption/{key}': {
+        'GET': volume_encryption_metadata.show},
     _P + '/volumes/{volume_id}/metadata/{key}': {
         'GET': volume_metadata.show,
         'PUT': volume_metadata.update,

@@ -301,11 +301,14 @@ def _reservation_refusal(context, volume_id, instance_uuid,
                    'volume type allows (multiattach:max_attachments)' % (
                        volume_id, volume.attach_count))
     if not volume.multiattach:
+        # os-reserve names no instance.
+        held = ('attached to instance %s' % volume.reserved_instance_uuid
+                if volume.reserved_instance_uuid else 'attached or reserved')
+        wanted = ('attached to instance %s' % instance_uuid
+                  if instance_uuid else 'reserved again')
         return exception.InvalidVolume(
-            reason='volume %s is not multiattach and is already attached '
-                   'to instance %s; it cannot be attached to instance %s' % (
-                       volume_id, volume.reserved_instance_uuid,
-                       instance_uuid))
+            reason='volume %s is not multiattach and is already %s; it '
+                   'cannot be %s' % (volume_id, held, wanted))
     return exception.Conflict(reason='volume %s changed concurrently' %
                               volume_id)
 
@@ -441,6 +444,11 @@ def _attachment_update(context, attachment_id, values,
                 ' or '.join(expected_status)))
     values = dict(values)
     values.setdefault('updated_at', utcnow())
+    if values.get('attach_status', current.attach_status) != \
+            current.attach_status:
+        # The mark of os-begin_detaching belongs to the attached state it
+        # was set in (status.counted_status).
+        values.setdefault('detach_begun_at', None)
     # The record's values (decoded), and the columns' (encoded).
     changes = dict(values)
     for key in records.JSON_FIELDS:
@@ -579,11 +587,18 @@ def attachment_begin_detaching(context, volume_id, attachment_id=None):
                        BEGIN_DETACHING_REFUSAL, volume_id, attachment_id))
     now = utcnow()
     va = _VA_TABLE.c
-    connection.execute(sa.update(_VA_TABLE).where(
+    # The compare-and-swap itself: the reads above may predate a
+    # concurrent begin that committed while this one waited for the lock
+    # (a database whose reads see the transaction's first snapshot).
+    marked = connection.execute(sa.update(_VA_TABLE).where(
         va.id == attachment_id, va.deleted == sa.false(),
         va.attach_status == vstatus.ATTACH_ATTACHED,
-        va.detach_begun_at.is_(None)).values(detach_begun_at=now,
-                                             updated_at=now))
+        va.detach_begun_at.is_(None)).values(
+            detach_begun_at=now, updated_at=now)).rowcount
+    if marked != 1:
+        raise exception.InvalidVolume(
+            reason='%s Attachment %s of volume %s is already detaching.' % (
+                BEGIN_DETACHING_REFUSAL, attachment_id, volume_id))
     recompute_volume_status(context, volume_id)
     return attachment_id
 

@@ -34,6 +34,7 @@ FORCE_DELETE = 'volume_extension:volume_admin_actions:force_delete'
 EXTEND_COMPLETION = 'volume:extend_volume_completion'
 UPDATE_READONLY = 'volume_extension:volume_actions:update_readonly_flag'
 RESET_STATUS = 'volume_extension:volume_admin_actions:reset_status'
+ENCRYPTION_METADATA = 'volume_extension:volume_encryption_metadata'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -45,6 +46,16 @@ rules = [
         name=GET, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
         description='Show a volume.',
         operations=[{'method': 'GET', 'path': BASE_PATH + '/{volume_id}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=ENCRYPTION_METADATA,
+        check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        description="Show a volume's encryption metadata (its type's "
+                    "encryption; no key here).",
+        operations=[{'method': 'GET',
+                     'path': BASE_PATH + '/{volume_id}/encryption'},
+                    {'method': 'GET',
+                     'path': BASE_PATH + '/{volume_id}/encryption/{key}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
         name=GET_ALL, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,

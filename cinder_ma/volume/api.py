@@ -65,6 +65,17 @@ def get_volume(context, volume_id, action=volume_policies.GET,
     return volume
 
 
+def get_encryption_metadata(context, volume_id):
+    """What a compute service needs to open an encrypted volume: its
+    type's encryption (None for a volume of a type without one).
+
+    :returns: (the volume, the encryption record of its type or None).
+    """
+    volume = get_volume(context, volume_id,
+                        volume_policies.ENCRYPTION_METADATA, children=False)
+    return volume, vtypes.encryption_of(context, volume.volume_type_id)
+
+
 def _list_scope(context, all_tenants, project_filter):
     """The project whose volumes a list shows (None: every project).
 

@@ -249,6 +249,14 @@ class CinderClientTestCase(_AllInOneTestCase):
                       summary['volume-summary']['metadata']['tier'])
         self.cinder.volumes.delete(volume)
 
+    def test_encryption_metadata(self):
+        """What Nova reads of an encrypted volume and Horizon shows of
+        one (GET /volumes/{id}/encryption)."""
+        volume = self._create()
+        self.assertEqual({'encryption_key_id': None},
+                         self.cinder.volumes.get_encryption_metadata(
+                             volume.id))
+
     def test_resources_cinder_ma_does_not_have(self):
         """The lists Horizon and the CLI make of snapshots, backups,
         transfers, groups, group types, group snapshots and messages are

@@ -14,7 +14,8 @@
 
 32 threads reserve attachments of one volume for 32 instances at once; the
 compare-and-swap reservation must let exactly the winners the rules allow
-through, whatever the database.
+through, whatever the database. So must os-begin_detaching's mark (one
+winner) and os-roll_detaching (one rollback, no error).
 """
 
 import threading
@@ -177,6 +178,55 @@ class _RaceMixin:
         results = self._race(vol.id, max_attachments=4)
         self.assertEqual(4, results.count('ok'), results)
         self.assertEqual(4, len(self._live(vol.id)))
+
+    def _concurrently(self, func):
+        barrier = threading.Barrier(THREADS)
+        results = [None] * THREADS
+
+        def run(index):
+            context = self.context.elevated()
+            barrier.wait()
+            try:
+                results[index] = ('ok', func(context))
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=run, args=(i,))
+                   for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    def test_one_begin_detaching_wins(self):
+        # Nova's os-begin_detaching on a volume with one attachment, sent
+        # 32 times at once: one marks it (the volume is then detaching),
+        # the others get Cinder's 400.
+        vol = self._volume(multiattach=False)
+        att = attachment_db.attachment_reserve(self.context, vol.id, 'i1')
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attached'})
+        results = self._concurrently(
+            lambda context: attachment_db.attachment_begin_detaching(
+                context, vol.id))
+        self.assertEqual([('ok', att.id)],
+                         [r for r in results if isinstance(r, tuple)],
+                         results)
+        for result in results:
+            if not isinstance(result, tuple):
+                self.assertIsInstance(result, exception.InvalidVolume)
+        self.assertEqual('detaching',
+                         volume_db.volume_get(self.context, vol.id).status)
+        # Rolled back 32 times at once: once, and never an error.
+        results = self._concurrently(
+            lambda context: attachment_db.attachment_roll_detaching(
+                context, vol.id))
+        self.assertEqual([1] + [0] * (THREADS - 1),
+                         sorted((r[1] for r in results), reverse=True),
+                         results)
+        vol = volume_db.volume_get(self.context, vol.id)
+        self.assertEqual(('in-use', 1), (vol.status, vol.attach_count))
 
 
 class SQLiteRaceTestCase(_RaceMixin, base.DBTestCase):

@@ -148,6 +148,10 @@ MATRIX = {
      'os-extend_volume_completion'):
         row(400, 403, 403, 404, 400),
     ('GET', P + '/volumes/summary'): row(200, 200, 200, 200, 200, 200, 403),
+    ('GET', P + '/volumes/{volume_id}/encryption'): row(200, 200, 200, 404,
+                                                        200),
+    ('GET', P + '/volumes/{volume_id}/encryption/{key}'): row(200, 200, 200,
+                                                              404, 200),
 
     # Attachments (3.27 on).
     ('GET', P + '/attachments'): row(200, 200, 200, 200, 200, 200, 403),
@@ -419,6 +423,8 @@ class TestPolicyMatrix(base.APITestCase):
                   'class_name': 'default',
                   'alias': extensions.EXTENSIONS[0].alias,
                   'resource_id': str(uuid.uuid4())}
+        if template.endswith('/volumes/{volume_id}/encryption/{key}'):
+            params['key'] = 'encryption_key_id'
         version = mv.MAX_VERSION
         body = None
         instance = str(uuid.uuid4())

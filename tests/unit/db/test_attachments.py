@@ -262,6 +262,24 @@ class AttachmentDBTestCase(base.DBTestCase):
         self.assertEqual({False}, {marked for _s, marked
                                    in self._marks(vol).values()})
 
+    def test_a_status_change_drops_the_mark(self):
+        vol = self._volume()
+        att = self._attached(vol, 'i1')
+        attachment_db.attachment_begin_detaching(self.context, vol.id)
+        # Connected again (a consumer's attachment update), then attached:
+        # the volume is in-use, not detaching.
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attaching'})
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attached'})
+        self.assertEqual({att.id: ('attached', False)}, self._marks(vol))
+        self.assertEqual(('in-use', 1), self._status(vol.id))
+        # A change of other columns keeps it.
+        attachment_db.attachment_begin_detaching(self.context, vol.id)
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'mountpoint': '/dev/vdc'})
+        self.assertEqual({att.id: ('attached', True)}, self._marks(vol))
+
     def test_marked_attachment_is_no_work(self):
         # The reconcile loop finishes 'detaching' attachments of external
         # consumers (an interrupted delete): a detach that a consumer only

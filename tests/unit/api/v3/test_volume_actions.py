@@ -227,7 +227,17 @@ class TestAttachFlow(VolumeActionsTestCase):
         # multiattach.
         self.os_attach()
         response = self.act({'os-reserve': None}, status=400)
-        self.assertFault(response, 400, 'badRequest', 'not multiattach')
+        self.assertFault(response, 400, 'badRequest',
+                         'is not multiattach and is already attached to '
+                         'instance %s; it cannot be reserved again'
+                         % self.instance)
+        # Nor one reserved by os-reserve.
+        other = self.create_volume()
+        self.act({'os-reserve': None}, other)
+        response = self.act({'os-reserve': None}, other, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'is already attached or reserved; it cannot be '
+                         'reserved again')
         self.assertEqual(1, len(self.attachments()))
         shared = self.create_volume(multiattach=True)
         self.os_attach(shared)
