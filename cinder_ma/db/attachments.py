@@ -269,7 +269,7 @@ def lock_volume(context, volume_id, live_delta=0):
 
 
 def _reservation_refusal(context, volume_id, instance_uuid,
-                         max_attachments, exclusive_bootable):
+                         max_attachments, exclusive_bootable, cap_source):
     volume = volume_get_in_txn(context, volume_id)
     if volume.status not in vstatus.ATTACHABLE_STATUSES:
         return exception.InvalidVolume(
@@ -286,9 +286,10 @@ def _reservation_refusal(context, volume_id, instance_uuid,
     if (max_attachments is not None and
             volume.attach_count >= max_attachments):
         return exception.InvalidVolume(
-            reason='volume %s already has %d attachments, the most its '
-                   'volume type allows (multiattach:max_attachments)' % (
-                       volume_id, volume.attach_count))
+            reason='volume %s already has %d attachments: at most %d are '
+                   'allowed (%s)' % (
+                       volume_id, volume.attach_count, max_attachments,
+                       cap_source))
     if not volume.multiattach:
         return exception.InvalidVolume(
             reason='volume %s is not multiattach and is already attached '
@@ -313,13 +314,15 @@ def _live_writer(volume_id):
 def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
                        connector=None, manager_host=None,
                        max_attachments=None, exclusive_bootable=False,
-                       one_writer=False):
+                       one_writer=False,
+                       cap_source='multiattach:max_attachments'):
     """Reserve an attachment of a volume for an instance.
 
     A volume that is not multiattach takes attachments for one instance at
     a time (a second one for the same instance is allowed: live migration
     reserves one for the destination host). ``max_attachments`` caps the
-    live attachments of a shareable volume; a read-only volume's are
+    live attachments of the volume (its refusal names the cap and
+    ``cap_source``, what set it); a read-only volume's are
     ``ro`` whatever ``attach_mode`` asks. With ``exclusive_bootable``
     (the caller may not attach a bootable shareable volume to several
     instances: ``volume:multiattach_bootable_volume``), a bootable volume
@@ -358,7 +361,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         reserved = result.rowcount == 1
     if not reserved:
         raise _reservation_refusal(context, volume_id, instance_uuid,
-                                   max_attachments, exclusive_bootable)
+                                   max_attachments, exclusive_bootable,
+                                   cap_source)
     # Read under the row lock the swap took: a read-only volume's
     # attachments are 'ro' whatever mode is asked.
     if attach_mode != 'ro' and (
