@@ -70,18 +70,39 @@ def prepare_service(argv=None, conf=CONF, cli_opts=()):
     log_lines.install()
 
 
-def setup_guru_meditation(conf=CONF):
+def setup_guru_meditation(conf=CONF, service_name=None, signals=True):
     """Print a Guru Meditation report (oslo.reports: threads, config,
     package) on SIGUSR2, or when ``[oslo_reports] file_event_handler``
     changes; to ``[oslo_reports] log_dir`` when set, else standard error.
 
     Called by the long-running commands (cinder-ma-api, -manager, -all)
     in their main thread, after :func:`prepare_service`; their forked
-    workers inherit it.
+    workers inherit it. The WSGI application calls it in each worker
+    with ``signals=False``: there signals belong to the server (and the
+    worker sets up in a request's thread, where no signal handler can be
+    installed), so only the file trigger works, and its watcher thread
+    must start in the worker, after the fork.
+
+    A trigger file that does not exist yet is created (empty), so that
+    touching it later gives a report; one that cannot be created leaves
+    reports off, with an error in the log, and the service runs.
     """
-    gmr.TextGuruMeditation.setup_autorun(version.version_info,
-                                         service_name=conf.prog,
-                                         conf=conf)
+    trigger = conf.oslo_reports.file_event_handler
+    if trigger and not os.path.exists(trigger):
+        try:
+            with open(trigger, 'a'):
+                pass
+        except OSError as exc:
+            LOG.error('Guru Meditation reports are off: [oslo_reports] '
+                      'file_event_handler %s cannot be created: %s',
+                      trigger, exc)
+            return
+    gmr.TextGuruMeditation.setup_autorun(
+        version.version_info, service_name=service_name or conf.prog,
+        conf=conf, setup_signal=signals)
+    if not trigger and not signals:
+        LOG.debug('Guru Meditation reports need [oslo_reports] '
+                  'file_event_handler here: signals belong to the server')
 
 
 def sigint_as_sigterm():

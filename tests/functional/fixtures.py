@@ -542,13 +542,13 @@ class Deployment(_Server):
                 'auth_strategy': 'noauth', 'rpc_transport': 'oslo',
                 'transport_url': cm_fixtures.RABBIT_URL,
                 'control_exchange': self.exchange,
-                'enabled_backends': self.BACKEND},
+                'enabled_backends': self.BACKEND,
+                'rpc_response_timeout': 10},
             self.BACKEND: {'volume_driver': 'file'},
             'database': {'connection': self.database.url},
             'api': {'host_ip': '127.0.0.1', 'port': self.port},
             'manager': {'report_interval': self.report_interval,
-                        'service_down_time': self.service_down_time,
-                        'rpc_response_timeout': 10},
+                        'service_down_time': self.service_down_time},
             'oslo_messaging_rabbit': {
                 'amqp_durable_queues': durable_queues()},
         }
@@ -645,18 +645,28 @@ class WSGIServer(_Server):
     The configuration (a SQLite database in a temporary state directory,
     migrated by ``cinder-ma-manage db sync``) reaches the application
     through ``OS_CINDER_MA_CONFIG_FILES`` only.
+
+    :param config: ``{section: {option: value}}`` added to it; a value
+        may name ``{directory}``, the fixture's temporary directory.
     """
+
+    def __init__(self, config=None):
+        super().__init__()
+        self.extra_config = config or {}
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
         self.state_path = os.path.join(self.directory, 'state')
         self.log_path = os.path.join(self.directory, 'application.log')
+        sections = {'DEFAULT': {'state_path': self.state_path,
+                                'auth_strategy': 'noauth',
+                                'log_file': self.log_path}}
+        for section, values in self.extra_config.items():
+            sections.setdefault(section, {}).update({
+                key: str(value).format(directory=self.directory)
+                for key, value in values.items()})
         self.config_file = write_config(
-            os.path.join(self.directory, 'cinder-ma.conf'), {
-                'DEFAULT': {'state_path': self.state_path,
-                            'auth_strategy': 'noauth',
-                            'log_file': self.log_path},
-            })
+            os.path.join(self.directory, 'cinder-ma.conf'), sections)
         run(command('cinder-ma-manage') + [
             '--config-file', self.config_file, 'db', 'sync'],
             self.directory, 'cinder-ma-manage db sync')

@@ -18,6 +18,9 @@ serves ``application``; the configuration comes from
 ``cinder-ma-manage db sync`` migrated beforehand.
 """
 
+import os
+import time
+
 import requests
 
 from cinder_ma.api import microversions as mv
@@ -71,3 +74,42 @@ class WSGIApplicationTestCase(base.BaseTestCase):
         response = requests.get(self.server.project_url('demo') + '/volumes',
                                 timeout=TIMEOUT)
         self.assertEqual(401, response.status_code)
+
+
+class GuruMeditationTestCase(base.BaseTestCase):
+    """Under a WSGI server the file trigger of oslo.reports gives a report
+    (docs/admin/maintenance.rst): each worker watches
+    ``[oslo_reports] file_event_handler`` once it is set up."""
+
+    def test_touching_the_trigger_file_writes_a_report(self):
+        server = self.useFixture(func_fixtures.WSGIServer(config={
+            'oslo_reports': {
+                # Created by the application when missing.
+                'file_event_handler': '{directory}/gmr-trigger',
+                'file_event_handler_interval': 1,
+                'log_dir': '{directory}'}}))
+        server.attach_logs_on_failure(self)
+        # The worker sets up on its first request.
+        response = requests.get(server.project_url('demo') + '/volumes',
+                                headers={'X-Auth-Token': 'alice:demo'},
+                                timeout=TIMEOUT)
+        self.assertEqual(200, response.status_code, response.text)
+        trigger = os.path.join(server.directory, 'gmr-trigger')
+        func_fixtures.wait_for(lambda: os.path.exists(trigger),
+                               'the trigger file', processes=[
+                                   server.process])
+
+        def reports():
+            return [name for name in os.listdir(server.directory)
+                    if name.startswith('cinder-ma-api_gurumeditation_')]
+
+        self.assertEqual([], reports())
+        # A modification time the watcher has not seen.
+        later = time.time() + 2
+        os.utime(trigger, (later, later))
+        func_fixtures.wait_for(reports, 'a Guru Meditation report',
+                               processes=[server.process])
+        with open(os.path.join(server.directory, reports()[0])) as f:
+            report = f.read()
+        self.assertIn('Guru Meditation', report)
+        self.assertIn('Threads', report)

@@ -15,7 +15,9 @@ serving processes (Ctrl-C handling, which forks, is in
 tests/functional/cmd/test_init.py)."""
 
 import gc
+import os
 import signal
+from unittest import mock
 
 import fixtures
 from oslo_config import cfg
@@ -36,6 +38,43 @@ class TestGuruMeditation(base.BaseTestCase):
         cmd.setup_guru_meditation(conf)
         self.assertIsNot(previous, signal.getsignal(signal.SIGUSR2))
         self.assertTrue(callable(signal.getsignal(signal.SIGUSR2)))
+
+    def _conf(self, **overrides):
+        conf = cfg.ConfigOpts()
+        gmr_opts.set_defaults(conf)
+        conf([], project='cinder_ma')
+        for name, value in overrides.items():
+            conf.set_override(name, value, group='oslo_reports')
+        return conf
+
+    def test_file_trigger_without_signals(self):
+        """The WSGI application's way: no signal handler, the trigger
+        file created for oslo.reports to watch (its watcher thread is
+        left out here: tests.functional.test_wsgi runs it)."""
+        directory = self.useFixture(fixtures.TempDir()).path
+        trigger = os.path.join(directory, 'trigger')
+        autorun = self.useFixture(fixtures.MockPatch(
+            'oslo_reports.guru_meditation_report.TextGuruMeditation.'
+            'setup_autorun')).mock
+        conf = self._conf(file_event_handler=trigger)
+        cmd.setup_guru_meditation(conf, service_name='cinder-ma-api',
+                                  signals=False)
+        self.assertTrue(os.path.exists(trigger))
+        autorun.assert_called_once_with(
+            mock.ANY, service_name='cinder-ma-api', conf=conf,
+            setup_signal=False)
+
+    def test_trigger_that_cannot_be_made_leaves_reports_off(self):
+        directory = self.useFixture(fixtures.TempDir()).path
+        trigger = os.path.join(directory, 'missing', 'trigger')
+        autorun = self.useFixture(fixtures.MockPatch(
+            'oslo_reports.guru_meditation_report.TextGuruMeditation.'
+            'setup_autorun')).mock
+        logged = self.useFixture(fixtures.FakeLogger())
+        cmd.setup_guru_meditation(self._conf(file_event_handler=trigger),
+                                  signals=False)
+        autorun.assert_not_called()
+        self.assertIn('Guru Meditation reports are off', logged.output)
 
 
 class TestFreezeHeap(base.BaseTestCase):
