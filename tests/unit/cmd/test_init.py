@@ -100,3 +100,59 @@ class TestFreezeHeap(base.BaseTestCase):
         cmd.freeze_heap()
         self.assertEqual(2, freeze.call_count)
         self.assertEqual(2, collect.call_count)
+
+
+class TestFindAllInOne(base.BaseTestCase):
+    """cinder-ma-manage and cinder-ma-status next to a cinder-ma-all."""
+
+    def setUp(self):
+        super().setUp()
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        cwd = os.getcwd()
+        os.chdir(self.directory)
+        self.addCleanup(os.chdir, cwd)
+        self.useFixture(fixtures.MockPatch(
+            'oslo_config.cfg.find_config_files', return_value=[]))
+        self.stderr = self.useFixture(fixtures.StringStream('stderr'))
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr',
+                                             self.stderr.stream))
+        self.conf = cfg.ConfigOpts()
+        for name, default in (('rpc_transport', 'oslo'),
+                              ('auth_strategy', 'keystone'),
+                              ('state_path', '/var/lib/cinder-ma')):
+            self.conf.register_opt(cfg.StrOpt(name, default=default))
+        self.conf.register_opt(cfg.ListOpt('enabled_backends', default=[]))
+
+    def test_nothing_here(self):
+        argv = ['cinder-ma-manage', 'service', 'list']
+        self.assertEqual(argv, cmd.find_all_in_one(argv, self.conf))
+        self.conf([])
+        self.assertEqual('/var/lib/cinder-ma', self.conf.state_path)
+
+    def test_its_state_and_recorded_options(self):
+        state = os.path.join(self.directory, 'cinder-ma-state')
+        os.mkdir(state)
+        recorder = cfg.ConfigOpts()
+        conf_file = os.path.join(self.directory, 'all.conf')
+        with open(conf_file, 'w') as f:
+            f.write('[DEFAULT]\n')
+        recorder(['--config-file', conf_file])
+        cmd.record_all_in_one(recorder, state)
+        argv = cmd.find_all_in_one(['cinder-ma-manage', 'service', 'list'],
+                                   self.conf)
+        self.assertEqual(['cinder-ma-manage', '--config-file', conf_file,
+                          'service', 'list'], argv)
+        self.conf(argv[1:3])
+        self.assertEqual('./cinder-ma-state', self.conf.state_path)
+        self.assertEqual('local', self.conf.rpc_transport)
+        self.assertEqual(['file'], self.conf.enabled_backends)
+        self.assertIn('using the state of cinder-ma-all in %s' % state,
+                      self.stderr.getDetails()['stderr'].as_text())
+
+    def test_a_named_config_file_wins(self):
+        os.mkdir(os.path.join(self.directory, 'cinder-ma-state'))
+        argv = ['cinder-ma-manage', '--config-file=/etc/x.conf', 'db',
+                'version']
+        self.assertEqual(argv, cmd.find_all_in_one(argv, self.conf))
+        self.conf([])
+        self.assertEqual('/var/lib/cinder-ma', self.conf.state_path)
