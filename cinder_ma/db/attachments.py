@@ -268,6 +268,13 @@ def lock_volume(context, volume_id, live_delta=0):
     return result.rowcount == 1
 
 
+def of_instance(instance_uuid, none='no instance'):
+    """'instance <uuid>' for a message, or ``none`` for an attachment
+    that names no instance (reserved by os-reserve, or by a consumer of
+    the attachments API that gave none)."""
+    return 'instance %s' % instance_uuid if instance_uuid else none
+
+
 def _reservation_refusal(context, volume_id, instance_uuid,
                          max_attachments, exclusive_bootable, cap_source):
     volume = volume_get_in_txn(context, volume_id)
@@ -292,10 +299,12 @@ def _reservation_refusal(context, volume_id, instance_uuid,
                        cap_source))
     if not volume.multiattach:
         return exception.InvalidVolume(
-            reason='volume %s is not multiattach and is already attached '
-                   'to instance %s; it cannot be attached to instance %s' % (
-                       volume_id, volume.reserved_instance_uuid,
-                       instance_uuid))
+            reason='volume %s is not multiattach and is already held by '
+                   '%s; it cannot be attached to %s' % (
+                       volume_id,
+                       of_instance(volume.reserved_instance_uuid,
+                                   'an attachment of no instance'),
+                       of_instance(instance_uuid, 'another consumer')))
     return exception.Conflict(reason='volume %s changed concurrently' %
                               volume_id)
 
@@ -375,11 +384,11 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         if writer_row is not None:
             raise exception.Conflict(
                 reason='volume %s has a writer already: attachment %s of '
-                       'instance %s; its volume type allows one read-write '
+                       '%s; its volume type allows one read-write '
                        'attachment at a time (multiattach:writers=one): '
                        'attach read-only' % (
                            volume_id, writer_row.id,
-                           writer_row.instance_uuid))
+                           of_instance(writer_row.instance_uuid)))
     values = dict.fromkeys(_ATTACHMENT_COLUMNS)
     values.update(
         id=str(uuid.uuid4()), volume_id=volume_id,

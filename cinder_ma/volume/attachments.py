@@ -484,11 +484,16 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         context, attachment_id, attachment_policies.DELETE)
     if (_is_connected(attachment) and not force and
             not _is_service(context)):
+        if attachment.instance_uuid:
+            consumer = 'instance %s' % attachment.instance_uuid
+        else:
+            consumer = 'host %s (it names no instance)' % (
+                attachment.attached_host or
+                (attachment.connector or {}).get('host') or 'unknown')
         raise exception.Conflict(
-            reason='attachment %s is connected to instance %s; only the '
-                   'service that attached it can delete it (an '
-                   'administrator can use os-force_detach)' % (
-                       attachment.id, attachment.instance_uuid))
+            reason='attachment %s is connected to %s; only the service '
+                   'that attached it can delete it (an administrator can '
+                   'use os-force_detach)' % (attachment.id, consumer))
     if attachment.manager_host:
         # Every way out of an attachment made through a manager goes
         # through the host that may hold its disk and connection.

@@ -212,6 +212,9 @@ class TestServiceToken(KeystoneTestCase):
         response = self.call(self.user('alice'), 'GET',
                              self.url(self.ids['b'], 'volumes'))
         self.assertEqual(400, response.status_code)  # another project's URL
+        self.assertIn('the URL names project %s but the token is scoped to '
+                      'project %s' % (self.ids['b'], self.ids['a']),
+                      response.json()['badRequest']['message'])
         response = requests.get(self.url(self.ids['a'], 'volumes'),
                                 headers={'X-Auth-Token': 'forged'},
                                 timeout=fx.HTTP_TIMEOUT)
