@@ -640,7 +640,9 @@ class Deployment(_Server):
 
 
 class WSGIServer(_Server):
-    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``.
+    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``, or
+    under gunicorn (``server='gunicorn'``: a master and ``workers``
+    forked threaded workers, as in docs/install.rst).
 
     The configuration (a SQLite database in a temporary state directory,
     migrated by ``cinder-ma-manage db sync``) reaches the application
@@ -650,9 +652,11 @@ class WSGIServer(_Server):
         may name ``{directory}``, the fixture's temporary directory.
     """
 
-    def __init__(self, config=None):
+    def __init__(self, config=None, server='waitress', workers=2):
         super().__init__()
         self.extra_config = config or {}
+        self.server = server
+        self.workers = workers
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
@@ -672,14 +676,20 @@ class WSGIServer(_Server):
             self.directory, 'cinder-ma-manage db sync')
         port = free_port()
         self.url = 'http://127.0.0.1:%d' % port
+        if self.server == 'gunicorn':
+            argv = [sys.executable, '-m', 'gunicorn',
+                    '--workers', str(self.workers),
+                    '--worker-class', 'gthread', '--threads', '4',
+                    '--bind', '127.0.0.1:%d' % port]
+        else:
+            argv = [sys.executable, '-m', 'waitress',
+                    '--listen=127.0.0.1:%d' % port]
         self.process = self.useFixture(Process(
-            'waitress',
-            [sys.executable, '-m', 'waitress', '--listen=127.0.0.1:%d' % port,
-             'cinder_ma.wsgi.api:application'],
+            self.server, argv + ['cinder_ma.wsgi.api:application'],
             self.directory, log_file=self.log_path,
             env=environ(OS_CINDER_MA_CONFIG_FILES=self.config_file)))
-        wait_for(lambda: http_get(self.url + '/'), 'answer of waitress',
-                 processes=[self.process])
+        wait_for(lambda: http_get(self.url + '/'),
+                 'answer of %s' % self.server, processes=[self.process])
 
     def processes(self):
         return [self.process]
