@@ -279,8 +279,15 @@ def lock_volume(context, volume_id, live_delta=0):
     return result.rowcount == 1
 
 
+def of_instance(instance_uuid, none='no instance'):
+    """'instance <uuid>' for a message, or ``none`` for an attachment
+    that names no instance (reserved by os-reserve, or by a consumer of
+    the attachments API that gave none)."""
+    return 'instance %s' % instance_uuid if instance_uuid else none
+
+
 def _reservation_refusal(context, volume_id, instance_uuid,
-                         max_attachments, exclusive_bootable):
+                         max_attachments, exclusive_bootable, cap_source):
     volume = volume_get_in_txn(context, volume_id)
     if volume.status not in vstatus.ATTACHABLE_STATUSES:
         return exception.InvalidVolume(
@@ -297,18 +304,21 @@ def _reservation_refusal(context, volume_id, instance_uuid,
     if (max_attachments is not None and
             volume.attach_count >= max_attachments):
         return exception.InvalidVolume(
-            reason='volume %s already has %d attachments, the most its '
-                   'volume type allows (multiattach:max_attachments)' % (
-                       volume_id, volume.attach_count))
+            reason='volume %s already has %d attachments: at most %d are '
+                   'allowed (%s)' % (
+                       volume_id, volume.attach_count, max_attachments,
+                       cap_source))
     if not volume.multiattach:
         # os-reserve names no instance.
-        held = ('attached to instance %s' % volume.reserved_instance_uuid
-                if volume.reserved_instance_uuid else 'attached or reserved')
-        wanted = ('attached to instance %s' % instance_uuid
+        wanted = ('attached to %s' % of_instance(instance_uuid)
                   if instance_uuid else 'reserved again')
         return exception.InvalidVolume(
-            reason='volume %s is not multiattach and is already %s; it '
-                   'cannot be %s' % (volume_id, held, wanted))
+            reason='volume %s is not multiattach and is already held by '
+                   '%s; it cannot be %s' % (
+                       volume_id,
+                       of_instance(volume.reserved_instance_uuid,
+                                   'an attachment of no instance'),
+                       wanted))
     return exception.Conflict(reason='volume %s changed concurrently' %
                               volume_id)
 
@@ -327,13 +337,15 @@ def _live_writer(volume_id):
 def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
                        connector=None, manager_host=None,
                        max_attachments=None, exclusive_bootable=False,
-                       one_writer=False):
+                       one_writer=False,
+                       cap_source='multiattach:max_attachments'):
     """Reserve an attachment of a volume for an instance.
 
     A volume that is not multiattach takes attachments for one instance at
     a time (a second one for the same instance is allowed: live migration
     reserves one for the destination host). ``max_attachments`` caps the
-    live attachments of a shareable volume; a read-only volume's are
+    live attachments of the volume (its refusal names the cap and
+    ``cap_source``, what set it); a read-only volume's are
     ``ro`` whatever ``attach_mode`` asks. With ``exclusive_bootable``
     (the caller may not attach a bootable shareable volume to several
     instances: ``volume:multiattach_bootable_volume``), a bootable volume
@@ -372,7 +384,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         reserved = result.rowcount == 1
     if not reserved:
         raise _reservation_refusal(context, volume_id, instance_uuid,
-                                   max_attachments, exclusive_bootable)
+                                   max_attachments, exclusive_bootable,
+                                   cap_source)
     # Read under the row lock the swap took: a read-only volume's
     # attachments are 'ro' whatever mode is asked.
     if attach_mode != 'ro' and (
@@ -385,11 +398,11 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         if writer_row is not None:
             raise exception.Conflict(
                 reason='volume %s has a writer already: attachment %s of '
-                       'instance %s; its volume type allows one read-write '
+                       '%s; its volume type allows one read-write '
                        'attachment at a time (multiattach:writers=one): '
                        'attach read-only' % (
                            volume_id, writer_row.id,
-                           writer_row.instance_uuid))
+                           of_instance(writer_row.instance_uuid)))
     values = dict.fromkeys(_ATTACHMENT_COLUMNS)
     values.update(
         id=str(uuid.uuid4()), volume_id=volume_id,

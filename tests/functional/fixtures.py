@@ -554,13 +554,13 @@ class Deployment(_Server):
                 'auth_strategy': 'noauth', 'rpc_transport': 'oslo',
                 'transport_url': cm_fixtures.RABBIT_URL,
                 'control_exchange': self.exchange,
-                'enabled_backends': self.BACKEND},
+                'enabled_backends': self.BACKEND,
+                'rpc_response_timeout': 10},
             self.BACKEND: {'volume_driver': 'file'},
             'database': {'connection': self.database.url},
             'api': {'host_ip': '127.0.0.1', 'port': self.port},
             'manager': {'report_interval': self.report_interval,
-                        'service_down_time': self.service_down_time,
-                        'rpc_response_timeout': 10},
+                        'service_down_time': self.service_down_time},
             'oslo_messaging_rabbit': {
                 'amqp_durable_queues': durable_queues()},
         }
@@ -652,36 +652,56 @@ class Deployment(_Server):
 
 
 class WSGIServer(_Server):
-    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``.
+    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``, or
+    under gunicorn (``server='gunicorn'``: a master and ``workers``
+    forked threaded workers, as in docs/install.rst).
 
     The configuration (a SQLite database in a temporary state directory,
     migrated by ``cinder-ma-manage db sync``) reaches the application
     through ``OS_CINDER_MA_CONFIG_FILES`` only.
+
+    :param config: ``{section: {option: value}}`` added to it; a value
+        may name ``{directory}``, the fixture's temporary directory.
     """
+
+    def __init__(self, config=None, server='waitress', workers=2):
+        super().__init__()
+        self.extra_config = config or {}
+        self.server = server
+        self.workers = workers
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
         self.state_path = os.path.join(self.directory, 'state')
         self.log_path = os.path.join(self.directory, 'application.log')
+        sections = {'DEFAULT': {'state_path': self.state_path,
+                                'auth_strategy': 'noauth',
+                                'log_file': self.log_path}}
+        for section, values in self.extra_config.items():
+            sections.setdefault(section, {}).update({
+                key: str(value).format(directory=self.directory)
+                for key, value in values.items()})
         self.config_file = write_config(
-            os.path.join(self.directory, 'cinder-ma.conf'), {
-                'DEFAULT': {'state_path': self.state_path,
-                            'auth_strategy': 'noauth',
-                            'log_file': self.log_path},
-            })
+            os.path.join(self.directory, 'cinder-ma.conf'), sections)
         run(command('cinder-ma-manage') + [
             '--config-file', self.config_file, 'db', 'sync'],
             self.directory, 'cinder-ma-manage db sync')
         port = free_port()
         self.url = 'http://127.0.0.1:%d' % port
+        if self.server == 'gunicorn':
+            argv = [sys.executable, '-m', 'gunicorn',
+                    '--workers', str(self.workers),
+                    '--worker-class', 'gthread', '--threads', '4',
+                    '--bind', '127.0.0.1:%d' % port]
+        else:
+            argv = [sys.executable, '-m', 'waitress',
+                    '--listen=127.0.0.1:%d' % port]
         self.process = self.useFixture(Process(
-            'waitress',
-            [sys.executable, '-m', 'waitress', '--listen=127.0.0.1:%d' % port,
-             'cinder_ma.wsgi.api:application'],
+            self.server, argv + ['cinder_ma.wsgi.api:application'],
             self.directory, log_file=self.log_path,
             env=environ(OS_CINDER_MA_CONFIG_FILES=self.config_file)))
-        wait_for(lambda: http_get(self.url + '/'), 'answer of waitress',
-                 processes=[self.process])
+        wait_for(lambda: http_get(self.url + '/'),
+                 'answer of %s' % self.server, processes=[self.process])
 
     def processes(self):
         return [self.process]

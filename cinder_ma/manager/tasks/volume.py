@@ -184,7 +184,7 @@ class ResizeAttachedDisks(task.Task):
 
     Each call is bounded: a manager that is down is not called
     (``[manager] service_down_time``), one that does not answer fails
-    after ``[manager] rpc_response_timeout``, one too old (or a pin
+    after ``[DEFAULT] rpc_response_timeout``, one too old (or a pin
     below 1.6) is not sent anything. None of these fails the task: it
     provides ``not_resized``, ``{attachment id: reason}`` of the
     attachments whose instance was not told, and logs each with its host.

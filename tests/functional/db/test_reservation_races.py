@@ -179,6 +179,87 @@ class _RaceMixin:
         self.assertEqual(4, results.count('ok'), results)
         self.assertEqual(4, len(self._live(vol.id)))
 
+    # The cap of [DEFAULT] max_attachments_per_volume, lowered by the
+    # type's multiattach:max_attachments, through the service layer.
+
+    def _attach_race(self, volume_id, same_instance=False):
+        """THREADS members attach ``volume_id`` at once (each for its own
+        instance, or all for one)."""
+        barrier = threading.Barrier(THREADS)
+        results = [None] * THREADS
+
+        def attach(index):
+            context = cm_context.RequestContext(
+                user_id='fake-user', project_id='fake-project',
+                roles=['member', 'reader'])
+            barrier.wait()
+            try:
+                attachments.create_attachment(
+                    context, volume_id,
+                    'instance-a' if same_instance else 'instance-%02d' %
+                    index)
+                results[index] = 'ok'
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=attach, args=(i,))
+                   for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    def _backed_volume(self, multiattach, specs=None):
+        self.make_backend('testhost@file')
+        if specs:
+            type_db.volume_type_extra_specs_update_or_create(
+                self.context, self.vtype.id, specs)
+        vol = self._volume(multiattach=multiattach)
+        volume_db.volume_update(self.context, vol.id,
+                                {'host': 'testhost@file#file'})
+        return vol
+
+    def _assert_capped(self, vol, results, cap, source):
+        self.assertEqual(cap, results.count('ok'), results)
+        for result in results:
+            if result != 'ok':
+                self.assertIsInstance(result, exception.InvalidVolume)
+                self.assertIn('at most %d are allowed (%s)' % (cap, source),
+                              str(result))
+        self.assertEqual(cap, len(self._live(vol.id)))
+        self.assertEqual(cap, volume_db.volume_get(
+            self.context, vol.id).attach_count)
+
+    def test_configured_cap_holds(self):
+        self.flags(max_attachments_per_volume=5)
+        vol = self._backed_volume(multiattach=True)
+        self._assert_capped(vol, self._attach_race(vol.id), 5,
+                            attachments.CAP_OPTION)
+
+    def test_configured_cap_holds_for_one_instance(self):
+        """A volume that is not shareable takes attachments of its one
+        instance (live migration): capped too."""
+        self.flags(max_attachments_per_volume=3)
+        vol = self._backed_volume(multiattach=False)
+        self._assert_capped(vol, self._attach_race(vol.id,
+                                                   same_instance=True),
+                            3, attachments.CAP_OPTION)
+
+    def test_type_spec_lowers_the_cap(self):
+        self.flags(max_attachments_per_volume=6)
+        vol = self._backed_volume(multiattach=True, specs={
+            'multiattach:max_attachments': '4'})
+        self._assert_capped(vol, self._attach_race(vol.id), 4,
+                            attachments.CAP_SPEC)
+
+    def test_type_spec_does_not_raise_the_cap(self):
+        self.flags(max_attachments_per_volume=6)
+        vol = self._backed_volume(multiattach=True, specs={
+            'multiattach:max_attachments': '20'})
+        self._assert_capped(vol, self._attach_race(vol.id), 6,
+                            attachments.CAP_OPTION)
+
     def _concurrently(self, func):
         barrier = threading.Barrier(THREADS)
         results = [None] * THREADS

@@ -228,7 +228,7 @@ class TestAttachFlow(VolumeActionsTestCase):
         self.os_attach()
         response = self.act({'os-reserve': None}, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'is not multiattach and is already attached to '
+                         'is not multiattach and is already held by '
                          'instance %s; it cannot be reserved again'
                          % self.instance)
         # Nor one reserved by os-reserve.
@@ -236,8 +236,8 @@ class TestAttachFlow(VolumeActionsTestCase):
         self.act({'os-reserve': None}, other)
         response = self.act({'os-reserve': None}, other, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'is already attached or reserved; it cannot be '
-                         'reserved again')
+                         'is already held by an attachment of no '
+                         'instance; it cannot be reserved again')
         self.assertEqual(1, len(self.attachments()))
         shared = self.create_volume(multiattach=True)
         self.os_attach(shared)
