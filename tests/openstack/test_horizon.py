@@ -370,11 +370,6 @@ class HorizonTest(base.BaseTestCase):
             'GET', '/os-availability-zone')['availabilityZoneInfo']]
         offered = page.locator(
             '.modal #id_availability_zone option').all_inner_texts()
-        self.expectFailure(
-            'cinder_ma\'s GET /v3/{project_id}/extensions lists only its '
-            'own extensions, not Cinder\'s "AvailabilityZones": Horizon '
-            'offers "No availability zones found"',
-            self.assertEqual, set(zones), set(offered) & set(zones))
         page.fill('.modal #id_name', name)
         page.fill('.modal #id_description', 'made in Horizon')
         self.choose(page, 'id_type', self.shareable_type)
@@ -408,6 +403,13 @@ class HorizonTest(base.BaseTestCase):
         self.assertIn(self.shareable_type, detail)
         self.assertIn('Attached To', detail)
         self.assertIn('Not attached', detail)
+
+        # Last, as it ends the test while it is known to fail.
+        self.expectFailure(
+            'cinder_ma\'s GET /v3/{project_id}/extensions lists only its '
+            'own extensions, not Cinder\'s "AvailabilityZones": Horizon '
+            'offers "No availability zones found"',
+            self.assertEqual, set(zones), set(offered) & set(zones))
 
     def test_attach_through_horizon_and_share(self):
         """Manage Attachments attaches the shareable volume to a server;
@@ -496,5 +498,15 @@ class HorizonTest(base.BaseTestCase):
         types = page.locator('#volume_types').inner_text()
         self.assertIn(self.shareable_type, types)
         self.assertIn('__DEFAULT__', types)
-        # The QoS specs table renders too (empty).
+        # The QoS specs table renders too.
         self.assertEqual(1, page.locator('#qos_specs').count())
+
+        # Last, as it ends the test while it is known to fail: cinder_ma
+        # serves volume type encryption, so Horizon offers to create it.
+        actions = page.locator(
+            '#volume_types a[id$="__action_create_encryption"]')
+        self.expectFailure(
+            'cinder_ma\'s GET /v3/{project_id}/extensions does not list '
+            'Cinder\'s "VolumeTypeEncryption": Horizon hides Create '
+            'Encryption',
+            self.assertGreater, actions.count(), 0)
