@@ -403,6 +403,12 @@ class HorizonTest(base.BaseTestCase):
         self.assertIn(self.shareable_type, detail)
         self.assertIn('Attached To', detail)
         self.assertIn('Not attached', detail)
+        # Its Snapshots and Messages tabs, loaded when clicked.
+        for tab in ('snapshots_tab', 'messages_tab'):
+            mark = len(self.horizon.calls())
+            page.click('a[data-target="#volume_details__%s"]' % tab)
+            page.locator('#volume_details__%s table' % tab).wait_for()
+            self.check_page(page, 'create-volume-5-%s' % tab, mark)
 
         # Last, as it ends the test while it is known to fail.
         self.expectFailure(
@@ -484,6 +490,18 @@ class HorizonTest(base.BaseTestCase):
         self.assertNotIn(volume['id'], self.nova_volumes(first))
         self.assertIn(volume['id'], self.nova_volumes(second))
 
+    def test_project_volume_panels(self):
+        """The other panels of Project > Volumes render: cinder_ma has no
+        snapshots or groups, and answers their lists as a Cinder without
+        any does."""
+        page = self.as_member()
+        for path in ('project/snapshots/', 'project/volume_groups/',
+                     'project/vg_snapshots/'):
+            mark = self.open(page, path)
+            self.check_page(page, path.strip('/').replace('/', '-'), mark)
+            self.assertIn('No items to display', page.locator(
+                '#main_content table').first.inner_text())
+
     def test_admin_volumes_and_volume_types(self):
         volume = self.create_volume(self.shareable_type)
         page = self.as_admin()
@@ -500,6 +518,10 @@ class HorizonTest(base.BaseTestCase):
         self.assertIn('__DEFAULT__', types)
         # The QoS specs table renders too.
         self.assertEqual(1, page.locator('#qos_specs').count())
+        for path in ('admin/snapshots/', 'admin/group_types/',
+                     'admin/vg_snapshots/'):
+            mark = self.open(page, path)
+            self.check_page(page, path.strip('/').replace('/', '-'), mark)
 
         # Last, as it ends the test while it is known to fail: cinder_ma
         # serves volume type encryption, so Horizon offers to create it.
