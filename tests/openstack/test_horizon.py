@@ -131,11 +131,12 @@ class HorizonTest(base.BaseTestCase):
         cls.member_session = keystone.session(name, password,
                                               project_id=project)
         cls.shareable_type = fx.unique('shareable')
-        test.cinder('POST', '/types', {'volume_type': {
-            'name': cls.shareable_type,
-            'description': 'Volumes that attach to several servers',
-            'extra_specs': {'multiattach': '<is> True'}}},
-            session=keystone.admin_session())
+        cls.shareable_type_id = test.cinder('POST', '/types', {
+            'volume_type': {
+                'name': cls.shareable_type,
+                'description': 'Volumes that attach to several servers',
+                'extra_specs': {'multiattach': '<is> True'}}},
+            session=keystone.admin_session())['volume_type']['id']
 
     # Helpers: cinder_ma and Nova, through their APIs
 
@@ -518,6 +519,16 @@ class HorizonTest(base.BaseTestCase):
         self.assertIn('__DEFAULT__', types)
         # The QoS specs table renders too.
         self.assertEqual(1, page.locator('#qos_specs').count())
+        # The shareable type's extra specs (a modal), from its row.
+        mark = len(self.horizon.calls())
+        page.click('#volume_types__row_%s__action_extras' %
+                   self.shareable_type_id)
+        specs = page.locator('.modal #extras')
+        specs.wait_for()
+        self.check_page(page, 'admin-volume-type-extra-specs', mark)
+        self.assertIn('multiattach', specs.inner_text())
+        self.assertIn('<is> True', specs.inner_text())
+        page.locator('.modal .cancel, .modal .close').first.click()
         for path in ('admin/snapshots/', 'admin/group_types/',
                      'admin/vg_snapshots/'):
             mark = self.open(page, path)
