@@ -338,19 +338,30 @@ class SharedVolumeTest(NovaTestCase):
         self.attach(a, volume_id)
         self.attach(b, volume_id)
         self.wait_volume(volume_id, 'in-use', [a, b])
-        # 3.42: extend in-use. cinder_ma extends, sends Nova the
-        # volume-extended event for both servers, and Nova's compute
-        # answers with os-extend_volume_completion (3.71).
+        # 3.42: extend in-use. cinder_ma extends, then its manager sends
+        # Nova the volume-extended event for both servers (as Cinder's
+        # does: Nova 34 reads the new size then; it never calls 3.71's
+        # os-extend_volume_completion, which stays a 400 as in Cinder).
         self.cinder('POST', '/volumes/%s/action' % volume_id,
                     {'os-extend': {'new_size': 2}}, version='3.71')
         self.wait(lambda: self.volume(volume_id)['size'] == 2 and
                   self.volume(volume_id)['status'] == 'in-use',
                   'volume %s in-use at 2 GiB' % volume_id)
-        for server in (a, b):
+
+        def told(server):
             actions = self.nova.api(
                 'GET', '/servers/%s/os-instance-actions' % server,
                 session=self.user).json()['instanceActions']
-            self.assertIn('extend_volume', [x['action'] for x in actions])
+            return 'extend_volume' in [x['action'] for x in actions]
+
+        for server in (a, b):
+            # Nova records the event as an instance action.
+            self.wait(lambda: told(server),
+                      'extend_volume action of server %s' % server)
+        log = self.nova.log('nova-compute')
+        for server in (a, b):
+            self.assertIn('[instance: %s] Cinder extended volume %s' % (
+                server, volume_id), log)
         for server in (a, b):
             self.detach(server, volume_id)
         self.wait_volume(volume_id, 'available', [])
