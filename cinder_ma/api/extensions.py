@@ -73,7 +73,7 @@ MULTIATTACH = Extension(
         'os-roll_detaching rolls back every mark); with the request '
         'header Cinder-MA-Extensions naming this alias, the attachments of '
         'a volume show cinder-ma-multiattach:attach_mode.'),
-    updated='2026-11-22T00:00:00+00:00',
+    updated='2026-11-27T00:00:00+00:00',
     min_version=mv.MULTIATTACH_VOLUMES)
 
 RECOVERY = Extension(
