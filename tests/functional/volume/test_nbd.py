@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.volume.drivers import base as driver_base
@@ -43,10 +44,12 @@ CHACHA20_ONLY = ('NORMAL:-AES-128-GCM:-AES-256-GCM:-AES-128-CCM:-AES-256-CCM:'
                  '-3DES-CBC')
 
 
-def client_args(info, directory, priority=None):
+def client_args(info, directory, priority=None, reconnect_delay=None,
+                open_timeout=None):
     """qemu-io arguments opening the export of ``info`` with its TLS-PSK
     credentials (the key file written in ``directory``), with GnuTLS
-    ``priority`` if given."""
+    ``priority`` if given, and QEMU's NBD ``reconnect-delay`` and
+    ``open-timeout`` (seconds) if given."""
     data = info['data']
     os.makedirs(directory, exist_ok=True)
     fd = os.open(os.path.join(directory, 'keys.psk'),
@@ -60,8 +63,28 @@ def client_args(info, directory, priority=None):
                 ',priority=%s' % priority if priority else ''),
             '--image-opts',
             'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
-            'file.export=%s,file.tls-creds=tls0' % (
-                data['host'], data['port'], data['export'])]
+            'file.export=%s,file.tls-creds=tls0%s%s' % (
+                data['host'], data['port'], data['export'],
+                ',file.reconnect-delay=%d' % reconnect_delay
+                if reconnect_delay is not None else '',
+                ',file.open-timeout=%d' % open_timeout
+                if open_timeout is not None else '')]
+
+
+def wait_gone(pid, timeout=10):
+    """Wait until process ``pid`` (an nbdkit daemon: not a child of the
+    test, so not waited for) has exited."""
+    deadline = time.monotonic() + timeout
+    while nbd._alive(pid):
+        if time.monotonic() > deadline:
+            raise AssertionError('process %d still runs' % pid)
+        time.sleep(0.02)
+
+
+def kill(pid):
+    """SIGKILL an nbdkit daemon and wait until it is gone."""
+    os.kill(pid, signal.SIGKILL)
+    wait_gone(pid)
 
 
 class NBDTestBase(base.TestCase):
@@ -107,8 +130,7 @@ class NBDTestBase(base.TestCase):
                 except (OSError, ValueError):
                     pass
         for export in self.driver.exports.values():
-            if export.process is not None:
-                export.process.wait(timeout=10)
+            wait_gone(export.pid)
 
     def connect(self, host, mode):
         return self.driver.initialize_connection(
@@ -242,8 +264,7 @@ class NBDDataPathTestCase(NBDTestBase):
         # manager (a new driver object) starts.
         self.driver.stop_supervisor()
         for export in list(self.driver.exports.values()):
-            os.kill(export.pid, signal.SIGKILL)
-            export.process.wait()
+            kill(export.pid)
         code, out = self.qemu_io(rw, 'read 0 4k')
         self.assertNotEqual(0, code, out)
         self.driver = self._driver()
@@ -287,8 +308,7 @@ class NBDDataPathTestCase(NBDTestBase):
     def test_supervisor_restarts_a_dead_export(self):
         rw = self.connect('host-a', 'rw')
         export = next(iter(self.driver.exports.values()))
-        os.kill(export.pid, signal.SIGKILL)
-        export.process.wait()
+        kill(export.pid)
         self.assertEqual([export.key], self.driver.check_exports())
         self.assertIO(rw, 'write -P 0x09 0 4k', 'read -P 0x09 0 4k')
 
@@ -335,8 +355,7 @@ class PerAttachmentExportsTestCase(NBDTestBase):
         rw = self.attach('att-1', 'rw')
         self.driver.stop_supervisor()
         for export in list(self.driver.exports.values()):
-            os.kill(export.pid, signal.SIGKILL)
-            export.process.wait()
+            kill(export.pid)
         self.driver = self._driver()
         self.assertIO(rw, 'write -P 0x34 0 4k', 'read -P 0x34 0 4k')
 
