@@ -156,6 +156,16 @@ nbd_opts = [
                     'with which the manager checks, when it starts, that '
                     'an export it finds running completes an NBD '
                     'handshake with the export\'s key.'),
+    cfg.IntOpt('nbd_probe_interval',
+               default=60, min=0, max=86400,
+               help='Seconds between two checks, by the running manager, '
+                    'that each export completes an NBD handshake with its '
+                    'key (nbdinfo); an export that runs but fails two '
+                    'checks in a row (hung) is replaced by a new nbdkit '
+                    'process on the same port with the same key, so that '
+                    'its clients, which would wait for ever on a hung '
+                    'server, reconnect. 0 checks only when the manager '
+                    'starts.'),
     cfg.IntOpt('nbd_probe_timeout',
                default=10, min=1, max=300,
                help='Seconds the check of a running export (connect, TLS '
@@ -252,6 +262,8 @@ class NBDDriver(base.VolumeDriver):
         self._exports = {}
         self._stop = threading.Event()
         self._supervisor = None
+        # {key: time.monotonic() of its last handshake check}
+        self._probed = {}
 
     @classmethod
     def get_driver_options(cls):
@@ -397,7 +409,7 @@ class NBDDriver(base.VolumeDriver):
                               'volume %s on port %d: %s',
                               record['volume_id'], record['port'], exc)
 
-    def _bring_back(self, key, record):
+    def _bring_back(self, key, record, quiet=False):
         """Adopt the running nbdkit of ``key`` if it serves, else start
         one (replacing the one that does not serve) on the same port with
         the same key.
@@ -410,9 +422,10 @@ class NBDDriver(base.VolumeDriver):
         if pid is not None:
             if self.serves(key, record):
                 self._exports[key] = self._export(key, record, pid)
-                LOG.info('NBD export of volume %s on port %d is still '
-                         'served (nbdkit process %d)', record['volume_id'],
-                         record['port'], pid)
+                log = LOG.debug if quiet else LOG.info
+                log('NBD export of volume %s on port %d is still served '
+                    '(nbdkit process %d)', record['volume_id'],
+                    record['port'], pid)
                 return 'adopted'
             LOG.warning('The nbdkit process %d of the NBD export of volume '
                         '%s on port %d runs but does not complete an NBD '
@@ -500,6 +513,51 @@ class NBDDriver(base.VolumeDriver):
     def _supervise(self):
         while not self._stop.wait(self.configuration.nbd_supervise_interval):
             self.check_exports()
+            if self.configuration.nbd_probe_interval:
+                self.probe_exports()
+
+    def probe_exports(self, force=False):
+        """Replace every export that runs but fails two handshake checks
+        in a row (``nbd_probe_interval``; every export when ``force``).
+
+        The first check runs without the lock (it may take
+        ``nbd_probe_timeout`` seconds, and connections are made
+        meanwhile); the second, under the lock, is
+        :meth:`_bring_back`'s.
+
+        :returns: the keys of the exports replaced.
+        """
+        interval = self.configuration.nbd_probe_interval
+        now = time.monotonic()
+        replaced = []
+        for key, export in self.exports.items():
+            if not force and now - self._probed.get(key, 0) < interval:
+                continue
+            self._probed[key] = time.monotonic()
+            try:
+                if self.serves(key, export.record):
+                    continue
+            except (OSError, exception.DriverError):
+                # Its files went (terminated meanwhile), or nbdinfo
+                # cannot run (do_setup checked it): nothing to decide.
+                continue
+            with self._locked():
+                record = self._records().get(key)
+                current = self._exports.get(key)
+                if (record is None or current is None or
+                        current.pid != export.pid):
+                    continue
+                try:
+                    if self._bring_back(key, record,
+                                        quiet=True) != 'adopted':
+                        replaced.append(key)
+                except exception.DriverError as exc:
+                    LOG.error('Could not replace the NBD export of volume '
+                              '%s on port %d: %s', record['volume_id'],
+                              record['port'], exc)
+        for key in set(self._probed) - set(self.exports):
+            self._probed.pop(key, None)
+        return replaced
 
     def check_exports(self):
         """Restart every recorded export whose nbdkit process died.

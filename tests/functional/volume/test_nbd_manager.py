@@ -37,6 +37,7 @@ are missing, failed instead under ``CINDER_MA_REQUIRE_SERVICES=1``).
 import os
 import shutil
 import signal
+import threading
 import time
 import uuid
 
@@ -272,3 +273,48 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
         self.io(client, 'read -P 0x21 0 64k')
         self.io(client, 'read -P 0x22 64k 64k')
         self.io(client, 'write -P 0x23 128k 64k')
+
+
+class HungExportTestCase(test_nbd.NBDTestBase):
+    """The running manager's check of its exports (nbd_probe_interval)
+    replaces a hung one, whose client would otherwise wait for ever."""
+
+    def test_a_hung_export_is_replaced_and_its_client_goes_on(self):
+        self.conf.set_override('nbd_probe_timeout', PROBE_TIMEOUT,
+                               group='backend_defaults')
+        info = self.driver.initialize_connection(
+            self.volume, {'host': 'host-a'}, 'rw', attachment_id='att-1')
+        client = test_fencing.OpenClient(['qemu-io'] + test_nbd.client_args(
+            info, os.path.join(self.state_path, 'client'),
+            reconnect_delay=RECONNECT_DELAY, open_timeout=30))
+        self.addCleanup(client.close)
+        self.assertIn('wrote 65536/65536',
+                      client.run('write -P 0x31 0 64k'))
+        export = next(iter(self.driver.exports.values()))
+        # A serving export passes its checks and is kept.
+        self.assertEqual([], self.driver.probe_exports(force=True))
+        self.assertEqual(export.pid, self.driver.exports[export.key].pid)
+
+        os.kill(export.pid, signal.SIGSTOP)
+        self.addCleanup(self._kill_stopped, export)
+        replaced = []
+        checker = threading.Thread(target=lambda: replaced.extend(
+            self.driver.probe_exports(force=True)))
+        checker.start()
+        # The request sent to the hung export waits; once it is replaced
+        # QEMU reconnects and sends it again.
+        out = client.run('write -P 0x32 64k 64k', timeout=RECONNECT_DELAY)
+        checker.join(WAIT)
+        self.assertIn('wrote 65536/65536', out)
+        self.assertEqual([export.key], replaced)
+        new = self.driver.exports[export.key]
+        self.assertNotEqual(export.pid, new.pid)
+        self.assertEqual(info['data']['port'], new.port)
+        self.assertIn('read 65536/65536', client.run('read -P 0x31 0 64k'))
+        self.assertIn('read 65536/65536',
+                      client.run('read -P 0x32 64k 64k'))
+
+    @staticmethod
+    def _kill_stopped(export):
+        if nbd._runs_nbdkit_of(export.pid, export.psk_path):
+            os.kill(export.pid, signal.SIGKILL)
