@@ -71,6 +71,37 @@ def client_args(info, directory, priority=None, reconnect_delay=None,
                 if open_timeout is not None else '')]
 
 
+#: A libnbd client (run by the system's python3, which has Debian's
+#: python3-libnbd) that writes to a read-only export anyway; prints
+#: what each request got as JSON.
+LIBNBD_CLIENT = """
+import json, sys
+import nbd
+host, port, export, identity, psk = sys.argv[1:]
+h = nbd.NBD()
+h.set_tls(nbd.TLS_REQUIRE)
+h.set_tls_psk_file(psk)
+h.set_tls_username(identity)
+h.set_export_name(export)
+h.connect_tcp(host, port)
+seen = {'read_only': bool(h.is_read_only())}
+def attempt(name, call):
+    try:
+        call()
+        seen[name] = 'ok'
+    except nbd.Error as exc:
+        seen[name] = exc.errno or str(exc)
+attempt('strict write', lambda: h.pwrite(b'x' * 4096, 0))
+h.set_strict_mode(0)
+attempt('read', lambda: h.pread(4096, 0))
+attempt('zero', lambda: h.zero(4096, 0))
+attempt('trim', lambda: h.trim(4096, 0))
+attempt('write', lambda: h.pwrite(b'x' * 4096, 0))
+attempt('read after the write', lambda: h.pread(4096, 0))
+print(json.dumps(seen))
+"""
+
+
 def wait_gone(pid, timeout=10):
     """Wait until process ``pid`` (an nbdkit daemon: not a child of the
     test, so not waited for) has exited."""
@@ -188,11 +219,60 @@ class NBDDataPathTestCase(NBDTestBase):
         reader = self.connect('host-c', 'ro')
         self.assertIO(writer, 'write -P 0x5a 0 1M')
         self.assertIO(reader, 'read -P 0x5a 0 1M')
-        # A client that asks to write is refused by the target.
+        # A client that asks to write is refused by the target: the
+        # export says it is read-only (nbdkit --readonly), so QEMU's open
+        # for writing fails with EPERM before any request is sent.
         code, out = self.qemu_io(reader, 'write -P 0x11 0 4k')
         self.assertNotEqual(0, code, out)
-        self.assertIn('Permission denied', out)
-        self.assertIO(writer, 'read -P 0x5a 0 4k')
+        self.assertIn("can't open: Could not open image: Permission denied",
+                      out)
+        # Opened read-only (a hypervisor's ro disk), a write is refused
+        # with EPERM and the connection goes on serving reads.
+        code, out = self.qemu_io(reader, 'read -P 0x5a 0 4k',
+                                 'write -P 0x11 0 4k', 'aio_write 0 4k',
+                                 'aio_flush', 'read -P 0x5a 4k 4k',
+                                 read_only=True)
+        self.assertEqual(2, out.count('read 4096/4096'), out)
+        self.assertIn('Block node is read-only', out)
+        self.assertNotIn('wrote', out)
+        self.assertIO(writer, 'read -P 0x5a 0 1M')
+
+    def test_read_only_refusal_seen_by_a_client_ignoring_the_flag(self):
+        """What a client that writes to an ro export anyway sees, with
+        libnbd's Python binding (python3-libnbd) and its strict mode off:
+        EPERM for every write-zeroes and trim, EPERM for the first write,
+        after which nbdkit 1.32 closes the connection (with TLS, its
+        error path skips the refused write's data outside TLS). If this
+        test fails, nbdkit changed: docs/admin/nbd-driver.rst says what
+        a client sees."""
+        python = '/usr/bin/python3'
+        if subprocess.run([python, '-c', 'import nbd'],
+                          capture_output=True).returncode:
+            cm_fixtures.skip_or_fail(self, 'python3-libnbd is missing')
+        writer = self.connect('host-a', 'rw')
+        reader = self.connect('host-c', 'ro')
+        self.assertIO(writer, 'write -P 0x5a 0 64k')
+        data = reader['data']
+        psk = os.path.join(self.state_path, 'libnbd.psk')
+        fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write('%s:%s\n' % (data['tls_psk_identity'],
+                                 data['tls_psk_secret']))
+        result = subprocess.run(
+            [python, '-c', LIBNBD_CLIENT, data['host'], str(data['port']),
+             data['export'], data['tls_psk_identity'], psk],
+            capture_output=True, text=True, timeout=60)
+        self.assertEqual(0, result.returncode, result.stderr)
+        seen = json.loads(result.stdout)
+        self.assertEqual(
+            {'read_only': True,
+             'strict write': 'EPERM',
+             'read': 'ok',
+             'zero': 'EPERM',
+             'trim': 'EPERM',
+             'write': 'EPERM',
+             'read after the write': 'ENOTCONN'}, seen)
+        self.assertIO(writer, 'read -P 0x5a 0 64k')
 
     def test_other_credentials_refused(self):
         a = self.connect('host-a', 'rw')
