@@ -30,7 +30,9 @@ its export at once: the nbdkit process exits, dropping its open
 connections, and the key it required is forgotten, so the old client can
 neither go on nor come back. A new connection of the same attachment
 (after fencing, or when a standby becomes the writer) ends the earlier
-one first and gets a new port and a new key.
+one first and gets a new key (its port is the lowest free one of the
+range, usually the old one: the key, not the port, keeps the old client
+out).
 
 Managers older than RPC API 1.5 name no attachment: the connection is
 then the host's, one per volume, connecting host

@@ -426,6 +426,11 @@ class PerAttachmentExportsTestCase(NBDTestBase):
         new = self.attach('att-1', 'rw')
         self.assertNotEqual(old['data']['tls_psk_secret'],
                             new['data']['tls_psk_secret'])
+        self.assertNotEqual(old['data']['tls_psk_identity'],
+                            new['data']['tls_psk_identity'])
+        # The port is the lowest free one, the old export's own: the key
+        # is what keeps the old client out (docs/admin/nbd-driver.rst).
+        self.assertEqual(old['data']['port'], new['data']['port'])
         self.assertIO(new, 'write -P 0x33 0 4k')
         code, out = self.qemu_io(old, 'read 0 4k', read_only=True)
         self.assertNotEqual(0, code, out)
