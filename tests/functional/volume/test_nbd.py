@@ -463,7 +463,8 @@ class DataPathBenchmarkTestCase(base.TestCase):
     """tools/benchmark_datapath.py runs and reports every figure (no
     speed is asserted: that is the tool's job, on a quiet machine)."""
 
-    def _run(self, *options):
+    def _run(self, *options, paths=('raw_file', 'nbd_one_export',
+                                    'nbd_two_attachments')):
         missing = [p for p in ('nbdkit', 'qemu-io', 'stdbuf')
                    if shutil.which(p) is None]
         if missing:
@@ -478,19 +479,23 @@ class DataPathBenchmarkTestCase(base.TestCase):
             capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         figures = json.loads(result.stdout)
-        self.assertEqual({'raw_file', 'nbd_one_export',
-                          'nbd_two_attachments', 'settings'}, set(figures))
+        self.assertEqual(set(paths) | {'settings'}, set(figures))
         speeds = {'seq_write_mb_s', 'seq_read_mb_s', 'rand_write_iops',
                   'rand_read_iops'}
         cpu = {'seq_write_cpu_s_per_gib', 'seq_read_cpu_s_per_gib'}
         self.assertEqual(speeds | cpu, set(figures['raw_file']))
-        for path in ('nbd_one_export', 'nbd_two_attachments'):
+        iscsi = 'iscsi_one_session' in paths
+        for path in paths[1:]:
             row = figures[path]
-            self.assertEqual(speeds | cpu | {'ratio_to_raw'}, set(row))
-            self.assertEqual({'seq_write', 'seq_read', 'rand_write',
-                              'rand_read'}, set(row['ratio_to_raw']))
-            for value in row['ratio_to_raw'].values():
-                self.assertGreater(value, 0)
+            ratios = {'ratio_to_raw'}
+            if iscsi and path.startswith('nbd_'):
+                ratios.add('ratio_to_iscsi')
+            self.assertEqual(speeds | cpu | ratios, set(row))
+            for ratio in ratios:
+                self.assertEqual({'seq_write', 'seq_read', 'rand_write',
+                                  'rand_read'}, set(row[ratio]))
+                for value in row[ratio].values():
+                    self.assertGreater(value, 0)
         settings = figures['settings']
         self.assertEqual(2, settings['rounds'])
         self.assertEqual(['CHACHA20-POLY1305'],
@@ -504,6 +509,23 @@ class DataPathBenchmarkTestCase(base.TestCase):
         self.assertEqual('writethrough', settings['raw_cache'])
         self.assertEqual(1, settings['queue_depth'])
         self.assertEqual('reused', settings['client_buffers'])
+
+    def test_iscsi_peer(self):
+        """The same rounds through tgt's iSCSI target (QEMU's libiscsi
+        client), with one session and with two."""
+        missing = [p for p in ('tgtd', 'tgtadm') if shutil.which(p) is None]
+        if 'iscsi' not in subprocess.run(['qemu-img', '--help'],
+                                         capture_output=True,
+                                         text=True).stdout:
+            missing.append('qemu-block-extra (QEMU\'s iscsi driver)')
+        if missing or os.geteuid() != 0:
+            cm_fixtures.skip_or_fail(
+                self, 'tgt needs root and %s' % (
+                    ', '.join(missing) or 'nothing else'))
+        settings = self._run('--iscsi', paths=(
+            'raw_file', 'nbd_one_export', 'nbd_two_attachments',
+            'iscsi_one_session', 'iscsi_two_sessions'))
+        self.assertIn('no CHAP', settings['iscsi'])
 
     def test_requests_in_flight(self):
         """Requests in groups (aio_read, aio_write, timed by wall clock),
