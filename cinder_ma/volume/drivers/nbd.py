@@ -478,8 +478,9 @@ class NBDDriver(base.VolumeDriver):
                 reason='cannot run %s: %s' % (
                     self.configuration.nbdinfo_path, exc.strerror))
         if result.returncode != 0:
-            LOG.warning('The NBD export of volume %s on port %d refused '
-                        'its own key: %s', record['volume_id'],
+            LOG.warning('The NBD export of volume %s on port %d did not '
+                        'complete a handshake with its own key: %s',
+                        record['volume_id'],
                         record['port'], result.stderr.decode(
                             errors='replace').strip()[:300])
             return False
