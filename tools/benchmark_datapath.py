@@ -64,10 +64,19 @@ what QEMU uses unless told otherwise); the exports refuse the ciphers of
 the driver's ``nbd_tls_disabled_ciphers`` (``--disabled-ciphers``, default
 the driver's), which decides the cipher.
 
+With ``--iscsi`` the same rounds also measure the NBD paths' peers: the
+same file through tgt's iSCSI target (the target of Cinder's reference
+LVM driver), read and written by QEMU's own iSCSI client (libiscsi), with
+one session (``iscsi_one_session``) and with two initiators at once
+(``iscsi_two_sessions``); each NBD path then also reports its ratio to
+its iSCSI peer (``ratio_to_iscsi``). tgt runs without CHAP, as root, on
+loopback, with its defaults.
+
 Usage: python tools/benchmark_datapath.py [--size-mib 512] [--ops 5000]
            [--rounds 5] [--cache none] [--raw-cache writeback]
-           [--queue-depth 16] [--json]
-Needs nbdkit, qemu-io and stdbuf (coreutils).
+           [--queue-depth 16] [--iscsi] [--json]
+Needs nbdkit, qemu-io and stdbuf (coreutils); with --iscsi, tgt and
+qemu-block-extra, and root.
 """
 
 import argparse
@@ -95,6 +104,15 @@ GiB = 1024 * MiB
 
 WORKLOADS = ('seq_write', 'seq_read', 'rand_write', 'rand_read')
 PATHS = ('raw_file', 'nbd_one_export', 'nbd_two_attachments')
+#: The paths through tgt's iSCSI target (``--iscsi``), each NBD path's
+#: peer: one session, and two sessions (two initiators) at once.
+ISCSI_PATHS = ('iscsi_one_session', 'iscsi_two_sessions')
+#: The NBD path each iSCSI path is compared with.
+PEERS = {'nbd_one_export': 'iscsi_one_session',
+         'nbd_two_attachments': 'iscsi_two_sessions'}
+#: The target's name and the initiators' (one per client).
+TARGET_IQN = 'iqn.2026-11.org.openstack.cinder-ma:bench'
+INITIATOR_IQN = 'iqn.2026-11.org.openstack.cinder-ma:client-%d'
 
 # "4 KiB, 1 ops; 00.00 sec (48.835 MiB/sec and 12501.7190 ops/sec)"
 _TIMING_RE = re.compile(r'^\S+ \S+, (\d+) ops; .* and ([0-9.]+) ops/sec\)',
@@ -118,6 +136,81 @@ def nbd_args(info, directory, priority):
                 data['host'], data['port'], data['export'])]
 
 
+class TgtTarget:
+    """tgt's iSCSI target (``tgtd``, Debian ``tgt``: the target of
+    Cinder's reference LVM driver) serving one file as LUN 1 of one
+    target, on loopback, to any initiator, without CHAP, with tgt's
+    defaults (the rdwr backing store, through the page cache as nbdkit's
+    file plugin, write cache on as Cinder's ``iscsi_write_cache``).
+
+    ``tgtd`` runs in the foreground, in a session of its own, with a
+    control port of its own (``-C``), so that it touches no other tgtd of
+    the host; it is stopped by its pid.
+    """
+
+    def __init__(self, path, port, directory):
+        self.path = path
+        self.port = port
+        # tgtadm's control socket is /var/run/tgtd/socket.<control port>.
+        self.control = port % 10000 + 20000
+        self.log = open(os.path.join(directory, 'tgtd.log'), 'wb')
+        self.process = None
+
+    def _admin(self, *args):
+        return subprocess.run(
+            ['tgtadm', '-C', str(self.control), '--lld', 'iscsi'] +
+            list(args), capture_output=True, text=True, timeout=30)
+
+    def start(self):
+        self.process = subprocess.Popen(
+            ['tgtd', '-f', '-C', str(self.control), '--iscsi',
+             'portal=127.0.0.1:%d' % self.port],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+            start_new_session=True)
+        deadline = time.monotonic() + 30
+        while self._admin('--op', 'show', '--mode', 'target').returncode:
+            if self.process.poll() is not None or (
+                    time.monotonic() > deadline):
+                raise RuntimeError('tgtd did not start (see %s)' %
+                                   self.log.name)
+            time.sleep(0.1)
+        for args in (('--op', 'new', '--mode', 'target', '--tid', '1',
+                      '-T', TARGET_IQN),
+                     ('--op', 'new', '--mode', 'logicalunit', '--tid', '1',
+                      '--lun', '1', '-b', self.path),
+                     ('--op', 'bind', '--mode', 'target', '--tid', '1',
+                      '-I', 'ALL')):
+            result = self._admin(*args)
+            if result.returncode:
+                raise RuntimeError('tgtadm %s: %s' % (
+                    ' '.join(args), result.stderr.strip()))
+        return self.process.pid
+
+    def client_args(self, index):
+        return ['--image-opts',
+                'driver=raw,file.driver=iscsi,file.transport=tcp,'
+                'file.portal=127.0.0.1:%d,file.target=%s,file.lun=1,'
+                'file.initiator-name=%s' % (
+                    self.port, TARGET_IQN, INITIATOR_IQN % index)]
+
+    def stop(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        # tgtd leaves its control socket behind.
+        for suffix in ('', '.lock'):
+            try:
+                os.unlink('/var/run/tgtd/socket.%d%s' % (self.control,
+                                                         suffix))
+            except FileNotFoundError:
+                pass
+
+
 #: glibc malloc settings of the clients (``--client-buffers reused``):
 #: qemu-io allocates (and fills) a new buffer for every request, and glibc
 #: serves a request of 128 KiB or more with a fresh mmap() by default, so
@@ -127,6 +220,12 @@ def nbd_args(info, directory, priority):
 #: high mmap threshold the buffers come from the heap and are reused.
 REUSED_BUFFERS_TUNABLES = ('glibc.malloc.mmap_threshold=268435456:'
                            'glibc.malloc.trim_threshold=1073741824')
+
+
+def tgt_version():
+    result = subprocess.run(['tgtd', '--version'], capture_output=True,
+                            text=True)
+    return (result.stdout or result.stderr).strip()
 
 
 def client_environment(buffers):
@@ -263,18 +362,26 @@ def _workload(key):
         '_', 1)[0]
 
 
+def _ratios(per_round, path, other):
+    """The median of the per-round ratios of ``path``'s speeds to
+    ``other``'s, by workload."""
+    return {_workload(k): round(statistics.median(
+        r[path][k] / r[other][k] for r in per_round), 2)
+        for k in per_round[0][path] if k.endswith(('_mb_s', '_iops'))}
+
+
 def summarize(per_round):
     results = {}
-    for path in PATHS:
+    for path in per_round[0]:
         keys = per_round[0][path]
         figures = {k: round(statistics.median(r[path][k]
                                               for r in per_round), 2)
                    for k in keys}
         if path != 'raw_file':
-            figures['ratio_to_raw'] = {
-                _workload(k): round(statistics.median(
-                    r[path][k] / r['raw_file'][k] for r in per_round), 2)
-                for k in keys if k.endswith(('_mb_s', '_iops'))}
+            figures['ratio_to_raw'] = _ratios(per_round, path, 'raw_file')
+        if PEERS.get(path) in per_round[0]:
+            figures['ratio_to_iscsi'] = _ratios(per_round, path,
+                                                PEERS[path])
         results[path] = figures
     return results
 
@@ -329,7 +436,14 @@ def main(argv=None):
                              'comma-separated (default: the driver\'s)')
     parser.add_argument('--port-min', type=int, default=10809,
                         help='first of the 10 TCP ports the exports may '
-                             'use')
+                             'use (with --iscsi, the next one is tgt\'s '
+                             'portal)')
+    parser.add_argument('--iscsi', action='store_true',
+                        help='also measure the same file through tgt\'s '
+                             'iSCSI target (Debian tgt, run as root) read '
+                             'and written by QEMU\'s libiscsi client '
+                             '(qemu-block-extra), with one session and '
+                             'with two at once, in the same rounds')
     args = parser.parse_args(argv)
     if args.queue_depth < 1:
         parser.error('--queue-depth must be at least 1')
@@ -359,6 +473,7 @@ def main(argv=None):
         path = os.path.join(driver.configuration.nbd_volumes_dir,
                             volume.name)
         attachments = ('bench-a', 'bench-b')
+        target = None
         try:
             infos = [driver.initialize_connection(volume, {'host': a}, 'rw',
                                                   attachment_id=a)
@@ -368,15 +483,26 @@ def main(argv=None):
             clients = [['-t', args.cache] + nbd_args(
                 info, os.path.join(state, a), args.tls_priority)
                 for a, info in zip(attachments, infos)]
+            paths = {'raw_file': [['-t', raw_cache, '-f', 'raw', path]],
+                     'nbd_one_export': clients[:1],
+                     'nbd_two_attachments': clients}
+            pids = {'raw_file': [], 'nbd_one_export': servers[:1],
+                    'nbd_two_attachments': servers}
+            if args.iscsi:
+                target = TgtTarget(path, args.port_min + 10, state)
+                tgtd = target.start()
+                sessions = [['-t', args.cache] + target.client_args(i)
+                            for i in (1, 2)]
+                paths.update(iscsi_one_session=sessions[:1],
+                             iscsi_two_sessions=sessions)
+                pids.update(iscsi_one_session=[tgtd],
+                            iscsi_two_sessions=[tgtd])
             per_round = run_rounds(
-                {'raw_file': [['-t', raw_cache, '-f', 'raw', path]],
-                 'nbd_one_export': clients[:1],
-                 'nbd_two_attachments': clients},
-                size, block, args.ops, args.rounds,
-                {'raw_file': [], 'nbd_one_export': servers[:1],
-                 'nbd_two_attachments': servers},
+                paths, size, block, args.ops, args.rounds, pids,
                 depth=args.queue_depth, env=env)
         finally:
+            if target is not None:
+                target.stop()
             for a in attachments:
                 driver.terminate_connection(volume, {'host': a},
                                             attachment_id=a)
@@ -397,6 +523,8 @@ def main(argv=None):
                           'the raw path reads the disk (O_DIRECT), nbdkit '
                           'the page cache' if raw_cache == 'none' else
                           'reads from the page cache on both'),
+        'iscsi': 'tgt %s, QEMU libiscsi client, loopback, no CHAP' % (
+            tgt_version()) if args.iscsi else None,
         'cpus': os.cpu_count(),
         'load_average_before': [round(x, 2) for x in load_before],
         'load_average_after': [round(x, 2) for x in os.getloadavg()]}
@@ -406,13 +534,15 @@ def main(argv=None):
     columns = ('seq_write_mb_s', 'seq_read_mb_s', 'rand_write_iops',
                'rand_read_iops')
     print('%-22s' % 'path' + ''.join('%16s' % c for c in columns))
-    for name in PATHS:
+    for name in PATHS + (ISCSI_PATHS if args.iscsi else ()):
         print('%-22s' % name + ''.join('%16s' % results[name][c]
                                        for c in columns))
-        if name != 'raw_file':
-            ratios = results[name]['ratio_to_raw']
-            print('%-22s' % '  ratio to raw' + ''.join(
-                '%16s' % ratios[_workload(c)] for c in columns))
+        for key, label in (('ratio_to_raw', '  ratio to raw'),
+                           ('ratio_to_iscsi', '  ratio to iSCSI')):
+            if key in results[name]:
+                print('%-22s' % label + ''.join(
+                    '%16s' % results[name][key][_workload(c)]
+                    for c in columns))
     print('load average before %s, after %s' % (
         results['settings']['load_average_before'],
         results['settings']['load_average_after']))

@@ -30,7 +30,9 @@ its export at once: the nbdkit process exits, dropping its open
 connections, and the key it required is forgotten, so the old client can
 neither go on nor come back. A new connection of the same attachment
 (after fencing, or when a standby becomes the writer) ends the earlier
-one first and gets a new port and a new key.
+one first and gets a new key (its port is the lowest free one of the
+range, usually the old one: the key, not the port, keeps the old client
+out).
 
 Managers older than RPC API 1.5 name no attachment: the connection is
 then the host's, one per volume, connecting host
@@ -39,14 +41,24 @@ that host, and the manager calls :meth:`NBDDriver.terminate_connection`
 (without an attachment id) when the last of them goes, which stops the
 host's exports of the volume made that way.
 
-The driver records every export in ``nbd_exports_dir`` (a JSON record and
-the PSK file nbdkit reads, both readable by the manager's user only).
-When the manager starts again (after a crash, an upgrade or a reboot of
-the host) :meth:`NBDDriver.do_setup` brings every recorded export back on
-the same port with the same credentials, so that the hosts' clients
-reconnect with the connection info they hold; an nbdkit process that
-outlived the manager is adopted as it is. While the manager runs, a
-supervisor thread restarts an export whose nbdkit process died.
+The driver records every export in ``nbd_exports_dir`` (a JSON record,
+the PSK file nbdkit reads and nbdkit's pidfile, readable by the manager's
+user only). nbdkit runs as a daemon (it forks into the background and
+writes its pidfile once it listens), in a session of its own: it is not
+a child of the manager's process, not in its process group, and nothing
+ties it to the manager's lifetime, so that a stop, a crash or an upgrade
+of the manager leaves every export serving and its clients connected.
+When the manager starts again :meth:`NBDDriver.do_setup` goes through the
+records: an export whose nbdkit still runs is adopted only if it really
+serves, that is if ``nbdinfo`` completes an NBD handshake with the
+export's own key within ``nbd_probe_timeout`` seconds; otherwise that
+process is stopped (by the pid of its pidfile, checked against its
+command line) and the export is started again on the same port with the
+same key, as is one whose process is gone (a reboot of the host), so
+that the hosts' clients reconnect with the connection info they hold.
+While the manager runs, a supervisor thread restarts an export whose
+nbdkit process died. Exports are stopped only by the pid of their
+pidfile, never by a program name.
 
 ``connection_info``::
 
@@ -68,10 +80,12 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import threading
 import time
+import urllib.parse
 
 from oslo_config import cfg
 from oslo_config import types
@@ -138,6 +152,28 @@ nbd_opts = [
                default=10, min=1, max=300,
                help='Seconds an nbdkit process may take to start '
                     'listening.'),
+    cfg.StrOpt('nbdinfo_path',
+               default='nbdinfo',
+               help='The nbdinfo program (Debian package libnbd-bin), '
+                    'with which the manager checks, when it starts, that '
+                    'an export it finds running completes an NBD '
+                    'handshake with the export\'s key.'),
+    cfg.IntOpt('nbd_probe_interval',
+               default=60, min=0, max=86400,
+               help='Seconds between two checks, by the running manager, '
+                    'that each export completes an NBD handshake with its '
+                    'key (nbdinfo); an export that runs but fails two '
+                    'checks in a row (hung) is replaced by a new nbdkit '
+                    'process on the same port with the same key, so that '
+                    'its clients, which would wait for ever on a hung '
+                    'server, reconnect. 0 checks only when the manager '
+                    'starts.'),
+    cfg.IntOpt('nbd_probe_timeout',
+               default=10, min=1, max=300,
+               help='Seconds the check of a running export (connect, TLS '
+                    'and NBD handshakes) may take; an export that does '
+                    'not answer within them is replaced by a new nbdkit '
+                    'process on the same port with the same key.'),
 ]
 
 #: The GnuTLS configuration file nbdkit reads, in ``nbd_exports_dir``
@@ -178,24 +214,34 @@ def _alive(pid):
     return state != 'Z'
 
 
-class Export:
-    """One export: one nbdkit process serving one connection."""
+def _runs_nbdkit_of(pid, psk_path):
+    """Whether process ``pid`` is a live nbdkit reading the key file
+    ``psk_path`` (pids are reused: the command line tells)."""
+    try:
+        with open('/proc/%d/cmdline' % pid, 'rb') as f:
+            cmdline = f.read()
+    except OSError:
+        return False
+    return (b'--tls-psk=' + os.fsencode(psk_path) in cmdline.split(b'\0')
+            and _alive(pid))
 
-    def __init__(self, key, record, process=None, pid=None):
+
+class Export:
+    """One export: one nbdkit daemon (process ``pid``) serving one
+    connection with the key file ``psk_path``."""
+
+    def __init__(self, key, record, pid, psk_path):
         self.key = key
         self.record = record
-        self.process = process
-        self.pid = pid if pid is not None else (
-            process.pid if process else None)
+        self.pid = pid
+        self.psk_path = psk_path
 
     @property
     def port(self):
         return self.record['port']
 
     def alive(self):
-        if self.process is not None:
-            return self.process.poll() is None
-        return self.pid is not None and _alive(self.pid)
+        return _runs_nbdkit_of(self.pid, self.psk_path)
 
 
 class NBDDriver(base.VolumeDriver):
@@ -218,6 +264,8 @@ class NBDDriver(base.VolumeDriver):
         self._exports = {}
         self._stop = threading.Event()
         self._supervisor = None
+        # {key: time.monotonic() of its last handshake check}
+        self._probed = {}
 
     @classmethod
     def get_driver_options(cls):
@@ -266,11 +314,14 @@ class NBDDriver(base.VolumeDriver):
             return export
         pid = self._recorded_pid(key)
         if pid is not None:
-            export = Export(key, record, pid=pid)
+            export = self._export(key, record, pid)
         else:
             export = self._spawn(key, record)
         self._exports[key] = export
         return export
+
+    def _export(self, key, record, pid):
+        return Export(key, record, pid, self._export_path(key, '.psk'))
 
     # Paths
 
@@ -313,6 +364,11 @@ class NBDDriver(base.VolumeDriver):
             raise exception.DriverError(
                 reason='nbd_port_min (%d) is above nbd_port_max (%d)' % (
                     cfg_.nbd_port_min, cfg_.nbd_port_max))
+        if shutil.which(cfg_.nbdinfo_path) is None:
+            raise exception.DriverError(
+                reason='nbdinfo_path %s is not a program (libnbd-bin): '
+                       'the driver checks with it that the exports it '
+                       'finds running serve' % cfg_.nbdinfo_path)
         self._write_gnutls_config()
         self._restore_exports()
         self._start_supervisor()
@@ -348,20 +404,87 @@ class NBDDriver(base.VolumeDriver):
         """Bring back every recorded export (see the module's doc)."""
         with self._locked():
             for key, record in self._records().items():
-                adopted = self._recorded_pid(key) is not None
                 try:
-                    self._ensure(key, record)
+                    self._bring_back(key, record)
                 except exception.DriverError as exc:
                     LOG.error('Could not bring back the NBD export of '
                               'volume %s on port %d: %s',
                               record['volume_id'], record['port'], exc)
-                    continue
-                if adopted:
-                    LOG.info('NBD export of volume %s on port %d is still '
-                             'served', record['volume_id'], record['port'])
-                else:
-                    LOG.info('Brought back the NBD export of volume %s on '
-                             'port %d', record['volume_id'], record['port'])
+
+    def _bring_back(self, key, record, quiet=False):
+        """Adopt the running nbdkit of ``key`` if it serves, else start
+        one (replacing the one that does not serve) on the same port with
+        the same key.
+
+        :returns: 'adopted', 'replaced' or 'started'.
+        """
+        export = self._exports.get(key)
+        pid = export.pid if export is not None and export.alive() else (
+            self._recorded_pid(key))
+        if pid is not None:
+            if self.serves(key, record):
+                self._exports[key] = self._export(key, record, pid)
+                log = LOG.debug if quiet else LOG.info
+                log('NBD export of volume %s on port %d is still served '
+                    '(nbdkit process %d)', record['volume_id'],
+                    record['port'], pid)
+                return 'adopted'
+            LOG.warning('The nbdkit process %d of the NBD export of volume '
+                        '%s on port %d runs but does not complete an NBD '
+                        'handshake within %d s; replacing it',
+                        pid, record['volume_id'], record['port'],
+                        self.configuration.nbd_probe_timeout)
+            self._kill(pid)
+        self._exports.pop(key, None)
+        self._exports[key] = self._spawn(key, record)
+        LOG.info('Brought back the NBD export of volume %s on port %d',
+                 record['volume_id'], record['port'])
+        return 'replaced' if pid is not None else 'started'
+
+    def _probe_address(self):
+        """Where the manager reaches its own exports."""
+        address = self.configuration.nbd_listen_address
+        if address in ('0.0.0.0', ''):
+            return '127.0.0.1'
+        if address == '::':
+            return '::1'
+        return address
+
+    def serves(self, key, record):
+        """Whether the export of ``key`` completes an NBD handshake (TCP,
+        TLS with the export's own key, the export's name) within
+        ``nbd_probe_timeout`` seconds."""
+        identity, _secret = self._read_psk(key)
+        host = self._probe_address()
+        if ':' in host:
+            host = '[%s]' % host
+        uri = 'nbds://%s@%s:%d/%s?tls-psk-file=%s' % (
+            urllib.parse.quote(identity, safe=''), host, record['port'],
+            urllib.parse.quote(record['export'], safe=''),
+            urllib.parse.quote(self._export_path(key, '.psk'), safe='/'))
+        try:
+            result = subprocess.run(
+                [self.configuration.nbdinfo_path, '--size', uri],
+                stdin=subprocess.DEVNULL, capture_output=True,
+                timeout=self.configuration.nbd_probe_timeout, check=False)
+        except subprocess.TimeoutExpired:
+            LOG.warning('The NBD export of volume %s on port %d did not '
+                        'complete a handshake within %d s',
+                        record['volume_id'], record['port'],
+                        self.configuration.nbd_probe_timeout)
+            return False
+        except OSError as exc:
+            raise exception.DriverError(
+                reason='cannot run %s: %s' % (
+                    self.configuration.nbdinfo_path, exc.strerror))
+        if result.returncode != 0:
+            LOG.warning('The NBD export of volume %s on port %d did not '
+                        'complete a handshake with its own key: %s',
+                        record['volume_id'],
+                        record['port'], result.stderr.decode(
+                            errors='replace').strip()[:300])
+            return False
+        return True
 
     def _recorded_pid(self, key):
         """The pid of a live nbdkit serving ``key``, or None."""
@@ -370,14 +493,9 @@ class NBDDriver(base.VolumeDriver):
                 pid = int(f.read().strip())
         except (OSError, ValueError):
             return None
-        try:
-            with open('/proc/%d/cmdline' % pid, 'rb') as f:
-                cmdline = f.read()
-        except OSError:
-            return None
         # Only an nbdkit of this export: pids are reused.
-        psk = self._export_path(key, '.psk').encode()
-        return pid if b'--tls-psk=' + psk in cmdline.split(b'\0') else None
+        return pid if _runs_nbdkit_of(
+            pid, self._export_path(key, '.psk')) else None
 
     def _start_supervisor(self):
         if self._supervisor is not None:
@@ -398,6 +516,51 @@ class NBDDriver(base.VolumeDriver):
     def _supervise(self):
         while not self._stop.wait(self.configuration.nbd_supervise_interval):
             self.check_exports()
+            if self.configuration.nbd_probe_interval:
+                self.probe_exports()
+
+    def probe_exports(self, force=False):
+        """Replace every export that runs but fails two handshake checks
+        in a row (``nbd_probe_interval``; every export when ``force``).
+
+        The first check runs without the lock (it may take
+        ``nbd_probe_timeout`` seconds, and connections are made
+        meanwhile); the second, under the lock, is
+        :meth:`_bring_back`'s.
+
+        :returns: the keys of the exports replaced.
+        """
+        interval = self.configuration.nbd_probe_interval
+        now = time.monotonic()
+        replaced = []
+        for key, export in self.exports.items():
+            if not force and now - self._probed.get(key, 0) < interval:
+                continue
+            self._probed[key] = time.monotonic()
+            try:
+                if self.serves(key, export.record):
+                    continue
+            except (OSError, exception.DriverError):
+                # Its files went (terminated meanwhile), or nbdinfo
+                # cannot run (do_setup checked it): nothing to decide.
+                continue
+            with self._locked():
+                record = self._records().get(key)
+                current = self._exports.get(key)
+                if (record is None or current is None or
+                        current.pid != export.pid):
+                    continue
+                try:
+                    if self._bring_back(key, record,
+                                        quiet=True) != 'adopted':
+                        replaced.append(key)
+                except exception.DriverError as exc:
+                    LOG.error('Could not replace the NBD export of volume '
+                              '%s on port %d: %s', record['volume_id'],
+                              record['port'], exc)
+        for key in set(self._probed) - set(self.exports):
+            self._probed.pop(key, None)
+        return replaced
 
     def check_exports(self):
         """Restart every recorded export whose nbdkit process died.
@@ -433,7 +596,12 @@ class NBDDriver(base.VolumeDriver):
     # nbdkit processes
 
     def _command(self, key, record, path):
-        cmd = [self.configuration.nbdkit_path, '--foreground',
+        # No --foreground: nbdkit forks into the background (its parent,
+        # this driver's child, exits once it listens) and writes its
+        # pidfile, so that the manager's lifetime is not the export's.
+        # Its log then goes to syslog; what it prints before it forks
+        # (it cannot listen, a bad option) goes to <key>.log.
+        cmd = [self.configuration.nbdkit_path, '--log=syslog',
                '--pidfile', self._export_path(key, '.pid'),
                '--ipaddr', self.configuration.nbd_listen_address,
                '--port', str(record['port']),
@@ -448,7 +616,15 @@ class NBDDriver(base.VolumeDriver):
         return cmd
 
     def _spawn(self, key, record):
-        """Start nbdkit for ``record`` and wait until it listens."""
+        """Start the nbdkit daemon of ``record`` and wait until it
+        listens.
+
+        The process this starts, in a session of its own, forks nbdkit's
+        daemon and exits once the daemon listens (with an error status if
+        it cannot); the daemon writes its pid to ``<key>.pid``. It is not
+        this process's child: nothing of the manager's lifetime (its
+        exit, a signal to its process group) reaches it.
+        """
         path = self._files.path_of(record['volume_name'])
         if not os.path.isfile(path):
             raise exception.DriverError(
@@ -459,9 +635,10 @@ class NBDDriver(base.VolumeDriver):
         except FileNotFoundError:
             pass
         log_path = self._export_path(key, '.log')
+        timeout = self.configuration.nbd_start_timeout
         with open(log_path, 'ab') as log:
             try:
-                process = subprocess.Popen(
+                starter = subprocess.Popen(
                     self._command(key, record, path),
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=self._environment(), start_new_session=True)
@@ -469,24 +646,36 @@ class NBDDriver(base.VolumeDriver):
                 raise exception.DriverError(
                     reason='cannot run %s: %s' % (
                         self.configuration.nbdkit_path, exc.strerror))
-        deadline = time.monotonic() + self.configuration.nbd_start_timeout
-        while not os.path.exists(pidfile):
-            if process.poll() is not None:
-                raise exception.DriverError(
-                    reason='nbdkit could not serve port %d (exit status '
-                           '%d; see %s)' % (record['port'],
-                                            process.returncode, log_path))
+        deadline = time.monotonic() + timeout
+        try:
+            status = starter.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            starter.kill()
+            starter.wait()
+            status = None
+        if status is not None and status != 0:
+            raise exception.DriverError(
+                reason='nbdkit could not serve port %d (exit status %d; '
+                       'see %s)' % (record['port'], status, log_path))
+        while status is not None:
+            pid = self._recorded_pid(key)
+            if pid is not None:
+                return self._export(key, record, pid)
             if time.monotonic() > deadline:
-                self._kill(process.pid, process)
-                raise exception.DriverError(
-                    reason='nbdkit did not listen on port %d within %d '
-                           's' % (record['port'],
-                                  self.configuration.nbd_start_timeout))
+                break
             time.sleep(0.02)
-        return Export(key, record, process=process)
+        # A daemon that forked but never wrote its pidfile, if any, is
+        # found by its command line in <key>.pid only: nothing else is
+        # stopped.
+        pid = self._recorded_pid(key)
+        if pid is not None:
+            self._kill(pid)
+        raise exception.DriverError(
+            reason='nbdkit did not listen on port %d within %d s' % (
+                record['port'], timeout))
 
     @staticmethod
-    def _kill(pid, process=None):
+    def _kill(pid):
         """Stop an nbdkit process: SIGTERM, then SIGKILL after
         :data:`STOP_GRACE` seconds.
 
@@ -498,13 +687,6 @@ class NBDDriver(base.VolumeDriver):
         try:
             os.kill(pid, signal.SIGTERM)
         except ProcessLookupError:
-            return
-        if process is not None:
-            try:
-                process.wait(timeout=STOP_GRACE)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
             return
         deadline = time.monotonic() + STOP_GRACE
         while time.monotonic() < deadline:
@@ -539,13 +721,12 @@ class NBDDriver(base.VolumeDriver):
                 pass
 
     def _stop_export(self, key):
-        export = self._exports.pop(key, None)
-        if export is not None and export.pid is not None:
-            self._kill(export.pid, export.process)
-        else:
-            pid = self._recorded_pid(key)
-            if pid is not None:
-                self._kill(pid)
+        """Stop the export's nbdkit (the pid of its pidfile, checked
+        against its command line) and forget the export."""
+        self._exports.pop(key, None)
+        pid = self._recorded_pid(key)
+        if pid is not None:
+            self._kill(pid)
         self._remove_files(key)
 
     def _free_ports(self):

@@ -195,8 +195,7 @@ class FencingDataPathTestCase(mgr_fixtures.AttachmentTestCase):
                 except (OSError, ValueError):
                     pass
         for export in self.nbd.exports.values():
-            if export.process is not None:
-                export.process.wait(timeout=10)
+            test_nbd.wait_gone(export.pid)
 
     # -- helpers -----------------------------------------------------------
 

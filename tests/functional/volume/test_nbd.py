@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.volume.drivers import base as driver_base
@@ -43,10 +44,12 @@ CHACHA20_ONLY = ('NORMAL:-AES-128-GCM:-AES-256-GCM:-AES-128-CCM:-AES-256-CCM:'
                  '-3DES-CBC')
 
 
-def client_args(info, directory, priority=None):
+def client_args(info, directory, priority=None, reconnect_delay=None,
+                open_timeout=None):
     """qemu-io arguments opening the export of ``info`` with its TLS-PSK
     credentials (the key file written in ``directory``), with GnuTLS
-    ``priority`` if given."""
+    ``priority`` if given, and QEMU's NBD ``reconnect-delay`` and
+    ``open-timeout`` (seconds) if given."""
     data = info['data']
     os.makedirs(directory, exist_ok=True)
     fd = os.open(os.path.join(directory, 'keys.psk'),
@@ -60,8 +63,59 @@ def client_args(info, directory, priority=None):
                 ',priority=%s' % priority if priority else ''),
             '--image-opts',
             'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
-            'file.export=%s,file.tls-creds=tls0' % (
-                data['host'], data['port'], data['export'])]
+            'file.export=%s,file.tls-creds=tls0%s%s' % (
+                data['host'], data['port'], data['export'],
+                ',file.reconnect-delay=%d' % reconnect_delay
+                if reconnect_delay is not None else '',
+                ',file.open-timeout=%d' % open_timeout
+                if open_timeout is not None else '')]
+
+
+#: A libnbd client (run by the system's python3, which has Debian's
+#: python3-libnbd) that writes to a read-only export anyway; prints
+#: what each request got as JSON.
+LIBNBD_CLIENT = """
+import json, sys
+import nbd
+host, port, export, identity, psk = sys.argv[1:]
+h = nbd.NBD()
+h.set_tls(nbd.TLS_REQUIRE)
+h.set_tls_psk_file(psk)
+h.set_tls_username(identity)
+h.set_export_name(export)
+h.connect_tcp(host, port)
+seen = {'read_only': bool(h.is_read_only())}
+def attempt(name, call):
+    try:
+        call()
+        seen[name] = 'ok'
+    except nbd.Error as exc:
+        seen[name] = exc.errno or str(exc)
+attempt('strict write', lambda: h.pwrite(b'x' * 4096, 0))
+h.set_strict_mode(0)
+attempt('read', lambda: h.pread(4096, 0))
+attempt('zero', lambda: h.zero(4096, 0))
+attempt('trim', lambda: h.trim(4096, 0))
+attempt('write', lambda: h.pwrite(b'x' * 4096, 0))
+attempt('read after the write', lambda: h.pread(4096, 0))
+print(json.dumps(seen))
+"""
+
+
+def wait_gone(pid, timeout=10):
+    """Wait until process ``pid`` (an nbdkit daemon: not a child of the
+    test, so not waited for) has exited."""
+    deadline = time.monotonic() + timeout
+    while nbd._alive(pid):
+        if time.monotonic() > deadline:
+            raise AssertionError('process %d still runs' % pid)
+        time.sleep(0.02)
+
+
+def kill(pid):
+    """SIGKILL an nbdkit daemon and wait until it is gone."""
+    os.kill(pid, signal.SIGKILL)
+    wait_gone(pid)
 
 
 class NBDTestBase(base.TestCase):
@@ -107,8 +161,7 @@ class NBDTestBase(base.TestCase):
                 except (OSError, ValueError):
                     pass
         for export in self.driver.exports.values():
-            if export.process is not None:
-                export.process.wait(timeout=10)
+            wait_gone(export.pid)
 
     def connect(self, host, mode):
         return self.driver.initialize_connection(
@@ -166,11 +219,65 @@ class NBDDataPathTestCase(NBDTestBase):
         reader = self.connect('host-c', 'ro')
         self.assertIO(writer, 'write -P 0x5a 0 1M')
         self.assertIO(reader, 'read -P 0x5a 0 1M')
-        # A client that asks to write is refused by the target.
+        # A client that asks to write is refused by the target: the
+        # export says it is read-only (nbdkit --readonly), so QEMU's open
+        # for writing fails with EPERM before any request is sent.
         code, out = self.qemu_io(reader, 'write -P 0x11 0 4k')
         self.assertNotEqual(0, code, out)
-        self.assertIn('Permission denied', out)
-        self.assertIO(writer, 'read -P 0x5a 0 4k')
+        self.assertIn("can't open: Could not open image: Permission denied",
+                      out)
+        # Opened read-only (a hypervisor's ro disk), a write is refused
+        # with EPERM and the connection goes on serving reads.
+        code, out = self.qemu_io(reader, 'read -P 0x5a 0 4k',
+                                 'write -P 0x11 0 4k', 'aio_write 0 4k',
+                                 'aio_flush', 'read -P 0x5a 4k 4k',
+                                 read_only=True)
+        self.assertEqual(2, out.count('read 4096/4096'), out)
+        self.assertIn('Block node is read-only', out)
+        self.assertNotIn('wrote', out)
+        self.assertIO(writer, 'read -P 0x5a 0 1M')
+
+    def test_read_only_refusal_seen_by_a_client_ignoring_the_flag(self):
+        """What a client that writes to an ro export anyway sees, with
+        libnbd's Python binding (python3-libnbd) and its strict mode off:
+        EPERM for every write-zeroes and trim, EPERM (or a lost
+        connection) for the first write, after which the connection is
+        lost (with TLS, nbdkit 1.32's error
+        path skips the refused write's data outside TLS). If this
+        test fails, nbdkit changed: docs/admin/nbd-driver.rst says what
+        a client sees."""
+        python = '/usr/bin/python3'
+        if subprocess.run([python, '-c', 'import nbd'],
+                          capture_output=True).returncode:
+            cm_fixtures.skip_or_fail(self, 'python3-libnbd is missing')
+        writer = self.connect('host-a', 'rw')
+        reader = self.connect('host-c', 'ro')
+        self.assertIO(writer, 'write -P 0x5a 0 64k')
+        data = reader['data']
+        psk = os.path.join(self.state_path, 'libnbd.psk')
+        fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write('%s:%s\n' % (data['tls_psk_identity'],
+                                 data['tls_psk_secret']))
+        result = subprocess.run(
+            [python, '-c', LIBNBD_CLIENT, data['host'], str(data['port']),
+             data['export'], data['tls_psk_identity'], psk],
+            capture_output=True, text=True, timeout=60)
+        self.assertEqual(0, result.returncode, result.stderr)
+        seen = json.loads(result.stdout)
+        # The write is refused, and the TLS stream is broken: the write
+        # gets EPERM (or ENOTCONN when the connection broke before the
+        # reply was read) and the next request a TLS error, ENOTCONN or
+        # EINVAL (the handle closed), depending on when libnbd notices.
+        for request in ('write', 'read after the write'):
+            self.assertNotEqual('ok', seen.pop(request), request)
+        self.assertEqual(
+            {'read_only': True,
+             'strict write': 'EPERM',
+             'read': 'ok',
+             'zero': 'EPERM',
+             'trim': 'EPERM'}, seen)
+        self.assertIO(writer, 'read -P 0x5a 0 64k')
 
     def test_other_credentials_refused(self):
         a = self.connect('host-a', 'rw')
@@ -242,8 +349,7 @@ class NBDDataPathTestCase(NBDTestBase):
         # manager (a new driver object) starts.
         self.driver.stop_supervisor()
         for export in list(self.driver.exports.values()):
-            os.kill(export.pid, signal.SIGKILL)
-            export.process.wait()
+            kill(export.pid)
         code, out = self.qemu_io(rw, 'read 0 4k')
         self.assertNotEqual(0, code, out)
         self.driver = self._driver()
@@ -287,8 +393,7 @@ class NBDDataPathTestCase(NBDTestBase):
     def test_supervisor_restarts_a_dead_export(self):
         rw = self.connect('host-a', 'rw')
         export = next(iter(self.driver.exports.values()))
-        os.kill(export.pid, signal.SIGKILL)
-        export.process.wait()
+        kill(export.pid)
         self.assertEqual([export.key], self.driver.check_exports())
         self.assertIO(rw, 'write -P 0x09 0 4k', 'read -P 0x09 0 4k')
 
@@ -326,6 +431,11 @@ class PerAttachmentExportsTestCase(NBDTestBase):
         new = self.attach('att-1', 'rw')
         self.assertNotEqual(old['data']['tls_psk_secret'],
                             new['data']['tls_psk_secret'])
+        self.assertNotEqual(old['data']['tls_psk_identity'],
+                            new['data']['tls_psk_identity'])
+        # The port is the lowest free one, the old export's own: the key
+        # is what keeps the old client out (docs/admin/nbd-driver.rst).
+        self.assertEqual(old['data']['port'], new['data']['port'])
         self.assertIO(new, 'write -P 0x33 0 4k')
         code, out = self.qemu_io(old, 'read 0 4k', read_only=True)
         self.assertNotEqual(0, code, out)
@@ -335,8 +445,7 @@ class PerAttachmentExportsTestCase(NBDTestBase):
         rw = self.attach('att-1', 'rw')
         self.driver.stop_supervisor()
         for export in list(self.driver.exports.values()):
-            os.kill(export.pid, signal.SIGKILL)
-            export.process.wait()
+            kill(export.pid)
         self.driver = self._driver()
         self.assertIO(rw, 'write -P 0x34 0 4k', 'read -P 0x34 0 4k')
 
@@ -359,7 +468,8 @@ class DataPathBenchmarkTestCase(base.TestCase):
     """tools/benchmark_datapath.py runs and reports every figure (no
     speed is asserted: that is the tool's job, on a quiet machine)."""
 
-    def _run(self, *options):
+    def _run(self, *options, paths=('raw_file', 'nbd_one_export',
+                                    'nbd_two_attachments')):
         missing = [p for p in ('nbdkit', 'qemu-io', 'stdbuf')
                    if shutil.which(p) is None]
         if missing:
@@ -374,19 +484,23 @@ class DataPathBenchmarkTestCase(base.TestCase):
             capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         figures = json.loads(result.stdout)
-        self.assertEqual({'raw_file', 'nbd_one_export',
-                          'nbd_two_attachments', 'settings'}, set(figures))
+        self.assertEqual(set(paths) | {'settings'}, set(figures))
         speeds = {'seq_write_mb_s', 'seq_read_mb_s', 'rand_write_iops',
                   'rand_read_iops'}
         cpu = {'seq_write_cpu_s_per_gib', 'seq_read_cpu_s_per_gib'}
         self.assertEqual(speeds | cpu, set(figures['raw_file']))
-        for path in ('nbd_one_export', 'nbd_two_attachments'):
+        iscsi = 'iscsi_one_session' in paths
+        for path in paths[1:]:
             row = figures[path]
-            self.assertEqual(speeds | cpu | {'ratio_to_raw'}, set(row))
-            self.assertEqual({'seq_write', 'seq_read', 'rand_write',
-                              'rand_read'}, set(row['ratio_to_raw']))
-            for value in row['ratio_to_raw'].values():
-                self.assertGreater(value, 0)
+            ratios = {'ratio_to_raw'}
+            if iscsi and path.startswith('nbd_'):
+                ratios.add('ratio_to_iscsi')
+            self.assertEqual(speeds | cpu | ratios, set(row))
+            for ratio in ratios:
+                self.assertEqual({'seq_write', 'seq_read', 'rand_write',
+                                  'rand_read'}, set(row[ratio]))
+                for value in row[ratio].values():
+                    self.assertGreater(value, 0)
         settings = figures['settings']
         self.assertEqual(2, settings['rounds'])
         self.assertEqual(['CHACHA20-POLY1305'],
@@ -400,6 +514,23 @@ class DataPathBenchmarkTestCase(base.TestCase):
         self.assertEqual('writethrough', settings['raw_cache'])
         self.assertEqual(1, settings['queue_depth'])
         self.assertEqual('reused', settings['client_buffers'])
+
+    def test_iscsi_peer(self):
+        """The same rounds through tgt's iSCSI target (QEMU's libiscsi
+        client), with one session and with two."""
+        missing = [p for p in ('tgtd', 'tgtadm') if shutil.which(p) is None]
+        if 'iscsi' not in subprocess.run(['qemu-img', '--help'],
+                                         capture_output=True,
+                                         text=True).stdout:
+            missing.append('qemu-block-extra (QEMU\'s iscsi driver)')
+        if missing or os.geteuid() != 0:
+            cm_fixtures.skip_or_fail(
+                self, 'tgt needs root and %s' % (
+                    ', '.join(missing) or 'nothing else'))
+        settings = self._run('--iscsi', paths=(
+            'raw_file', 'nbd_one_export', 'nbd_two_attachments',
+            'iscsi_one_session', 'iscsi_two_sessions'))
+        self.assertIn('no CHAP', settings['iscsi'])
 
     def test_requests_in_flight(self):
         """Requests in groups (aio_read, aio_write, timed by wall clock),

@@ -10,12 +10,15 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Unit tests of the NBD driver that need no nbdkit: options, setup,
+"""Unit tests of the NBD driver that need no nbdkit (the probe runs the
+real nbdinfo, libnbd-bin, against sockets of the test): options, setup,
 records and the nbdkit command line (the data path itself is proven with
 real nbdkit and qemu-io in tests/functional/volume/test_nbd.py)."""
 
 import os
+import socket
 import stat
+import time
 from unittest import mock
 
 import fixtures
@@ -101,6 +104,11 @@ class NBDDriverTestCase(base.TestCase):
                   'access_mode': 'ro', 'export': self.volume.name,
                   'port': 10900}
         cmd = self.driver._command('k', record, '/v')
+        # A daemon (no --foreground), found by its pidfile.
+        self.assertNotIn('--foreground', cmd)
+        self.assertNotIn('--exit-with-parent', cmd)
+        self.assertEqual(os.path.join(self.driver.exports_dir, 'k.pid'),
+                         cmd[cmd.index('--pidfile') + 1])
         self.assertIn('--readonly', cmd)
         self.assertIn('--tls=require', cmd)
         self.assertIn('--tls-psk=%s' % os.path.join(
@@ -109,6 +117,51 @@ class NBDDriverTestCase(base.TestCase):
         record['access_mode'] = 'rw'
         self.assertNotIn('--readonly',
                          self.driver._command('k', record, '/v'))
+
+    def test_setup_refuses_missing_nbdinfo(self):
+        self.conf.set_override('nbdinfo_path', '/nonexistent/nbdinfo',
+                               group='nbd')
+        exc = self.assertRaises(exception.DriverError, self.driver.do_setup)
+        self.assertIn('nbdinfo_path', str(exc))
+
+    def _probe_record(self, port):
+        record = {'volume_id': self.volume.id,
+                  'volume_name': self.volume.name, 'host': 'h',
+                  'access_mode': 'rw', 'export': self.volume.name,
+                  'port': port}
+        self.driver._write_secret_files('k', record, 'cinder-ma-x',
+                                        '00' * 32)
+        return record
+
+    def test_probe_of_a_closed_port(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            port = sock.getsockname()[1]
+        self.assertFalse(self.driver.serves('k', self._probe_record(port)))
+
+    def test_probe_of_a_port_that_never_answers_times_out(self):
+        # A hung export: the kernel accepts the connection, nothing
+        # answers (the real nbdinfo is the client).
+        self.conf.set_override('nbd_probe_timeout', 1, group='nbd')
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        sock = socket.socket()
+        self.addCleanup(sock.close)
+        sock.bind(('127.0.0.1', 0))
+        sock.listen()
+        record = self._probe_record(sock.getsockname()[1])
+        started = time.monotonic()
+        self.assertFalse(self.driver.serves('k', record))
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_probe_address(self):
+        for listen, probed in (('0.0.0.0', '127.0.0.1'), ('::', '::1'),
+                               ('192.0.2.1', '192.0.2.1')):
+            self.conf.set_override('nbd_listen_address', listen,
+                                   group='nbd')
+            self.assertEqual(probed, self.driver._probe_address())
 
     def test_gnutls_config_refuses_chacha20(self):
         self.driver.do_setup()
