@@ -564,9 +564,14 @@ class RawHTTPTestCase(_AllInOneTestCase):
                       'accepted from microversion 3.50 on', message)
 
     def test_url_of_another_project(self):
+        # What a cinderclient user meets whose --os-project-id is not the
+        # endpoint's project: Cinder's message, and what differs.
         response = self._request('GET', '/volumes', project='other')
-        self.assertFault(response, 400, 'badRequest',
-                         'Malformed request url')
+        message = self.assertFault(response, 400, 'badRequest')
+        self.assertIn('Malformed request url: the URL names project other '
+                      'but the token is scoped to project %s' % PROJECT,
+                      message)
+        self.assertIn("cinderclient's --os-project-id", message)
 
     def test_no_token(self):
         response = self._request('GET', '/volumes', token=None)

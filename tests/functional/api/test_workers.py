@@ -192,7 +192,7 @@ class WorkersTestCase(LastUsersRaceMixin, _RacesBase):
         codes = sorted(code for code, _body in results)
         self.assertEqual([200] + [400] * (RACERS - 1), codes, results)
         refusal = next(body for code, body in results if code == 400)
-        self.assertIn('is not multiattach and is already attached',
+        self.assertIn('is not multiattach and is already held by',
                       refusal['badRequest']['message'])
         code, listed = self.request('GET', '/attachments?volume_id=%s' %
                                     volume_id)
