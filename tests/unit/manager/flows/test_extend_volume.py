@@ -20,6 +20,7 @@ import threading
 import time
 
 import fixtures
+from taskflow.patterns import unordered_flow
 
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import volumes as volume_db
@@ -58,8 +59,19 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.volumes = mgr_fixtures.VolumeFactory(self.context)
         self.hosts = Hosts()
 
+    volume_id = None
+
     def flow(self):
-        return extend_volume.get_flow(self.driver, self.hosts)
+        # As the manager builds it: one resize per attachment of a host.
+        targets = ()
+        if self.volume_id:
+            targets = volume_tasks.resize_targets(
+                volume_db.volume_get(self.context, self.volume_id))
+        return extend_volume.get_flow(self.driver, targets)
+
+    def run_flow(self, store, flow=None):
+        return flows.run_once(flow or self.flow(), store,
+                              engine=flows.PARALLEL)
 
     def _attach(self, volume, instance, manager_host=None, info=None):
         att = attachment_db.attachment_reserve(
@@ -91,7 +103,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                                 {'status': 'extending'})
         path = os.path.join(self.driver.volumes_dir, ref.name)
         store = {'context': self.context, 'volume_id': volume.id,
-                 'volume': ref, 'new_size': 3}
+                 'volume': ref, 'new_size': 3, 'manager_api': self.hosts}
         self.volume_id = volume.id
         return volume, path, store, attachments
 
@@ -114,13 +126,28 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                               lifecycle.VolumeFromExtendingOnRevert)
         self.assertEqual(
             ['VolumeFromExtendingOnRevert', 'ReleaseExtendQuotaOnRevert',
-             'ExtendVolumeOnBackend', 'ResizeAttachedDisks',
-             'FinishExtend'], [type(atom).__name__ for atom in flow])
+             'ExtendVolumeOnBackend', 'resize_attached_disks',
+             'FinishExtend'], [atom.name if isinstance(
+                 atom, unordered_flow.Flow) else type(atom).__name__
+                 for atom in flow])
+        # With attachments made through managers: one resize each, in an
+        # unordered flow, all of them before FinishExtend.
+        volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
+        flow = self.flow()
+        resize = list(flow)[3]
+        self.assertIsInstance(resize, unordered_flow.Flow)
+        self.assertEqual({'not_resized.' + a for a in atts},
+                         set(resize.provides))
+        self.assertEqual({'manager_api', 'context', 'volume_id',
+                          'new_size'}, set(resize.requires))
+        self.assertEqual(set(resize.provides),
+                         set(list(flow)[4].requires) - {
+                             'context', 'volume_id', 'new_size'})
 
     def test_success_restores_derived_status(self):
         for attached, status in ((False, 'available'), (True, 'in-use')):
             volume, path, store, atts = self._volume(attached)
-            results = flows.run_flow(self.flow(), store)
+            results = self.run_flow(store)
             self.assertEqual({}, results['not_resized'])
             vol = volume_db.volume_get(self.context, volume.id)
             self.assertEqual((3, status), (vol.size, vol.status))
@@ -134,10 +161,10 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_every_host_resizes(self):
         volume, path, store, atts = self._volume(
             attached=True, hosts=('compute1', 'compute2'))
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['not_resized'])
         self.assertEqual([(atts[1], 'compute1', 3), (atts[2], 'compute2', 3)],
-                         self.hosts.calls)
+                         sorted(self.hosts.calls, key=lambda c: c[1]))
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((3, 'in-use', None),
                          (vol.size, vol.status, vol.error_reason))
@@ -152,7 +179,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             'compute3': exception.ManagerUnavailable(
                 host='compute3', reason='it is down (no heartbeat for 60 s)'),
         }
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         not_resized = results['not_resized']
         self.assertEqual({atts[1], atts[3]}, set(not_resized))
         # The storage grew: the volume has its new size and status, with
@@ -183,7 +210,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                                 {'status': 'extending'})
         store.update(volume=driver_base.VolumeRef.for_volume(
             volume.id, 3, multiattach=True, host=volume.host), new_size=4)
-        flows.run_flow(self.flow(), store)
+        self.run_flow(store)
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((4, 'in-use', None),
                          (vol.size, vol.status, vol.error_reason))
@@ -193,7 +220,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_unexpected_errors_are_reported_too(self):
         volume, path, store, atts = self._volume(hosts=('compute1',))
         self.hosts.failures = {'compute1': RuntimeError('boom')}
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual(
             {atts[0]: 'extend to 3 GiB not seen by instance i-compute1 on '
                       'host compute1: boom'},
@@ -214,22 +241,26 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
         self.hosts.resize_attachment = resize
         volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['not_resized'])
         self.assertFalse(barrier.broken)
 
     def test_failure_at_every_step(self):
-        for index in range(len(self.flow())):
+        steps = None
+        index = 0
+        while steps is None or index < steps:
             volume, path, store, atts = self._volume(attached=True,
                                                      hosts=('compute1',))
             flow = self.flow()
-            atom = list(flow)[index]
+            steps = len(flows.tasks_of(flow))
+            atom = flows.tasks_of(flow)[index]
+            index += 1
             reason = 'injected in %s' % atom.name
             self.useFixture(fixtures.MockPatchObject(
                 atom, 'execute',
                 side_effect=exception.DriverError(reason=reason)))
-            self.assertRaises(exception.DriverError, flows.run_flow, flow,
-                              store)
+            self.assertRaises(exception.DriverError, self.run_flow, store,
+                              flow)
             vol = volume_db.volume_get(self.context, volume.id)
             # Old size, attachments untouched, status derived from them.
             self.assertEqual((1, 'in-use'), (vol.size, vol.status))
@@ -238,7 +269,12 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             self.assertEqual([None, None], self.reasons(atts))
 
     def test_resize_task_reverts_nothing(self):
-        task = volume_tasks.ResizeAttachedDisks(self.hosts)
-        self.assertIsNone(task.revert(context=self.context,
+        volume, path, store, atts = self._volume(hosts=('c1',))
+        target, = volume_tasks.resize_targets(
+            volume_db.volume_get(self.context, volume.id))
+        task = volume_tasks.ResizeAttachedDisk(target)
+        self.assertIsNone(task.revert(manager_api=self.hosts,
+                                      context=self.context,
                                       volume_id='v', new_size=2,
-                                      result={}))
+                                      result=None))
+        self.assertEqual([], self.hosts.calls)
