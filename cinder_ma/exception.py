@@ -121,6 +121,37 @@ class SnapshotNotFound(NotFound):
     message = 'Snapshot %(snapshot_id)s could not be found.'
 
 
+class BackupNotFound(NotFound):
+    message = 'Backup %(backup_id)s could not be found.'
+
+
+class TransferNotFound(NotFound):
+    message = 'Transfer %(transfer_id)s could not be found.'
+
+
+class GroupNotFound(NotFound):
+    message = 'Group %(group_id)s could not be found.'
+
+
+class GroupSnapshotNotFound(NotFound):
+    message = 'GroupSnapshot %(group_snapshot_id)s could not be found.'
+
+
+class GroupTypeNotFound(NotFound):
+    message = 'Group type %(group_type_id)s could not be found.'
+
+
+class MessageNotFound(NotFound):
+    message = 'Message %(message_id)s could not be found.'
+
+
+class FeatureNotSupported(Invalid):
+    """A request of a part of Cinder's API that cinder_ma does not have
+    (see :mod:`cinder_ma.api.v3.unsupported`)."""
+
+    message = 'cinder_ma does not support %(feature)s.'
+
+
 class VolumeTypeNotFound(NotFound):
     message = 'Volume type %(volume_type_id)s could not be found.'
 

@@ -243,7 +243,7 @@ def get_client(target, version_cap=None):
     return OsloClient(messaging.get_rpc_client(
         _transport(state), target, version_cap=version_cap,
         serializer=_serializer(),
-        timeout=state.conf.manager.rpc_response_timeout,
+        timeout=state.conf.rpc_response_timeout,
         retry=SEND_RETRIES))
 
 

@@ -74,6 +74,10 @@ def derive(attach_statuses):
     reserved``, which clients wait for, plus the error state Cinder
     ignores):
 
+    Each attachment counts with the status :func:`counted_status` gives
+    it (an ``attached`` one whose consumer began detaching it counts as
+    ``detaching``).
+
     * ``in-use`` if any attachment is ``attached`` (so an in-use shareable
       volume stays in-use while other attachments come and go: Cinder
       flips it to ``attaching``/``detaching`` meanwhile, we do not);
@@ -93,3 +97,19 @@ def derive(attach_statuses):
             return volume_status
     return AVAILABLE
 
+
+
+def counted_status(attach_status, detach_begun_at):
+    """The status an attachment counts as in :func:`derive`.
+
+    An ``attached`` attachment whose consumer began detaching it
+    (``os-begin_detaching``: its ``detach_begun_at`` is set) counts as
+    ``detaching``, so that a volume whose only attachment it is shows
+    ``detaching``, as Cinder's does, while the attachment itself stays
+    ``attached`` (as in Cinder) and is no work for cinder_ma: the
+    ``detaching`` attachment status means that cinder_ma is deleting it.
+    (The database layer writes the same rule in its UPDATE.)
+    """
+    if attach_status == ATTACH_ATTACHED and detach_begun_at is not None:
+        return ATTACH_DETACHING
+    return attach_status

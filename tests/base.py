@@ -12,6 +12,7 @@
 
 """Base classes of cinder_ma's tests."""
 
+import logging
 import os
 
 import fixtures
@@ -42,6 +43,16 @@ class BaseTestCase(testtools.TestCase):
             timeout = DEFAULT_TEST_TIMEOUT
         if timeout > 0:
             self.useFixture(fixtures.Timeout(timeout, gentle=True))
+
+    def expect_logged_errors(self):
+        """For a test that provokes failures on purpose: the log lines (and
+        tracebacks) that operators would see are captured, for the test to
+        check, instead of being printed by a passing run; a failing test
+        shows them in its details ("pythonlogging").
+
+        :returns: the FakeLogger; its ``output`` is the captured text.
+        """
+        return self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
 
 
 class TestCase(BaseTestCase):

@@ -87,8 +87,18 @@ def _check_project(req, path_params):
     project_id = path_params.get('project_id')
     if project_id is not None and project_id != req.context.project_id:
         # Cinder's answer to a URL naming another project than the
-        # caller's (admins included).
-        raise webob.exc.HTTPBadRequest(explanation='Malformed request url')
+        # caller's (admins included), saying what does not match.
+        hint = ('send a token of that project, or use the endpoint of '
+                'project %s' % req.context.project_id)
+        if CONF.auth_strategy == 'noauth':
+            hint = ('with noauth the token "user:project" (or the '
+                    'client\'s project id, such as cinderclient\'s '
+                    '--os-project-id) names the project, and the endpoint '
+                    'must end with the same one')
+        raise webob.exc.HTTPBadRequest(
+            explanation='Malformed request url: the URL names project %s '
+                        'but the token is scoped to project %s; %s' % (
+                            project_id, req.context.project_id, hint))
 
 
 def dispatch(req):

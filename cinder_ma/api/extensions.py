@@ -66,11 +66,14 @@ MULTIATTACH = Extension(
     name='MultiattachDetails',
     description=(
         'Details of shareable volumes: os-begin_detaching and '
-        'os-roll_detaching take cinder-ma-multiattach:attachment_id (a '
-        'shareable volume has several attachments); with the request '
+        'os-roll_detaching act on the volume as in Cinder, and take '
+        'cinder-ma-multiattach:attachment_id to narrow them to one of its '
+        'attachments (optional: without it, os-begin_detaching marks the '
+        'only attached attachment, or none of several, and '
+        'os-roll_detaching rolls back every mark); with the request '
         'header Cinder-MA-Extensions naming this alias, the attachments of '
         'a volume show cinder-ma-multiattach:attach_mode.'),
-    updated='2026-11-22T00:00:00+00:00',
+    updated='2026-11-27T00:00:00+00:00',
     min_version=mv.MULTIATTACH_VOLUMES)
 
 RECOVERY = Extension(
@@ -122,7 +125,81 @@ FENCING = Extension(
 
 EXTENSIONS = (MANAGER_ATTACH, MULTIATTACH, RECOVERY, WRITERS, FENCING)
 
-_BY_ALIAS = {ext.alias: ext for ext in EXTENSIONS}
+
+def _cinder(name, alias, updated, description):
+    return Extension(alias=alias, name=name, description=description,
+                     updated=updated, min_version=mv.BASE_VERSION)
+
+
+#: Cinder's own extensions (its ``cinder/api/contrib``) that cinder_ma
+#: serves, listed with Cinder's names, aliases and dates: clients look
+#: for them by name (Horizon shows the availability zone of a new volume
+#: only with ``AvailabilityZones``, volume type encryption only with
+#: ``VolumeTypeEncryption``, its services panel only with ``Services``).
+#: Those cinder_ma does not serve (``Backups``, ``VolumeTransfer``,
+#: ``SnapshotActions``, ``VolumeManage``...) are not listed. Their fields
+#: and actions are Cinder's, without a ``Cinder-MA-Extensions`` header.
+CINDER_EXTENSIONS = (
+    _cinder('AdminActions', 'os-admin-actions', '2012-08-25T00:00:00+00:00',
+            'Administrator actions on volumes: os-reset_status, '
+            'os-force_delete, os-force_detach.'),
+    _cinder('AvailabilityZones', 'os-availability-zone',
+            '2013-06-27T00:00:00+00:00',
+            'The availability zones of the storage backends.'),
+    _cinder('Capabilities', 'capabilities', '2015-08-31T00:00:00+00:00',
+            'The capabilities of a storage backend.'),
+    _cinder('ExtendedServices', 'os-extended-services',
+            '2014-01-10T00:00:00-00:00',
+            'Services disabled with a reason (disable-log-reason).'),
+    _cinder('Hosts', 'os-hosts', '2011-06-29T00:00:00+00:00',
+            'The storage hosts and what their volumes use.'),
+    _cinder('Qos_specs_manage', 'qos-specs', '2013-08-02T00:00:00+00:00',
+            'QoS specs and their association with volume types.'),
+    _cinder('QuotaClasses', 'os-quota-class-sets',
+            '2012-03-12T00:00:00+00:00', 'Default quotas.'),
+    _cinder('Quotas', 'os-quota-sets', '2011-08-08T00:00:00+00:00',
+            'Quotas of projects.'),
+    _cinder('Scheduler_stats', 'scheduler-stats',
+            '2014-09-07T00:00:00+00:00',
+            'The pools of the storage backends and their capacity.'),
+    _cinder('Services', 'os-services', '2012-10-28T00:00:00-00:00',
+            'The services (managers) and their state.'),
+    _cinder('TypesExtraSpecs', 'os-types-extra-specs',
+            '2011-08-24T00:00:00+00:00', 'Extra specs of volume types.'),
+    _cinder('TypesManage', 'os-types-manage', '2011-08-24T00:00:00+00:00',
+            'Creating, updating and deleting volume types.'),
+    _cinder('UsedLimits', 'os-used-limits', '2013-10-03T00:00:00+00:00',
+            'What a project uses of its limits.'),
+    _cinder('VolumeActions', 'os-volume-actions',
+            '2012-05-31T00:00:00+00:00',
+            'Actions on volumes: attaching and detaching (legacy), '
+            'os-extend, os-set_bootable, os-retype, '
+            'os-update_readonly_flag.'),
+    _cinder('VolumeEncryptionMetadata', 'os-volume-encryption-metadata',
+            '2013-07-10T00:00:00+00:00',
+            'The encryption metadata of a volume (its type\'s '
+            'encryption).'),
+    _cinder('VolumeHostAttribute', 'os-vol-host-attr',
+            '2011-11-03T00:00:00+00:00',
+            'The host of a volume, shown to administrators.'),
+    _cinder('VolumeMigStatusAttribute', 'os-vol-mig-status-attr',
+            '2013-08-08T00:00:00+00:00',
+            'The migration status of a volume, shown to administrators '
+            '(always null: no migration here).'),
+    _cinder('VolumeTenantAttribute', 'os-vol-tenant-attr',
+            '2011-11-03T00:00:00+00:00', 'The project of a volume.'),
+    _cinder('VolumeTypeAccess', 'os-volume-type-access',
+            '2014-06-26T00:00:00Z', 'Access of projects to private volume '
+            'types.'),
+    _cinder('VolumeTypeEncryption', 'encryption',
+            '2013-07-01T00:00:00+00:00', 'Encryption of volume types.'),
+)
+
+#: What ``GET /v3/{project_id}/extensions`` lists: Cinder's, then
+#: cinder_ma's own.
+LISTED = CINDER_EXTENSIONS + EXTENSIONS
+
+_BY_ALIAS = {ext.alias: ext for ext in LISTED}
 _ASKED = 'cinder_ma.extensions'
 
 

@@ -31,12 +31,19 @@ covers resources we do not serve):
 * 3.2  (VOLUME_LIST_BOOTABLE) -- the ``bootable`` filter of volume lists
   takes strict booleans; anything else is a 400 (before: "false"/"False"
   mean non-bootable, any other value bootable).
+* 3.3  (MESSAGES) -- ``/messages``: user messages are not recorded here;
+  the list is empty (see :mod:`cinder_ma.api.v3.unsupported`).
 * 3.7  (CLUSTER_SUPPORT) -- services show ``cluster`` (always null: no
   clustering here).
+* 3.11 (GROUP_TYPE) -- ``/group_types``: no groups here; the list is
+  empty, a creation a 400.
 * 3.12 (VOLUME_SUMMARY) -- ``GET /volumes/summary``: how many volumes
   and their total size.
 * 3.13 (GROUP_VOLUME) -- volumes show ``group_id`` (always null: no
-  groups); create accepts ``group_id`` (null only).
+  groups); create accepts ``group_id`` (null only). ``/groups``: the
+  list is empty, a creation a 400.
+* 3.14 (GROUP_SNAPSHOTS) -- ``/group_snapshots``: the list is empty, a
+  creation a 400.
 * 3.15 (ETAGS) -- ``GET /volumes/{id}/metadata`` answers an ``Etag``;
   ``PUT /volumes/{id}/metadata`` and ``PUT .../metadata/{key}`` with an
   ``If-Match`` that no longer holds are a 412 (lost updates).
@@ -76,14 +83,16 @@ covers resources we do not serve):
 * 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
   (``rw`` or ``ro``).
 * 3.55 (TRANSFER_WITH_SNAPSHOTS) -- Cinder's volume transfers with
-  snapshots: no transfers here, nothing changes. (Before 3.71 was served,
-  cinder_ma used 3.55 for its own "attach through a manager"; that is
-  now the extension ``cinder-ma-manager-attach``, see
-  :mod:`cinder_ma.api.extensions`, and a request in the old form is a
-  400 naming the new one.)
+  snapshots: no transfers here; ``/volume-transfers`` answers as
+  ``/os-volume-transfer`` does (an empty list, a creation a 400).
+  (Before 3.71 was served, cinder_ma used 3.55 for its own "attach
+  through a manager"; that is now the extension
+  ``cinder-ma-manager-attach``, see :mod:`cinder_ma.api.extensions`, and
+  a request in the old form is a 400 naming the new one.)
 * 3.56 (BACKUP_PROJECT_USER_ID), 3.57 (TRANSFER_WITH_HISTORY), 3.58
   (GROUP_GROUPSNAPSHOT_PROJECT_ID), 3.59 (SUPPORT_TRANSFER_PAGINATION) --
-  backups, transfers and groups: not served here, nothing changes.
+  backups, transfers and groups: not served here (their lists are
+  empty), nothing changes.
 * 3.60 (VOLUME_TIME_COMPARISON_FILTER) -- volume lists accept
   ``created_at`` and ``updated_at`` filters, ``<op>:<ISO 8601 time>``
   with ``op`` one of ``gt``, ``gte``, ``lt``, ``lte``, ``eq``, ``neq``
@@ -132,9 +141,12 @@ from cinder_ma import exception
 
 BASE_VERSION = '3.0'
 VOLUME_LIST_BOOTABLE = '3.2'
+MESSAGES = '3.3'
 CLUSTER_SUPPORT = '3.7'
+GROUP_TYPE = '3.11'
 VOLUME_SUMMARY = '3.12'
 GROUP_VOLUME = '3.13'
+GROUP_SNAPSHOTS = '3.14'
 ETAGS = '3.15'
 VOLUME_DETAIL_PROVIDER_ID = '3.21'
 VOLUME_DELETE_FORCE = '3.23'

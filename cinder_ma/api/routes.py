@@ -58,8 +58,10 @@ from cinder_ma.api.v3 import quota_sets
 from cinder_ma.api.v3 import scheduler_stats
 from cinder_ma.api.v3 import services
 from cinder_ma.api.v3 import types
+from cinder_ma.api.v3 import unsupported
 from cinder_ma.api.v3 import versions
 from cinder_ma.api.v3 import volume_actions
+from cinder_ma.api.v3 import volume_encryption_metadata
 from cinder_ma.api.v3 import volume_metadata
 from cinder_ma.api.v3 import volume_summary
 from cinder_ma.api.v3 import volume_type_access
@@ -67,6 +69,22 @@ from cinder_ma.api.v3 import volume_type_encryption
 from cinder_ma.api.v3 import volumes
 
 _P = '/v3/{project_id}'
+
+_SNAPSHOTS = unsupported.SNAPSHOTS
+_BACKUPS = unsupported.BACKUPS
+_TRANSFERS = unsupported.TRANSFERS
+_VOLUME_TRANSFERS = unsupported.VOLUME_TRANSFERS
+_GROUP_TYPES = unsupported.GROUP_TYPES
+_GROUPS = unsupported.GROUPS
+_GROUP_SNAPSHOTS = unsupported.GROUP_SNAPSHOTS
+_MESSAGES = unsupported.MESSAGES
+
+
+def _member(resource, *methods):
+    """The handlers of a path naming one of the resource's ids: its
+    not-found answer for each method."""
+    return dict.fromkeys(methods, resource.missing)
+
 
 ROUTES = {
     '/': {'GET': versions.list_versions},
@@ -83,6 +101,10 @@ ROUTES = {
         'GET': volume_metadata.index,
         'POST': volume_metadata.create,
         'PUT': volume_metadata.update_all},
+    _P + '/volumes/{volume_id}/encryption': {
+        'GET': volume_encryption_metadata.index},
+    _P + '/volumes/{volume_id}/encryption/{key}': {
+        'GET': volume_encryption_metadata.show},
     _P + '/volumes/{volume_id}/metadata/{key}': {
         'GET': volume_metadata.show,
         'PUT': volume_metadata.update,
@@ -157,6 +179,57 @@ ROUTES = {
     _P + '/os-availability-zone': {'GET': availability_zones.index},
     _P + '/scheduler-stats/get_pools': {'GET': scheduler_stats.get_pools},
     _P + '/capabilities/{hostname}': {'GET': capabilities.show},
+
+    # Resources cinder_ma does not have (yet), answered as a Cinder
+    # deployment without them: empty lists, ids not found, creations a
+    # 400 naming the feature (see unsupported; groups from 3.13, group
+    # types 3.11, group snapshots 3.14, messages 3.3, volume-transfers
+    # 3.55, as in Cinder).
+    _P + '/snapshots': _SNAPSHOTS.collection,
+    _P + '/snapshots/detail': _SNAPSHOTS.listing,
+    _P + '/snapshots/{resource_id}': _member(_SNAPSHOTS, 'GET', 'PUT',
+                                             'DELETE'),
+    _P + '/snapshots/{resource_id}/action': _member(_SNAPSHOTS, 'POST'),
+    _P + '/snapshots/{resource_id}/metadata': _member(_SNAPSHOTS, 'GET',
+                                                      'POST', 'PUT'),
+    _P + '/backups': _BACKUPS.collection,
+    _P + '/backups/detail': _BACKUPS.listing,
+    _P + '/backups/import_record': {'POST': _BACKUPS.create},
+    _P + '/backups/{resource_id}': _member(_BACKUPS, 'GET', 'PUT',
+                                           'DELETE'),
+    _P + '/backups/{resource_id}/action': _member(_BACKUPS, 'POST'),
+    _P + '/backups/{resource_id}/restore': _member(_BACKUPS, 'POST'),
+    _P + '/backups/{resource_id}/export_record': _member(_BACKUPS, 'GET'),
+    _P + '/os-volume-transfer': _TRANSFERS.collection,
+    _P + '/os-volume-transfer/detail': _TRANSFERS.listing,
+    _P + '/os-volume-transfer/{resource_id}': _member(_TRANSFERS, 'GET',
+                                                      'DELETE'),
+    _P + '/os-volume-transfer/{resource_id}/accept': _member(_TRANSFERS,
+                                                             'POST'),
+    _P + '/volume-transfers': _VOLUME_TRANSFERS.collection,
+    _P + '/volume-transfers/detail': _VOLUME_TRANSFERS.listing,
+    _P + '/volume-transfers/{resource_id}': _member(_VOLUME_TRANSFERS,
+                                                    'GET', 'DELETE'),
+    _P + '/volume-transfers/{resource_id}/accept': _member(
+        _VOLUME_TRANSFERS, 'POST'),
+    _P + '/group_types': _GROUP_TYPES.collection,
+    _P + '/group_types/{resource_id}': _member(_GROUP_TYPES, 'GET', 'PUT',
+                                               'DELETE'),
+    _P + '/group_types/{resource_id}/group_specs': _member(
+        _GROUP_TYPES, 'GET', 'POST'),
+    _P + '/groups': _GROUPS.collection,
+    _P + '/groups/detail': _GROUPS.listing,
+    _P + '/groups/action': {'POST': _GROUPS.create},
+    _P + '/groups/{resource_id}': _member(_GROUPS, 'GET', 'PUT'),
+    _P + '/groups/{resource_id}/action': _member(_GROUPS, 'POST'),
+    _P + '/group_snapshots': _GROUP_SNAPSHOTS.collection,
+    _P + '/group_snapshots/detail': _GROUP_SNAPSHOTS.listing,
+    _P + '/group_snapshots/{resource_id}': _member(_GROUP_SNAPSHOTS, 'GET',
+                                                   'DELETE'),
+    _P + '/group_snapshots/{resource_id}/action': _member(_GROUP_SNAPSHOTS,
+                                                          'POST'),
+    _P + '/messages': _MESSAGES.listing,
+    _P + '/messages/{resource_id}': _member(_MESSAGES, 'GET', 'DELETE'),
 }
 
 # Served without authentication (version discovery).

@@ -21,6 +21,7 @@ entry point (:mod:`cinder_ma.wsgi.api`).
 """
 
 import gc
+import json
 import os
 import signal
 import sys
@@ -70,18 +71,134 @@ def prepare_service(argv=None, conf=CONF, cli_opts=()):
     log_lines.install()
 
 
-def setup_guru_meditation(conf=CONF):
+#: Where cinder-ma-all keeps its state unless configured otherwise
+#: (relative to the directory it was started from), and the record it
+#: leaves there for the other commands (:func:`record_all_in_one`).
+ALL_IN_ONE_STATE_PATH = './cinder-ma-state'
+ALL_IN_ONE_RECORD = 'cinder-ma-all.json'
+ALL_IN_ONE_BACKEND = 'file'
+
+
+def all_in_one_defaults(conf=CONF):
+    """The defaults of cinder-ma-all (config files still win)."""
+    conf.set_default('rpc_transport', 'local')
+    conf.set_default('auth_strategy', 'noauth')
+    conf.set_default('state_path', ALL_IN_ONE_STATE_PATH)
+
+
+def record_all_in_one(conf, state_path):
+    """Leave in cinder-ma-all's state directory the configuration it runs
+    with, for :func:`find_all_in_one` (cinder-ma-manage and
+    cinder-ma-status run from the same directory)."""
+    record = {'config_file': [os.path.abspath(f)
+                              for f in conf.config_file or ()],
+              'config_dir': [os.path.abspath(d)
+                             for d in conf.config_dir or ()]}
+    path = os.path.join(state_path, ALL_IN_ONE_RECORD)
+    temporary = path + '.tmp'
+    with open(temporary, 'w') as f:
+        json.dump(record, f)
+    os.replace(temporary, path)
+
+
+def _names_configuration(argv):
+    return any(arg.split('=', 1)[0] in ('--config-file', '--config-dir')
+               for arg in argv[1:])
+
+
+def find_all_in_one(argv, conf=CONF):
+    """Run an administration command against the cinder-ma-all started
+    from the current directory, when nothing else says where the state
+    is.
+
+    When the command line names no ``--config-file`` or ``--config-dir``,
+    oslo.config finds no configuration file of its own, and
+    ``./cinder-ma-state`` exists, the command takes cinder-ma-all's
+    defaults (state there, in-process RPC, the ``file`` backend) and the
+    configuration files cinder-ma-all recorded there at its start, and
+    says so on standard error.
+
+    :returns: the command line to parse (``argv`` with those
+        ``--config-file`` and ``--config-dir`` options added).
+    """
+    prog = os.path.basename(argv[0]) if argv else None
+    if (_names_configuration(argv) or
+            cfg.find_config_files(project='cinder_ma', prog=prog) or
+            not os.path.isdir(ALL_IN_ONE_STATE_PATH)):
+        return argv
+    try:
+        with open(os.path.join(ALL_IN_ONE_STATE_PATH,
+                               ALL_IN_ONE_RECORD)) as f:
+            record = json.load(f)
+    except (OSError, ValueError):
+        record = {}
+    all_in_one_defaults(conf)
+    conf.set_default('enabled_backends', [ALL_IN_ONE_BACKEND])
+    extra = []
+    for path in record.get('config_file') or ():
+        extra += ['--config-file', path]
+    for path in record.get('config_dir') or ():
+        extra += ['--config-dir', path]
+    print('%s: using the state of cinder-ma-all in %s%s' % (
+        prog, os.path.abspath(ALL_IN_ONE_STATE_PATH),
+        ' and its options (%s)' % ' '.join(extra) if extra else ''),
+        file=sys.stderr)
+    return list(argv[:1]) + extra + list(argv[1:])
+
+
+def database_hint(conf=CONF):
+    """What to do when the database cannot be opened: which database the
+    command used, and how to point it at the service's."""
+    connection = conf.database.connection or ''
+    hint = ('pass the --config-file files the services run with, then '
+            'run "cinder-ma-manage db sync" if the database was never '
+            'created')
+    if connection.startswith('sqlite:'):
+        hint = ('this command used the SQLite database in [DEFAULT] '
+                'state_path = %s; pass the --config-file files the '
+                'services run with, or, for a cinder-ma-all, run this '
+                'command from the directory it was started from (its '
+                'state is %s there) or pass a --config-file that sets '
+                '[DEFAULT] state_path to its state directory; a new '
+                'database needs "cinder-ma-manage db sync" first' % (
+                    os.path.abspath(conf.state_path),
+                    ALL_IN_ONE_STATE_PATH))
+    return hint
+
+
+def setup_guru_meditation(conf=CONF, service_name=None, signals=True):
     """Print a Guru Meditation report (oslo.reports: threads, config,
     package) on SIGUSR2, or when ``[oslo_reports] file_event_handler``
     changes; to ``[oslo_reports] log_dir`` when set, else standard error.
 
     Called by the long-running commands (cinder-ma-api, -manager, -all)
     in their main thread, after :func:`prepare_service`; their forked
-    workers inherit it.
+    workers inherit it. The WSGI application calls it in each worker
+    with ``signals=False``: there signals belong to the server (and the
+    worker sets up in a request's thread, where no signal handler can be
+    installed), so only the file trigger works, and its watcher thread
+    must start in the worker, after the fork.
+
+    A trigger file that does not exist yet is created (empty), so that
+    touching it later gives a report; one that cannot be created leaves
+    reports off, with an error in the log, and the service runs.
     """
-    gmr.TextGuruMeditation.setup_autorun(version.version_info,
-                                         service_name=conf.prog,
-                                         conf=conf)
+    trigger = conf.oslo_reports.file_event_handler
+    if trigger and not os.path.exists(trigger):
+        try:
+            with open(trigger, 'a'):
+                pass
+        except OSError as exc:
+            LOG.error('Guru Meditation reports are off: [oslo_reports] '
+                      'file_event_handler %s cannot be created: %s',
+                      trigger, exc)
+            return
+    gmr.TextGuruMeditation.setup_autorun(
+        version.version_info, service_name=service_name or conf.prog,
+        conf=conf, setup_signal=signals)
+    if not trigger and not signals:
+        LOG.debug('Guru Meditation reports need [oslo_reports] '
+                  'file_event_handler here: signals belong to the server')
 
 
 def sigint_as_sigterm():

@@ -48,15 +48,13 @@ from cinder_ma import rpc
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-DEFAULT_BACKEND = 'file'
-DEFAULT_STATE_PATH = './cinder-ma-state'
+DEFAULT_BACKEND = cmd.ALL_IN_ONE_BACKEND
+DEFAULT_STATE_PATH = cmd.ALL_IN_ONE_STATE_PATH
 
 
 def set_defaults(conf=CONF):
     """Defaults of the all-in-one service; config files still win."""
-    conf.set_default('rpc_transport', 'local')
-    conf.set_default('auth_strategy', 'noauth')
-    conf.set_default('state_path', DEFAULT_STATE_PATH)
+    cmd.all_in_one_defaults(conf)
 
 
 def is_loopback(host):
@@ -82,7 +80,9 @@ def warn_if_open(conf=CONF):
 
 def prepare_state(conf=CONF):
     """Enable the default backend if none is, create the state directory,
-    migrate the database and ensure the default volume type.
+    migrate the database, ensure the default volume type, and record the
+    configuration in the state directory for cinder-ma-manage and
+    cinder-ma-status (:func:`cinder_ma.cmd.find_all_in_one`).
 
     :returns: the absolute path of the state directory.
     """
@@ -94,6 +94,7 @@ def prepare_state(conf=CONF):
     os.makedirs(state_path, exist_ok=True)
     migration.upgrade('head')
     types.ensure_default_type(context.get_admin_context())
+    cmd.record_all_in_one(conf, state_path)
     return state_path
 
 

@@ -287,6 +287,26 @@ def audit(ctxt, reports):
     return rows
 
 
+def _count(number, noun):
+    """'1 host', '2 hosts'."""
+    return '%d %s%s' % (number, noun, '' if number == 1 else 's')
+
+
+def external_hosts(ctxt):
+    """The hosts of external consumers (Nova's compute hosts, anything
+    that connects through the attachments API without a cinder_ma
+    manager): no manager can tell which disks they hold.
+
+    :returns: ``[(host, number of live attachments)]``, sorted.
+    """
+    counts = {}
+    for att, _volume_host in maintenance.live_attachments(ctxt):
+        host = _connector_host(att)
+        if host and not att.manager_host:
+            counts[host] = counts.get(host, 0) + 1
+    return sorted(counts.items())
+
+
 class AttachmentCommands:
     """Attachments: audit them against the hosts, detach one."""
 
@@ -313,11 +333,19 @@ class AttachmentCommands:
                     reports[svc.host] = 'no answer: %s' % exc
         rows = audit(ctxt, reports)
         if not rows:
-            print('Every attachment of %d hosts checked out.' %
-                  len(reports))
-            return 0
-        _print_table(['Kind', 'Id', 'Host', 'Problem'], rows)
-        return FOUND
+            print('Every attachment of %s checked out.' %
+                  _count(len(reports), 'host'))
+        else:
+            _print_table(['Kind', 'Id', 'Host', 'Problem'], rows)
+        unchecked = external_hosts(ctxt)
+        if unchecked:
+            print('Not checked on their hosts (no cinder_ma manager runs '
+                  'there; their connections were checked on the '
+                  'backends): the disks of the external consumers on %s.'
+                  % ', '.join('%s (%s)' % (host, _count(number,
+                                                        'attachment'))
+                              for host, number in unchecked))
+        return FOUND if rows else 0
 
     @args('attachment_id', metavar='ATTACHMENT_ID',
           help='the attachment to detach')
@@ -342,22 +370,26 @@ CATEGORIES = {
 }
 
 
-def _first_line(doc):
-    return (doc or '').strip().split('\n')[0]
+def _summary(doc):
+    """The first sentence of a docstring, whatever its line breaks: the
+    help of a command (argparse shows it on one line)."""
+    paragraph = ' '.join((doc or '').strip().split('\n\n')[0].split())
+    sentence, _sep, _rest = paragraph.partition('. ')
+    return sentence.rstrip('.')
 
 
 def add_command_parsers(subparsers):
     for category, (cls, actions) in CATEGORIES.items():
         commands = cls()
         parser = subparsers.add_parser(category,
-                                       help=_first_line(cls.__doc__))
+                                       help=_summary(cls.__doc__))
         action_parsers = parser.add_subparsers(
             dest='action', metavar='<action>')
         action_parsers.required = True
         for action in actions:
             func = getattr(commands, action)
             sub = action_parsers.add_parser(action,
-                                            help=_first_line(func.__doc__))
+                                            help=_summary(func.__doc__))
             for arg_args, arg_kwargs in getattr(func, 'args', ()):
                 sub.add_argument(*arg_args, **arg_kwargs)
             sub.set_defaults(action_fn=func, action_args=[
@@ -385,6 +417,7 @@ def main(argv=None):
 
 
 def _run(argv):
+    argv = cmd.find_all_in_one(sys.argv if argv is None else argv)
     try:
         cmd.prepare_service(argv, cli_opts=[category_opt])
     except SystemExit as exc:
@@ -413,8 +446,7 @@ def _describe(exc):
     if isinstance(exc, db_exception.DBError):
         inner = getattr(exc, 'inner_exception', None) or exc
         first = str(getattr(inner, 'orig', None) or inner).split('\n')[0]
-        return ('%s (check [database] connection, and run "%s db sync" '
-                'before other commands)' % (first, PROG))
+        return '%s (%s)' % (first, cmd.database_hint())
     return str(exc)
 
 

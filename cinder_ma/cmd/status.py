@@ -35,6 +35,7 @@ from oslo_config import cfg
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 
+from cinder_ma import cmd
 from cinder_ma.conf import upgrade_levels
 from cinder_ma import context
 from cinder_ma.db import migration
@@ -58,8 +59,9 @@ class Checks(upgradecheck.UpgradeCommands):
             current = migration.version()
         except Exception as exc:
             return Result(Code.FAILURE,
-                          'Cannot read the database schema revision: %s' %
-                          str(exc).split('\n')[0])
+                          'Cannot read the database schema revision: %s '
+                          '(%s)' % (str(exc).split('\n')[0],
+                                    cmd.database_hint(CONF)))
         head = migration.head()
         if current != head:
             return Result(Code.FAILURE,
@@ -132,7 +134,7 @@ class Checks(upgradecheck.UpgradeCommands):
 
 
 def main(argv=None):
-    argv = sys.argv if argv is None else argv
+    argv = cmd.find_all_in_one(sys.argv if argv is None else argv)
     return upgradecheck.main(CONF, project='cinder_ma',
                              upgrade_command=Checks(), argv=argv[1:])
 

@@ -42,9 +42,15 @@ opts = [
                default=1000, min=1,
                help='The most items a list request returns in one page.'),
     cfg.StrOpt('public_endpoint',
-               help='Public URL of the API, used in links of version '
-                    'documents and pages. Defaults to the URL of the '
-                    'request.'),
+               sample_default='https://volume.example.net:8776',
+               help='Public URL of the API (as Cinder\'s public_endpoint), '
+                    'the root of every link in responses: version '
+                    'documents, self and bookmark links of resources, '
+                    'next pages. Unset, links are built from the URL of '
+                    'the request (its Host header), which behind a load '
+                    'balancer or proxy is the API host\'s own name: set '
+                    'it there (cinder_ma does not read X-Forwarded-* '
+                    'headers).'),
 ]
 
 

@@ -68,6 +68,20 @@ opts = [
     cfg.StrOpt('storage_availability_zone',
                default='nova',
                help='Availability zone of this node\'s backends.'),
+    cfg.IntOpt('max_attachments_per_volume',
+               default=64, min=1,
+               help='The most attachments (reserved, attaching, attached '
+                    'or detaching) one volume may have at a time; a '
+                    'reservation beyond it is refused with 400 naming the '
+                    'cap. A shareable volume type\'s '
+                    'multiattach:max_attachments extra spec lowers it for '
+                    'the volumes of that type, never raises it. Cinder '
+                    'has no such limit; the default, 64, is twice the 32 '
+                    'nodes of the largest Pacemaker/Corosync cluster (the '
+                    'usual consumer of a shared disk), each of which may '
+                    'hold a second attachment while it is live-migrated, '
+                    'and keeps a runaway client from piling up '
+                    'connections on one volume.'),
 ]
 
 

@@ -10,9 +10,16 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Options of the ``[manager]`` group: the per-host manager service."""
+"""Options of the ``[manager]`` group: the per-host manager service.
+
+How long a caller waits for a manager's answer is oslo.messaging's own
+``[DEFAULT] rpc_response_timeout``, registered here too (the same
+definition) so that it is read in every mode, the in-process RPC of
+cinder-ma-all included, where oslo.messaging never registers it.
+"""
 
 from oslo_config import cfg
+from oslo_messaging import opts as messaging_opts
 
 GROUP = cfg.OptGroup('manager', title='Manager service options')
 
@@ -25,10 +32,6 @@ opts = [
                default=60, min=1,
                help='Seconds since its last heartbeat after which a '
                     'manager is considered down and is not scheduled to.'),
-    cfg.IntOpt('rpc_response_timeout',
-               default=60, min=1,
-               help='Seconds the API waits for a manager to answer an RPC '
-                    'call.'),
     cfg.IntOpt('work_lease_time',
                default=90, min=2,
                help='Seconds a claim on in-flight work (a volume being '
@@ -39,7 +42,8 @@ opts = [
                     'nobody claimed and that did not change for this long '
                     '(a lost request), is finished or rolled back by a '
                     'manager that can do it. Keep it above '
-                    'rpc_response_timeout and several report_interval. '
+                    '[DEFAULT] rpc_response_timeout and several '
+                    'report_interval. '
                     'See docs/admin/operations.rst.'),
     cfg.IntOpt('reconcile_interval',
                default=30, min=1,
@@ -52,9 +56,22 @@ opts = [
 ]
 
 
+#: oslo.messaging's option (listed in the sample under its namespace).
+RPC_RESPONSE_TIMEOUT = 'rpc_response_timeout'
+
+
+def _messaging_default_opts():
+    for group, group_opts in messaging_opts.list_opts():
+        if group in (None, 'DEFAULT'):
+            return [opt for opt in group_opts
+                    if opt.name == RPC_RESPONSE_TIMEOUT]
+    return []
+
+
 def register_opts(conf):
     conf.register_group(GROUP)
     conf.register_opts(opts, group=GROUP)
+    conf.register_opts(_messaging_default_opts())
 
 
 def list_opts():

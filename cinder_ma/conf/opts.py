@@ -27,11 +27,12 @@ from cinder_ma.conf import default
 from cinder_ma.conf import healthcheck
 from cinder_ma.conf import hypervisor
 from cinder_ma.conf import manager
+from cinder_ma.conf import nova
 from cinder_ma.conf import quota
 from cinder_ma.conf import upgrade_levels
 
 _MODULES = (default, api, backend, coordination, database, healthcheck,
-            hypervisor, manager, quota, upgrade_levels)
+            hypervisor, manager, nova, quota, upgrade_levels)
 
 
 def _driver_opts(namespace):

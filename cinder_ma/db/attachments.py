@@ -95,10 +95,21 @@ def _derived_status_statement():
     one CASE of :data:`cinder_ma.status.DERIVED`'s precedence."""
     va = _VA_TABLE.c
 
+    def counts_as(attach_status):
+        # status.counted_status() in SQL.
+        if attach_status == vstatus.ATTACH_ATTACHED:
+            return sa.and_(va.attach_status == attach_status,
+                           va.detach_begun_at.is_(None))
+        if attach_status == vstatus.ATTACH_DETACHING:
+            return sa.or_(va.attach_status == attach_status,
+                          sa.and_(va.attach_status == vstatus.ATTACH_ATTACHED,
+                                  va.detach_begun_at.isnot(None)))
+        return va.attach_status == attach_status
+
     def any_attachment(attach_status):
         return sa.exists().where(
             va.volume_id == _VOLUME_TABLE.c.id, va.deleted == sa.false(),
-            va.attach_status == attach_status)
+            counts_as(attach_status))
 
     return sa.update(_VOLUME_TABLE).where(
         _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
@@ -268,8 +279,15 @@ def lock_volume(context, volume_id, live_delta=0):
     return result.rowcount == 1
 
 
+def of_instance(instance_uuid, none='no instance'):
+    """'instance <uuid>' for a message, or ``none`` for an attachment
+    that names no instance (reserved by os-reserve, or by a consumer of
+    the attachments API that gave none)."""
+    return 'instance %s' % instance_uuid if instance_uuid else none
+
+
 def _reservation_refusal(context, volume_id, instance_uuid,
-                         max_attachments, exclusive_bootable):
+                         max_attachments, exclusive_bootable, cap_source):
     volume = volume_get_in_txn(context, volume_id)
     if volume.status not in vstatus.ATTACHABLE_STATUSES:
         return exception.InvalidVolume(
@@ -286,15 +304,21 @@ def _reservation_refusal(context, volume_id, instance_uuid,
     if (max_attachments is not None and
             volume.attach_count >= max_attachments):
         return exception.InvalidVolume(
-            reason='volume %s already has %d attachments, the most its '
-                   'volume type allows (multiattach:max_attachments)' % (
-                       volume_id, volume.attach_count))
+            reason='volume %s already has %d attachments: at most %d are '
+                   'allowed (%s)' % (
+                       volume_id, volume.attach_count, max_attachments,
+                       cap_source))
     if not volume.multiattach:
+        # os-reserve names no instance.
+        wanted = ('attached to %s' % of_instance(instance_uuid)
+                  if instance_uuid else 'reserved again')
         return exception.InvalidVolume(
-            reason='volume %s is not multiattach and is already attached '
-                   'to instance %s; it cannot be attached to instance %s' % (
-                       volume_id, volume.reserved_instance_uuid,
-                       instance_uuid))
+            reason='volume %s is not multiattach and is already held by '
+                   '%s; it cannot be %s' % (
+                       volume_id,
+                       of_instance(volume.reserved_instance_uuid,
+                                   'an attachment of no instance'),
+                       wanted))
     return exception.Conflict(reason='volume %s changed concurrently' %
                               volume_id)
 
@@ -313,13 +337,15 @@ def _live_writer(volume_id):
 def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
                        connector=None, manager_host=None,
                        max_attachments=None, exclusive_bootable=False,
-                       one_writer=False):
+                       one_writer=False,
+                       cap_source='multiattach:max_attachments'):
     """Reserve an attachment of a volume for an instance.
 
     A volume that is not multiattach takes attachments for one instance at
     a time (a second one for the same instance is allowed: live migration
     reserves one for the destination host). ``max_attachments`` caps the
-    live attachments of a shareable volume; a read-only volume's are
+    live attachments of the volume (its refusal names the cap and
+    ``cap_source``, what set it); a read-only volume's are
     ``ro`` whatever ``attach_mode`` asks. With ``exclusive_bootable``
     (the caller may not attach a bootable shareable volume to several
     instances: ``volume:multiattach_bootable_volume``), a bootable volume
@@ -358,7 +384,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         reserved = result.rowcount == 1
     if not reserved:
         raise _reservation_refusal(context, volume_id, instance_uuid,
-                                   max_attachments, exclusive_bootable)
+                                   max_attachments, exclusive_bootable,
+                                   cap_source)
     # Read under the row lock the swap took: a read-only volume's
     # attachments are 'ro' whatever mode is asked.
     if attach_mode != 'ro' and (
@@ -371,11 +398,11 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         if writer_row is not None:
             raise exception.Conflict(
                 reason='volume %s has a writer already: attachment %s of '
-                       'instance %s; its volume type allows one read-write '
+                       '%s; its volume type allows one read-write '
                        'attachment at a time (multiattach:writers=one): '
                        'attach read-only' % (
                            volume_id, writer_row.id,
-                           writer_row.instance_uuid))
+                           of_instance(writer_row.instance_uuid)))
     values = dict.fromkeys(_ATTACHMENT_COLUMNS)
     values.update(
         id=str(uuid.uuid4()), volume_id=volume_id,
@@ -430,6 +457,11 @@ def _attachment_update(context, attachment_id, values,
                 ' or '.join(expected_status)))
     values = dict(values)
     values.setdefault('updated_at', utcnow())
+    if values.get('attach_status', current.attach_status) != \
+            current.attach_status:
+        # The mark of os-begin_detaching belongs to the attached state it
+        # was set in (status.counted_status).
+        values.setdefault('detach_begun_at', None)
     # The record's values (decoded), and the columns' (encoded).
     changes = dict(values)
     for key in records.JSON_FIELDS:
@@ -515,6 +547,98 @@ def attachment_update(context, attachment_id, values, expected_status=None,
     return _attachment_update(context, attachment_id, values,
                               expected_status, not_connected_elsewhere,
                               project_id, check)
+
+
+#: Cinder's answer to os-begin_detaching on a volume that is not in-use.
+BEGIN_DETACHING_REFUSAL = ("Unable to detach volume. Volume status must be "
+                           "'in-use' and attach_status must be 'attached' "
+                           "to detach.")
+
+
+def _attached_unmarked(volume_id):
+    va = _VA_TABLE.c
+    return sa.select(va.id).where(
+        va.volume_id == volume_id, va.deleted == sa.false(),
+        va.attach_status == vstatus.ATTACH_ATTACHED,
+        va.detach_begun_at.is_(None)).order_by(va.created_at)
+
+
+@writer
+def attachment_begin_detaching(context, volume_id, attachment_id=None):
+    """os-begin_detaching: mark the attachment its consumer is about to
+    detach (see :func:`cinder_ma.status.counted_status`), under the
+    volume's row lock.
+
+    As in Cinder, the volume must be ``in-use``. Without
+    ``attachment_id``, the volume's one attached attachment whose detach
+    has not begun is marked; when it has several, none is (which one the
+    consumer detaches is told by its delete of it) and the volume stays
+    ``in-use``. With ``attachment_id``, that attachment is marked; it must
+    be an attached attachment of the volume whose detach has not begun.
+
+    :raises InvalidVolume: the volume is not in-use, or the attachment
+        named cannot be marked (nothing is changed).
+    :returns: the id of the attachment marked, or None.
+    """
+    locked = lock_volume(context, volume_id)
+    volume = volume_get_in_txn(context, volume_id, children=False)
+    if not locked or volume.status != vstatus.IN_USE:
+        raise exception.InvalidVolume(
+            reason='%s Volume %s is %s.' % (BEGIN_DETACHING_REFUSAL,
+                                            volume_id, volume.status))
+    connection = context.session.connection()
+    candidates = list(connection.execute(
+        _attached_unmarked(volume_id)).scalars())
+    if attachment_id is None:
+        if len(candidates) != 1:
+            return None
+        attachment_id = candidates[0]
+    elif attachment_id not in candidates:
+        raise exception.InvalidVolume(
+            reason='%s Volume %s has no attachment %s that is attached '
+                   'and not already detaching.' % (
+                       BEGIN_DETACHING_REFUSAL, volume_id, attachment_id))
+    now = utcnow()
+    va = _VA_TABLE.c
+    # The compare-and-swap itself: the reads above may predate a
+    # concurrent begin that committed while this one waited for the lock
+    # (a database whose reads see the transaction's first snapshot).
+    marked = connection.execute(sa.update(_VA_TABLE).where(
+        va.id == attachment_id, va.deleted == sa.false(),
+        va.attach_status == vstatus.ATTACH_ATTACHED,
+        va.detach_begun_at.is_(None)).values(
+            detach_begun_at=now, updated_at=now)).rowcount
+    if marked != 1:
+        raise exception.InvalidVolume(
+            reason='%s Attachment %s of volume %s is already detaching.' % (
+                BEGIN_DETACHING_REFUSAL, attachment_id, volume_id))
+    recompute_volume_status(context, volume_id)
+    return attachment_id
+
+
+@writer
+def attachment_roll_detaching(context, volume_id, attachment_id=None):
+    """os-roll_detaching: drop the marks of :func:`attachment_begin_detaching`
+    of the volume's attachments (of ``attachment_id`` only, when given).
+
+    As in Cinder, never refused: a volume that is not in an attachable
+    status, or has nothing marked, is left as it is.
+
+    :returns: the number of attachments whose mark was dropped.
+    """
+    if not lock_volume(context, volume_id):
+        return 0
+    va = _VA_TABLE.c
+    conditions = [va.volume_id == volume_id, va.deleted == sa.false(),
+                  va.detach_begun_at.isnot(None)]
+    if attachment_id is not None:
+        conditions.append(va.id == attachment_id)
+    rolled = context.session.connection().execute(
+        sa.update(_VA_TABLE).where(*conditions).values(
+            detach_begun_at=None, updated_at=utcnow())).rowcount
+    if rolled:
+        recompute_volume_status(context, volume_id)
+    return rolled
 
 
 def attachment_destroy(context, attachment_id, expected_status=None):
@@ -681,6 +805,15 @@ def attachment_count_sharing_connection(context, volume_id, host,
          'service_uuid': service_uuid}).scalar()
 
 
+def counted_statuses(context, volume_id):
+    """The statuses the live attachments of a volume count as in
+    :func:`cinder_ma.status.derive` (in the caller's transaction)."""
+    va = models.VolumeAttachment
+    return [vstatus.counted_status(*row) for row in context.session.execute(
+        sa.select(va.attach_status, va.detach_begun_at).where(
+            va.volume_id == volume_id, va.deleted == sa.false()))]
+
+
 @writer
 def volume_leave_status(context, volume_id, from_status, values=None):
     """Move a volume out of a transient status (``extending``) to the
@@ -689,10 +822,7 @@ def volume_leave_status(context, volume_id, from_status, values=None):
     :raises Conflict: the volume is not in ``from_status``.
     """
     volume = models.Volume
-    statuses = [row[0] for row in context.session.execute(
-        sa.select(models.VolumeAttachment.attach_status).where(
-            models.VolumeAttachment.volume_id == volume_id,
-            models.VolumeAttachment.deleted == sa.false()))]
+    statuses = counted_statuses(context, volume_id)
     values = dict(values or {})
     values['status'] = vstatus.derive(statuses)
     if not conditional_update(context.session, volume, volume_id, values,

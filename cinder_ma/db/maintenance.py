@@ -146,7 +146,8 @@ def inconsistent(context):
     """
     vol, att = models.Volume, models.VolumeAttachment
     rows = context.session.execute(
-        sa.select(vol.id, vol.status, vol.attach_count, att.attach_status)
+        sa.select(vol.id, vol.status, vol.attach_count, att.attach_status,
+                  att.detach_begun_at)
         .outerjoin(att, sa.and_(att.volume_id == vol.id,
                                 att.deleted == sa.false()))
         .where(vol.deleted == sa.false())
@@ -155,7 +156,8 @@ def inconsistent(context):
     for row in rows:
         _row, statuses = volumes.setdefault(row.id, (row, []))
         if row.attach_status is not None:
-            statuses.append(row.attach_status)
+            statuses.append(vstatus.counted_status(row.attach_status,
+                                                   row.detach_begun_at))
     found = []
     for row, statuses in volumes.values():
         expected = vstatus.derive(statuses)
@@ -196,9 +198,11 @@ def volume_reset_status(context, volume_id, status, from_status):
     :raises Conflict: the volume is no longer in ``from_status``.
     """
     att = models.VolumeAttachment
-    statuses = [row[0] for row in context.session.execute(
-        sa.select(att.attach_status).where(att.volume_id == volume_id,
-                                           att.deleted == sa.false()))]
+    statuses = [vstatus.counted_status(*row) for row in
+                context.session.execute(
+                    sa.select(att.attach_status, att.detach_begun_at).where(
+                        att.volume_id == volume_id,
+                        att.deleted == sa.false()))]
     expected = vstatus.derive(statuses)
     if status in vstatus.ATTACHABLE_STATUSES and status != expected:
         live = [s for s in statuses if s in vstatus.LIVE_ATTACH_STATUSES]

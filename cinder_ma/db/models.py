@@ -278,6 +278,10 @@ class VolumeAttachment(BASE, CinderMABase):
     generation = sa.Column(sa.Integer, nullable=False, default=1,
                            server_default='1')
     fenced_at = sa.Column(sa.DateTime)
+    # When its consumer said it began detaching it (os-begin_detaching);
+    # None otherwise. It stays 'attached' meanwhile (as in Cinder) and
+    # counts as 'detaching' for its volume's status (cinder_ma.status).
+    detach_begun_at = sa.Column(sa.DateTime)
 
 
 class Service(BASE, CinderMABase):

@@ -68,6 +68,7 @@ class _AttachmentColumns(typing.NamedTuple):
     error_reason: str | None = None
     generation: int = 1
     fenced_at: object = None
+    detach_begun_at: object = None
     deleted_at: object = None
     deleted: bool = False
     created_at: object = None

@@ -254,7 +254,6 @@ UNTESTED_MODULES = frozenset([
     'cinder_ma/policies/quotas.py',
     'cinder_ma/policies/scheduler_stats.py',
     'cinder_ma/policies/services.py',
-    'cinder_ma/policies/types.py',
     'cinder_ma/policies/volumes.py',
     'cinder_ma/version.py',
     'cinder_ma/volume/__init__.py',

@@ -56,6 +56,7 @@ from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
+from cinder_ma.manager import nova
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma import notifications
@@ -128,6 +129,7 @@ class Manager:
         self.hypervisor = hypervisor
         self.connectors = connectors or host_connector.Connectors()
         self.manager_api = rpcapi.ManagerAPI()
+        self.nova_api = nova.NovaAPI()
 
     def _backend(self, volume):
         node = rpcapi.server_for(volume.host) if volume.host else None
@@ -302,9 +304,11 @@ class Manager:
             extend_flow.get_flow(backend.driver, targets),
             {'context': context, 'volume_id': volume_id,
              'volume': volume_ref(volume), 'new_size': new_size,
-             'manager_api': self.manager_api},
+             'manager_api': self.manager_api, 'nova_api': self.nova_api},
             engine=flows.PARALLEL if len(targets) > 1 else flows.SERIAL)
-        not_resized = results['not_resized']
+        # Instances not resized by their manager or not told by Nova.
+        not_resized = dict(results['not_resized'],
+                           **results['nova_not_told'])
         if not_resized:
             LOG.warning('Extended volume %s to %s GiB; %d attachment(s) do '
                         'not see the new size: %s', volume_id, new_size,

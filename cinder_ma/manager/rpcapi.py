@@ -230,7 +230,7 @@ class ManagerAPI:
             raise exception.ManagerTimeout(
                 host=service_host,
                 reason='no answer to %s within %d s (%s)' % (
-                    method, CONF.manager.rpc_response_timeout,
+                    method, CONF.rpc_response_timeout,
                     exc)) from None
 
     def create_volume(self, context, volume_id, host):
@@ -321,7 +321,7 @@ class ManagerAPI:
         The attachment is deleted (detached), or ends 'error_detaching'.
 
         :param wait: return once the flow ran, and raise its failure
-            (``[manager] rpc_response_timeout`` applies).
+            (``[DEFAULT] rpc_response_timeout`` applies).
         """
         client = self._client(instance_host, '1.1')
         if wait:

@@ -279,6 +279,8 @@ class ManagerService(service.Service):
             self.host, self.backends, self.hypervisor,
             connectors=host_connector.Connectors(self.conf),
             worker_id=work_db.new_worker_id())
+        if self.backends:
+            self._check_nova()
         target = messaging.Target(topic=rpcapi.ManagerAPI.TOPIC,
                                   server=self.host)
         self._rpcserver = rpc.get_server(target, [self.manager])
@@ -296,6 +298,18 @@ class ManagerService(service.Service):
         LOG.info('Manager of %s started: backends %s, hypervisor %s',
                  self.host, ', '.join(self.backends) or '(none)',
                  self.hypervisor_name or '(none)')
+
+    def _check_nova(self):
+        """Say at start whether Nova will be told of extends ([nova])."""
+        nova_api = self.manager.nova_api
+        if not nova_api.configured:
+            LOG.info('Nova is not told of extends: [nova] auth_type is '
+                     'unset')
+            return
+        reason = nova_api.check()
+        if reason is not None:
+            LOG.error('[nova] cannot be used, so Nova will not be told of '
+                      'extends (the attachments will say so): %s', reason)
 
     def stop(self, graceful=False):
         """Stop serving RPC and reporting. Flows already running finish."""

@@ -12,11 +12,13 @@
 
 """Policy rules of volume attachments.
 
-Attachments are made by project members and by services (a compute
-service attaching volumes to its instances). Deleting an attachment that is
-connected to an instance is kept for the service that made it (see
-cinder_ma.volume.attachments.delete_attachment); an administrator uses
-os-force_detach instead.
+Attachments are made by project members, directly or through a service (a
+compute service attaching volumes to its instances, sending its service
+token beside the member's token). The service token grants nothing: the
+user token must be a member's (a reader's to read). Deleting an attachment
+that is connected to an instance is kept for calls that come through a
+service (see cinder_ma.volume.attachments.delete_attachment); an
+administrator uses os-force_detach instead.
 """
 
 from oslo_policy import policy
@@ -39,12 +41,12 @@ PROMOTE = 'volume:attachment_promote'
 
 rules = [
     policy.DocumentedRuleDefault(
-        name=CREATE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        name=CREATE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Reserve an attachment of a volume for an instance.',
         operations=[{'method': 'POST', 'path': BASE_PATH}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=UPDATE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        name=UPDATE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Give an attachment the connector of a host; the '
                     'backend initializes the connection and the response '
                     'carries its connection_info.',
@@ -52,27 +54,28 @@ rules = [
                      'path': BASE_PATH + '/{attachment_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=COMPLETE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        name=COMPLETE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Mark an attachment attached (os-complete).',
         operations=[{'method': 'POST',
                      'path': BASE_PATH + '/{attachment_id}/action'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=DELETE, check_str=base.PROJECT_MEMBER_OR_ADMIN_OR_SERVICE,
+        name=DELETE, check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Delete an attachment: the backend terminates its '
                     'connection. An attachment connected to an instance '
-                    'can only be deleted by a service; others get 409.',
+                    'can only be deleted through a service (a service token '
+                    'beside the member\'s token); others get 409.',
         operations=[{'method': 'DELETE',
                      'path': BASE_PATH + '/{attachment_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=SHOW, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        name=SHOW, check_str=base.PROJECT_READER_OR_ADMIN,
         description='Show an attachment.',
         operations=[{'method': 'GET',
                      'path': BASE_PATH + '/{attachment_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=LIST, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        name=LIST, check_str=base.PROJECT_READER_OR_ADMIN,
         description='List attachments, or list them with details.',
         operations=[{'method': 'GET', 'path': BASE_PATH},
                     {'method': 'GET', 'path': BASE_PATH + '/detail'}],
@@ -100,23 +103,27 @@ rules = [
         operations=[{'method': 'POST', 'path': BASE_PATH}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=FENCE, check_str=base.ADMIN_OR_PROJECT_SERVICE,
+        name=FENCE,
+        check_str=base.ADMIN_OR_PROJECT_MEMBER_THROUGH_SERVICE,
         description='Fence an attachment (cinder-ma-fencing:fence): '
                     'revoke its access at the storage target at once; it '
                     'stays fenced until its consumer connects it again '
                     'with a new connector or it is deleted. An '
-                    'administrator, or a service (a cluster manager, a '
-                    'compute service) in the volume\'s project.',
+                    'administrator, or a member of the volume\'s project '
+                    'through a service (a cluster manager, a compute '
+                    'service: its service token beside the member\'s '
+                    'token).',
         operations=[{'method': 'POST',
                      'path': BASE_PATH + '/{attachment_id}/action'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PROMOTE, check_str=base.ADMIN_OR_PROJECT_SERVICE,
+        name=PROMOTE,
+        check_str=base.ADMIN_OR_PROJECT_MEMBER_THROUGH_SERVICE,
         description='Promote a read-only attachment of a one-writer '
                     'volume to the writer (cinder-ma-fencing:promote): '
                     'the current writer is fenced and made read-only. An '
-                    'administrator, or a service in the volume\'s '
-                    'project.',
+                    'administrator, or a member of the volume\'s project '
+                    'through a service.',
         operations=[{'method': 'POST',
                      'path': BASE_PATH + '/{attachment_id}/action'}],
         scope_types=['project']),

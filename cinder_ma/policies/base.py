@@ -22,9 +22,14 @@ roles in the context's ``service_roles``) or, with noauth, of the
 ``service`` is an ordinary user: the ``service`` persona never looks at
 the user token's roles (as in Cinder).
 
-A service always comes with a user token, and it stays inside that
-token's project: the composite rules below accept the service persona
-only on resources of the caller's own project.
+A service token grants no rights of its own (as in Cinder): the user token
+must pass every rule on its own, as a member (or reader) of the project.
+The service persona only *marks* a call as coming from a service: it lifts
+the 409 on deleting a connected attachment
+(:func:`cinder_ma.volume.attachments.delete_attachment`), lets the caller
+see the hosts of attachments, and is required, *beside* the user token's
+membership, by the few actions only a service may ask for (fencing,
+promotion, the completion of an online extend).
 """
 
 from oslo_policy import policy
@@ -36,17 +41,14 @@ SERVICE = 'service_roles:service'
 PROJECT_MEMBER = 'role:member and project_id:%(project_id)s'
 PROJECT_READER = 'role:reader and project_id:%(project_id)s'
 
-PROJECT_SERVICE = 'rule:service_api and project_id:%(project_id)s'
+#: A member of the owning project whose call comes through a service
+#: (the user token passes as a member; the service token marks the call).
+PROJECT_MEMBER_THROUGH_SERVICE = 'rule:project_member_api and rule:service_api'
 
-ADMIN_OR_PROJECT_SERVICE = 'rule:context_is_admin or (' + PROJECT_SERVICE + ')'
+ADMIN_OR_PROJECT_MEMBER_THROUGH_SERVICE = (
+    'rule:context_is_admin or (' + PROJECT_MEMBER_THROUGH_SERVICE + ')')
 PROJECT_MEMBER_OR_ADMIN = 'rule:context_is_admin or rule:project_member_api'
 PROJECT_READER_OR_ADMIN = 'rule:context_is_admin or rule:project_reader_api'
-PROJECT_MEMBER_OR_ADMIN_OR_SERVICE = (
-    'rule:context_is_admin or rule:project_member_api or '
-    '(' + PROJECT_SERVICE + ')')
-PROJECT_READER_OR_ADMIN_OR_SERVICE = (
-    'rule:context_is_admin or rule:project_reader_api or '
-    '(' + PROJECT_SERVICE + ')')
 
 rules = [
     policy.RuleDefault('context_is_admin', ADMIN,
@@ -57,7 +59,11 @@ rules = [
                        description='Decides what a service (such as a '
                                    'compute service) is: the service role '
                                    'of its service token (X-Service-Token), '
-                                   'never a role of the user token.'),
+                                   'never a role of the user token. It '
+                                   'marks a call as a service\'s and '
+                                   'grants nothing by itself: the user '
+                                   'token must pass the rules on its '
+                                   'own.'),
     policy.RuleDefault('project_member_api', PROJECT_MEMBER,
                        description='A member of the owning project.'),
     policy.RuleDefault('project_reader_api',

@@ -54,13 +54,15 @@ rules = [
                     {'method': 'DELETE', 'path': BASE_PATH + '/{type_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=GET, check_str='',
-        description='Show a volume type.',
+        name=GET, check_str=base.PROJECT_READER_OR_ADMIN,
+        description='Show a volume type: readers of the caller\'s '
+                    'project, as Cinder\'s defaults.',
         operations=[{'method': 'GET', 'path': BASE_PATH + '/{type_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=GET_ALL, check_str='',
-        description='List volume types.',
+        name=GET_ALL, check_str=base.PROJECT_READER_OR_ADMIN,
+        description='List volume types: readers of the caller\'s '
+                    'project, as Cinder\'s defaults.',
         operations=[{'method': 'GET', 'path': BASE_PATH}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
@@ -75,7 +77,7 @@ rules = [
              'path': BASE_PATH + '/{type_id}/extra_specs/{key}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=EXTRA_SPECS_READ, check_str='',
+        name=EXTRA_SPECS_READ, check_str=base.PROJECT_READER_OR_ADMIN,
         description='Show and list extra specs of a volume type (and see '
                     'them in type responses): the user-visible ones '
                     '(multiattach, replication_enabled, '

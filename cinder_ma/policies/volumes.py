@@ -34,6 +34,7 @@ FORCE_DELETE = 'volume_extension:volume_admin_actions:force_delete'
 EXTEND_COMPLETION = 'volume:extend_volume_completion'
 UPDATE_READONLY = 'volume_extension:volume_actions:update_readonly_flag'
 RESET_STATUS = 'volume_extension:volume_admin_actions:reset_status'
+ENCRYPTION_METADATA = 'volume_extension:volume_encryption_metadata'
 
 rules = [
     policy.DocumentedRuleDefault(
@@ -42,12 +43,22 @@ rules = [
         operations=[{'method': 'POST', 'path': BASE_PATH}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=GET, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        name=GET, check_str=base.PROJECT_READER_OR_ADMIN,
         description='Show a volume.',
         operations=[{'method': 'GET', 'path': BASE_PATH + '/{volume_id}'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=GET_ALL, check_str=base.PROJECT_READER_OR_ADMIN_OR_SERVICE,
+        name=ENCRYPTION_METADATA,
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description="Show a volume's encryption metadata (its type's "
+                    "encryption; no key here).",
+        operations=[{'method': 'GET',
+                     'path': BASE_PATH + '/{volume_id}/encryption'},
+                    {'method': 'GET',
+                     'path': BASE_PATH + '/{volume_id}/encryption/{key}'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=GET_ALL, check_str=base.PROJECT_READER_OR_ADMIN,
         description='List volumes or get their details.',
         operations=[{'method': 'GET', 'path': BASE_PATH},
                     {'method': 'GET', 'path': BASE_PATH + '/detail'}],
@@ -134,10 +145,13 @@ rules = [
                      '/{volume_id}/action (os-force_delete)'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=EXTEND_COMPLETION, check_str=base.ADMIN_OR_PROJECT_SERVICE,
+        name=EXTEND_COMPLETION,
+        check_str=base.ADMIN_OR_PROJECT_MEMBER_THROUGH_SERVICE,
         description='Tell that an online extend waiting for the compute '
                     'service finished or failed '
-                    '(os-extend_volume_completion, 3.71).',
+                    '(os-extend_volume_completion, 3.71): an '
+                    'administrator, or a member of the volume\'s project '
+                    'through a service.',
         operations=[{'method': 'POST',
                      'path': BASE_PATH +
                      '/{volume_id}/action (os-extend_volume_completion)'}],

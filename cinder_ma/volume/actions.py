@@ -22,7 +22,8 @@ disconnect through the same flows
 
 The pre-3.27 flow of a consumer: reserve, initialize the connection (the
 reservation becomes 'attaching' with the consumer's connector), attach
-(it becomes 'attached'); then begin detaching, terminate the connection
+(it becomes 'attached'); then begin detaching (the volume shows
+'detaching', its attachment stays 'attached'), terminate the connection
 (ended when no other attachment on that host uses it; the record stays
 without its connection) and detach (the record is deleted).
 """
@@ -56,17 +57,31 @@ def _with_status(volume, *statuses):
 
 
 def reserve(context, volume_id):
-    """os-reserve: hold the volume for an attach to come."""
+    """os-reserve: hold the volume for an attach to come.
+
+    As in Cinder, an available volume, or an in-use shareable one (under
+    the rules of every reservation: caps, writers, bootable volumes); a
+    volume that is not shareable and is attached or reserved is refused
+    (400). The reservation names no instance until os-attach names it.
+    """
     volume = _volume(context, volume_id, attachment_policies.CREATE)
     return attachments.reserve(context, volume, None)
 
 
 def unreserve(context, volume_id):
-    """os-unreserve: drop reservations that were never attached."""
+    """os-unreserve: drop the reservations of os-reserve that were never
+    connected or attached.
+
+    Only those: a reservation of the attachments API (it names its
+    instance) or of a cinder_ma manager is its owner's to delete. As in
+    Cinder, a volume with nothing to drop is left as it is (no error).
+    """
     volume = _volume(context, volume_id, attachment_policies.DELETE)
     for attachment in _with_status(volume, vstatus.ATTACH_RESERVED):
-        attachment_db.attachment_destroy(
-            context, attachment.id, expected_status=vstatus.ATTACH_RESERVED)
+        if attachment.instance_uuid is None and not attachment.manager_host:
+            attachment_db.attachment_destroy(
+                context, attachment.id,
+                expected_status=vstatus.ATTACH_RESERVED)
 
 
 def initialize_connection(context, volume_id, connector):
@@ -117,10 +132,22 @@ def terminate_connection(context, volume_id, connector):
         LOG.info('os-terminate_connection: volume %s has no connection '
                  'to host %s', volume.id, host)
         return
-    # The one being detached first, then the oldest.
+    # The one being detached first (os-begin_detaching marked it), then
+    # the oldest.
     connected.sort(key=lambda a: (
-        a.attach_status != vstatus.ATTACH_DETACHING, a.created_at))
-    attachments.disconnect(context, volume, connected[0],
+        a.attach_status != vstatus.ATTACH_DETACHING and
+        a.detach_begun_at is None, a.created_at))
+    attachment = connected[0]
+    if (attachment.attach_status == vstatus.ATTACH_ATTACHED and
+            attachment.detach_begun_at is not None):
+        # Its consumer is detaching it: from here cinder_ma tears its
+        # connection down ('detaching', 'error_detaching' if that fails),
+        # and os-detach deletes it.
+        attachment = attachment_db.attachment_update(
+            context, attachment.id,
+            {'attach_status': vstatus.ATTACH_DETACHING},
+            expected_status=vstatus.ATTACH_ATTACHED)
+    attachments.disconnect(context, volume, attachment,
                            disconnect_flow.get_terminate_flow)
 
 
@@ -190,21 +217,44 @@ def _only(volume, attachment_id, statuses, action):
 
 
 def begin_detaching(context, volume_id, attachment_id=None):
+    """os-begin_detaching: the consumer is about to detach the volume.
+
+    As in Cinder, it acts on the volume, which must be ``in-use`` (400
+    otherwise), and changes no attachment's status: the attachment being
+    detached is told by its delete (``DELETE /attachments/{id}``, or
+    os-detach), which follows. The volume shows ``detaching`` meanwhile
+    when that attachment is its only attached one, which is then marked
+    (:func:`cinder_ma.db.attachments.attachment_begin_detaching`); a
+    shareable volume with other attached attachments stays ``in-use``,
+    as :func:`cinder_ma.status.derive` keeps it (so two instances can
+    detach it at once, which Cinder refuses). ``attachment_id`` (the
+    extension's) narrows it to that attachment.
+
+    :returns: the id of the attachment marked, or None.
+    """
     volume = _volume(context, volume_id, attachment_policies.DELETE)
-    attachment = _only(volume, attachment_id, (vstatus.ATTACH_ATTACHED,),
-                       'os-begin_detaching')
-    return attachment_db.attachment_update(
-        context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
-        expected_status=vstatus.ATTACH_ATTACHED)
+    marked = attachment_db.attachment_begin_detaching(
+        context, volume.id, attachment_id)
+    LOG.info('os-begin_detaching of volume %s: %s', volume.id,
+             'attachment %s is detaching' % marked if marked else
+             'it has several attachments, none named')
+    return marked
 
 
 def roll_detaching(context, volume_id, attachment_id=None):
+    """os-roll_detaching: the consumer's detach did not happen.
+
+    As in Cinder, it never fails for the volume's status: the marks of
+    os-begin_detaching on the volume's attachments (on ``attachment_id``
+    only, when given) are dropped, which gives a volume ``detaching``
+    its ``in-use`` back; a volume with none is left as it is.
+    """
     volume = _volume(context, volume_id, attachment_policies.DELETE)
-    attachment = _only(volume, attachment_id, (vstatus.ATTACH_DETACHING,),
-                       'os-roll_detaching')
-    return attachment_db.attachment_update(
-        context, attachment.id, {'attach_status': vstatus.ATTACH_ATTACHED},
-        expected_status=vstatus.ATTACH_DETACHING)
+    rolled = attachment_db.attachment_roll_detaching(context, volume.id,
+                                                     attachment_id)
+    LOG.info('os-roll_detaching of volume %s: %d attachment(s) attached '
+             'again', volume.id, rolled)
+    return rolled
 
 
 def detach(context, volume_id, attachment_id=None):

@@ -65,6 +65,17 @@ def get_volume(context, volume_id, action=volume_policies.GET,
     return volume
 
 
+def get_encryption_metadata(context, volume_id):
+    """What a compute service needs to open an encrypted volume: its
+    type's encryption (None for a volume of a type without one).
+
+    :returns: (the volume, the encryption record of its type or None).
+    """
+    volume = get_volume(context, volume_id,
+                        volume_policies.ENCRYPTION_METADATA, children=False)
+    return volume, vtypes.encryption_of(context, volume.volume_type_id)
+
+
 def _list_scope(context, all_tenants, project_filter):
     """The project whose volumes a list shows (None: every project).
 
@@ -357,7 +368,8 @@ def extend(context, volume_id, new_size):
     and the hypervisor driver of every host holding an attachment made
     through its manager can resize the disk; the manager of the backend
     has those hosts resize it, and the consumers of the other attachments
-    are told through the connection info and a notification.
+    are told through the connection info and a notification (and Nova,
+    with ``[nova]`` configured, by its ``volume-extended`` event).
     """
     volume = get_volume(context, volume_id, volume_policies.EXTEND)
     volume_services.assert_not_frozen(context, volume)
@@ -399,21 +411,31 @@ def extend_volume_completion(context, volume_id, error=False):
     """os-extend_volume_completion (3.71): a compute service finished (or
     failed) an online extend that the volume service left waiting for it.
 
-    cinder_ma never waits for a compute service: the manager of the
-    backend has the hosts of the attachments made through a cinder_ma
-    manager resize their disks itself (RPC, see
-    :class:`cinder_ma.manager.tasks.volume.ResizeAttachedDisks`) and
-    tells external consumers through the connection info and a
+    cinder_ma never waits for a compute service, as Cinder's own manager
+    does not: the manager of the backend finishes the extend, then has
+    the hosts of the attachments made through a cinder_ma manager resize
+    their disks (RPC, see
+    :class:`cinder_ma.manager.tasks.volume.ResizeAttachedDisks`), sends
+    Nova ``volume-extended`` for its instances (see
+    :class:`cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`; Nova
+    reads the new size then, and does not call this action) and tells
+    other external consumers through the connection info and a
     notification. So no volume is ever waiting: like Cinder for a volume
     that is not waiting, this is a 400 once the caller is allowed.
     """
     volume = get_volume(context, volume_id, volume_policies.GET)
     policy.authorize(context, volume_policies.EXTEND_COMPLETION,
                      _target(volume))
+    if volume.status == vstatus.EXTENDING:
+        # Its manager's extend flow is running; it finishes by itself.
+        detail = ('its backend is growing it and will finish the extend '
+                  'without waiting for the compute service')
+    else:
+        detail = ('its backend extends attached volumes without waiting '
+                  'for the compute service')
     raise exception.InvalidVolume(
-        reason='volume %s is not being extended: its backend extends '
-               'attached volumes without waiting for the compute service '
-               '(status %s)' % (volume.id, volume.status))
+        reason='volume %s is not being extended: %s (status %s)' % (
+            volume.id, detail, volume.status))
 
 
 def summarize_volumes(context, filters=None, all_tenants=False):

@@ -23,6 +23,7 @@ Two ways lead to the same records and tasks:
   that host's manager.
 """
 
+from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
@@ -79,9 +80,15 @@ def shareable_specs(context, volume):
     return type_db.volume_type_extra_specs_get(context, volume.volume_type_id)
 
 
-def _max_attachments(volume, specs):
+#: What the cap of :func:`attachment_cap` comes from, as its refusal
+#: names it.
+CAP_OPTION = '[DEFAULT] max_attachments_per_volume'
+CAP_SPEC = MAX_ATTACHMENTS_SPEC + ' of its volume type'
+
+
+def _type_max_attachments(volume, specs):
     """The multiattach:max_attachments cap of a shareable volume's type
-    (``specs``: :func:`shareable_specs`)."""
+    (``specs``: :func:`shareable_specs`), or None."""
     value = specs.get(MAX_ATTACHMENTS_SPEC)
     if value is None:
         return None
@@ -92,6 +99,22 @@ def _max_attachments(volume, specs):
                     MAX_ATTACHMENTS_SPEC, value, volume.volume_type_id)
         return None
     return limit if limit > 0 else None
+
+
+def attachment_cap(volume, specs):
+    """The most attachments ``volume`` may have, and what says so:
+    ``[DEFAULT] max_attachments_per_volume``, lowered (never raised) by
+    the ``multiattach:max_attachments`` of a shareable volume's type
+    (``specs``: :func:`shareable_specs`).
+
+    :returns: ``(cap, source)``, ``source`` :data:`CAP_OPTION` or
+        :data:`CAP_SPEC`.
+    """
+    cap = cfg.CONF.max_attachments_per_volume
+    type_cap = _type_max_attachments(volume, specs)
+    if type_cap is not None and type_cap < cap:
+        return type_cap, CAP_SPEC
+    return cap, CAP_OPTION
 
 
 def writers_of(multiattach, value):
@@ -223,7 +246,12 @@ def reserve(context, volume, instance_uuid, attach_mode='rw',
     :param specs: :func:`shareable_specs` of ``volume``, when read with it
         (read here otherwise).
 
-    :raises InvalidVolume: the rules refuse (the message says why).
+    Every volume is capped (:func:`attachment_cap`), shareable or not: a
+    volume that is not shareable takes several attachments of its one
+    instance (live migration), and nothing else bounds them.
+
+    :raises InvalidVolume: the rules refuse (the message says why; beyond
+        the cap, it names the cap and where it comes from).
     :raises PolicyNotAuthorized: a second instance of a bootable shareable
         volume without ``volume:multiattach_bootable_volume``.
     :raises Conflict: a second read-write attachment of a volume whose
@@ -231,10 +259,11 @@ def reserve(context, volume, instance_uuid, attach_mode='rw',
     """
     if specs is None:
         specs = shareable_specs(context, volume)
+    cap, cap_source = attachment_cap(volume, specs)
     return attachment_db.attachment_reserve(
         context, volume.id, instance_uuid, attach_mode=attach_mode,
         manager_host=manager_host,
-        max_attachments=_max_attachments(volume, specs),
+        max_attachments=cap, cap_source=cap_source,
         exclusive_bootable=not _may_share_bootable(context, volume),
         one_writer=writer_policy(volume, specs) == 'one')
 
@@ -458,11 +487,16 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         context, attachment_id, attachment_policies.DELETE)
     if (_is_connected(attachment) and not force and
             not _is_service(context)):
+        if attachment.instance_uuid:
+            consumer = 'instance %s' % attachment.instance_uuid
+        else:
+            consumer = 'host %s (it names no instance)' % (
+                attachment.attached_host or
+                (attachment.connector or {}).get('host') or 'unknown')
         raise exception.Conflict(
-            reason='attachment %s is connected to instance %s; only the '
-                   'service that attached it can delete it (an '
-                   'administrator can use os-force_detach)' % (
-                       attachment.id, attachment.instance_uuid))
+            reason='attachment %s is connected to %s; only the service '
+                   'that attached it can delete it (an administrator can '
+                   'use os-force_detach)' % (attachment.id, consumer))
     if attachment.manager_host:
         # Every way out of an attachment made through a manager goes
         # through the host that may hold its disk and connection.

@@ -86,7 +86,9 @@ def _reset_attachment(context, volume, attachment_id, attach_status):
                    'through its host (os-force_detach with attachment_id, '
                    'or cinder-ma-manage attachment detach)')
     updated = attachment_db.attachment_update(
-        context, attachment_id, {'attach_status': attach_status})
+        context, attachment_id, {'attach_status': attach_status,
+                                 # Also when it stays attached.
+                                 'detach_begun_at': None})
     LOG.warning('Attachment %s of volume %s reset to %s by %s',
                 attachment_id, volume.id, attach_status, context.user_id)
     return updated

@@ -359,6 +359,13 @@ def get_encryption(context, type_id):
     return type_db.volume_type_get(context, type_id).encryption
 
 
+def encryption_of(context, type_id):
+    """The encryption of a volume's type, or None, for the volume's
+    readers (:func:`cinder_ma.volume.api.get_encryption_metadata`, whose
+    policy they passed): no policy of types here."""
+    return type_db.volume_type_get(context, type_id).encryption
+
+
 def create_encryption(context, type_id, values):
     policy.authorize(context, type_policies.ENCRYPTION_CREATE)
     values = _check_encryption_values(dict(values), creating=True)

@@ -20,7 +20,10 @@ separated by commas or semicolons) and ``OS_CINDER_MA_CONFIG_DIR`` when
 set, else from the standard places (oslo.config's search of
 ``~/.cinder_ma/``, ``/etc/cinder_ma/``, then
 ``/etc/cinder-ma/cinder-ma.conf``). Logging is set up from it and RPC is
-initialised through :func:`cinder_ma.rpc.init`.
+initialised through :func:`cinder_ma.rpc.init`. Guru Meditation reports
+are triggered by touching ``[oslo_reports] file_event_handler`` (each
+worker watches it and writes its own report, ``cinder-ma-api-<pid>``;
+signals belong to the server).
 
 All of that happens on the first request of each worker process, not at
 import: uWSGI and gunicorn import the module in a master that then forks,
@@ -40,6 +43,7 @@ import threading
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_reports import opts as gmr_opts
 
 from cinder_ma.api import app as api_app
 from cinder_ma.api import expose
@@ -54,6 +58,9 @@ CONFIG_FILES_ENV = 'OS_CINDER_MA_CONFIG_FILES'
 CONFIG_DIR_ENV = 'OS_CINDER_MA_CONFIG_DIR'
 DEFAULT_CONFIG_FILE = '/etc/cinder-ma/cinder-ma.conf'
 PROJECT = 'cinder_ma'
+#: The name of the Guru Meditation reports of the WSGI application (with
+#: the worker's process id).
+SERVICE_NAME = 'cinder-ma-api'
 
 
 def _config_files(environ):
@@ -80,6 +87,7 @@ def init_application(environ=None, conf=CONF):
     # defaults and overrides stay.
     conf.clear()
     logging.register_options(conf)
+    gmr_opts.set_defaults(conf)
     conf_opts.set_defaults(conf)
     conf([], project=PROJECT,
          default_config_files=_config_files(environ),
@@ -87,6 +95,11 @@ def init_application(environ=None, conf=CONF):
     logging.setup(conf, PROJECT)
     log_lines.install()
     conf.log_opt_values(LOG, logging.DEBUG)
+    # One report per worker, each named after its process: workers that
+    # report in the same second must not write the same file.
+    cmd.setup_guru_meditation(
+        conf, service_name='%s-%d' % (SERVICE_NAME, os.getpid()),
+        signals=False)
     from cinder_ma import coordination
     from cinder_ma import rpc  # the manager team's module, loaded late
     coordination.check_backend(conf)

@@ -175,6 +175,15 @@ def unique(prefix):
     return '%s-%s' % (prefix, uuid.uuid4().hex[:12])
 
 
+def fixture_directory(fixture, directory=None):
+    """``directory`` (made when missing) to keep a fixture's files after
+    it, or a temporary directory removed on its cleanup."""
+    if directory is None:
+        return fixture.useFixture(fixtures.TempDir()).path
+    os.makedirs(directory, exist_ok=True)
+    return directory
+
+
 def write_config(path, sections):
     """Write an ini file from ``{section: {option: value}}``."""
     with open(path, 'w') as f:
@@ -512,12 +521,14 @@ class Deployment(_Server):
     :param api_hosts: how many cinder-ma-api processes to run, each as if
         on a host of its own: from the second on, with a state directory
         (so lock files) of its own and another port (:attr:`api_urls`).
+    :param directory: where the files go (kept), instead of a temporary
+        directory.
     """
 
     BACKEND = 'file'
 
     def __init__(self, admin_url, report_interval=1, service_down_time=3,
-                 config=None, env=None, api_hosts=1):
+                 config=None, env=None, api_hosts=1, directory=None):
         super().__init__()
         self.admin_url = admin_url
         self.report_interval = report_interval
@@ -525,9 +536,10 @@ class Deployment(_Server):
         self.extra_config = config or {}
         self.env = env
         self.api_hosts = api_hosts
+        self.directory = directory
 
     def _setUp(self):
-        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.directory = fixture_directory(self, self.directory)
         self.state_path = os.path.join(self.directory, 'state')
         self.volumes_dir = os.path.join(self.state_path, 'volumes')
         self.host = unique('mp')
@@ -542,13 +554,13 @@ class Deployment(_Server):
                 'auth_strategy': 'noauth', 'rpc_transport': 'oslo',
                 'transport_url': cm_fixtures.RABBIT_URL,
                 'control_exchange': self.exchange,
-                'enabled_backends': self.BACKEND},
+                'enabled_backends': self.BACKEND,
+                'rpc_response_timeout': 10},
             self.BACKEND: {'volume_driver': 'file'},
             'database': {'connection': self.database.url},
             'api': {'host_ip': '127.0.0.1', 'port': self.port},
             'manager': {'report_interval': self.report_interval,
-                        'service_down_time': self.service_down_time,
-                        'rpc_response_timeout': 10},
+                        'service_down_time': self.service_down_time},
             'oslo_messaging_rabbit': {
                 'amqp_durable_queues': durable_queues()},
         }
@@ -640,36 +652,56 @@ class Deployment(_Server):
 
 
 class WSGIServer(_Server):
-    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``.
+    """``cinder_ma.wsgi.api:application`` under ``python -m waitress``, or
+    under gunicorn (``server='gunicorn'``: a master and ``workers``
+    forked threaded workers, as in docs/install.rst).
 
     The configuration (a SQLite database in a temporary state directory,
     migrated by ``cinder-ma-manage db sync``) reaches the application
     through ``OS_CINDER_MA_CONFIG_FILES`` only.
+
+    :param config: ``{section: {option: value}}`` added to it; a value
+        may name ``{directory}``, the fixture's temporary directory.
     """
+
+    def __init__(self, config=None, server='waitress', workers=2):
+        super().__init__()
+        self.extra_config = config or {}
+        self.server = server
+        self.workers = workers
 
     def _setUp(self):
         self.directory = self.useFixture(fixtures.TempDir()).path
         self.state_path = os.path.join(self.directory, 'state')
         self.log_path = os.path.join(self.directory, 'application.log')
+        sections = {'DEFAULT': {'state_path': self.state_path,
+                                'auth_strategy': 'noauth',
+                                'log_file': self.log_path}}
+        for section, values in self.extra_config.items():
+            sections.setdefault(section, {}).update({
+                key: str(value).format(directory=self.directory)
+                for key, value in values.items()})
         self.config_file = write_config(
-            os.path.join(self.directory, 'cinder-ma.conf'), {
-                'DEFAULT': {'state_path': self.state_path,
-                            'auth_strategy': 'noauth',
-                            'log_file': self.log_path},
-            })
+            os.path.join(self.directory, 'cinder-ma.conf'), sections)
         run(command('cinder-ma-manage') + [
             '--config-file', self.config_file, 'db', 'sync'],
             self.directory, 'cinder-ma-manage db sync')
         port = free_port()
         self.url = 'http://127.0.0.1:%d' % port
+        if self.server == 'gunicorn':
+            argv = [sys.executable, '-m', 'gunicorn',
+                    '--workers', str(self.workers),
+                    '--worker-class', 'gthread', '--threads', '4',
+                    '--bind', '127.0.0.1:%d' % port]
+        else:
+            argv = [sys.executable, '-m', 'waitress',
+                    '--listen=127.0.0.1:%d' % port]
         self.process = self.useFixture(Process(
-            'waitress',
-            [sys.executable, '-m', 'waitress', '--listen=127.0.0.1:%d' % port,
-             'cinder_ma.wsgi.api:application'],
+            self.server, argv + ['cinder_ma.wsgi.api:application'],
             self.directory, log_file=self.log_path,
             env=environ(OS_CINDER_MA_CONFIG_FILES=self.config_file)))
-        wait_for(lambda: http_get(self.url + '/'), 'answer of waitress',
-                 processes=[self.process])
+        wait_for(lambda: http_get(self.url + '/'),
+                 'answer of %s' % self.server, processes=[self.process])
 
     def processes(self):
         return [self.process]
@@ -728,8 +760,22 @@ class Keystone(_Server):
     DOMAIN = 'Default'
     REGION = 'RegionOne'
 
+    def __init__(self, connection=None, threads=1, directory=None):
+        """:param connection: the database URL (default: SQLite in the
+            fixture's directory); a MariaDB one where many services ask
+            at once, as in the gate of tests/openstack.
+        :param threads: waitress' threads; more than one only with a
+            database server (see below).
+        :param directory: where the files go (kept), instead of a
+            temporary directory.
+        """
+        super().__init__()
+        self.connection = connection
+        self.threads = threads
+        self.directory = directory
+
     def _setUp(self):
-        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.directory = fixture_directory(self, self.directory)
         self.port = free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         self.auth_url = self.url + '/v3'
@@ -740,8 +786,9 @@ class Keystone(_Server):
         self.config_file = write_config(
             os.path.join(self.directory, 'keystone.conf'), {
                 'DEFAULT': {'log_file': self.log_path},
-                'database': {'connection': 'sqlite:///%s' % os.path.join(
-                    self.directory, 'keystone.sqlite')},
+                'database': {'connection': self.connection or (
+                    'sqlite:///%s' % os.path.join(self.directory,
+                                                  'keystone.sqlite'))},
                 'token': {'provider': 'fernet'},
                 'fernet_tokens': {'key_repository': keys['fernet-keys']},
                 'credential': {'key_repository': keys['credential-keys']},
@@ -773,7 +820,7 @@ class Keystone(_Server):
             # credentials) otherwise meet.
             'keystone', [sys.executable, KEYSTONE_WSGI, '--config-file',
                          self.config_file, '--port', str(self.port),
-                         '--threads', '1'],
+                         '--threads', str(self.threads)],
             self.directory, log_file=self.log_path))
         wait_for(lambda: http_get(self.auth_url), 'answer of keystone',
                  processes=[self.process])
@@ -799,7 +846,8 @@ class Keystone(_Server):
         """A keystoneauth session of a user, scoped to a project."""
         from keystoneauth1 import session
         return session.Session(auth=self.password_auth(
-            username, password, project_name, project_id))
+            username, password, project_name, project_id),
+            timeout=HTTP_TIMEOUT)
 
     def service_session(self, user, service):
         """A session sending ``user``'s token and ``service``'s as its
@@ -810,7 +858,8 @@ class Keystone(_Server):
         from keystoneauth1 import session
         return session.Session(auth=service_token.ServiceTokenAuthWrapper(
             user_auth=self.password_auth(*user),
-            service_auth=self.password_auth(*service)))
+            service_auth=self.password_auth(*service)),
+            timeout=HTTP_TIMEOUT)
 
     def admin_session(self):
         if self._admin is None:
@@ -839,6 +888,11 @@ class Keystone(_Server):
             return roles[0]['id']
         return self._admin_call('POST', '/roles', {'role': {
             'name': name}})['role']['id']
+
+    def user_id(self, name):
+        """The id of the user named ``name`` (of the default domain)."""
+        return self._admin_call('GET', '/users?name=%s' % name)['users'][
+            0]['id']
 
     def grant(self, user_id, project_id, role):
         self._admin_call('PUT', '/projects/%s/users/%s/roles/%s' % (

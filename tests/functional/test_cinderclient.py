@@ -249,6 +249,69 @@ class CinderClientTestCase(_AllInOneTestCase):
                       summary['volume-summary']['metadata']['tier'])
         self.cinder.volumes.delete(volume)
 
+    def test_encryption_metadata(self):
+        """What Nova reads of an encrypted volume and Horizon shows of
+        one (GET /volumes/{id}/encryption)."""
+        volume = self._create()
+        self.assertEqual({'encryption_key_id': None},
+                         self.cinder.volumes.get_encryption_metadata(
+                             volume.id))
+
+    def test_resources_cinder_ma_does_not_have(self):
+        """The lists Horizon and the CLI make of snapshots, backups,
+        transfers, groups, group types, group snapshots and messages are
+        empty, as a Cinder deployment without them answers; an id is not
+        found; a creation names the missing feature."""
+        volume = self._create()
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        for client in (self.cinder, latest):
+            self.assertEqual([], client.volume_snapshots.list())
+            self.assertEqual([], client.volume_snapshots.list(
+                detailed=False))
+            self.assertEqual([], client.backups.list())
+            # os-volume-transfer at 3.54, volume-transfers from 3.55.
+            self.assertEqual([], client.transfers.list())
+            self.assertEqual([], client.groups.list())
+            self.assertEqual([], client.group_types.list())
+            self.assertEqual([], client.group_snapshots.list())
+            self.assertEqual([], client.messages.list())
+        self.assertEqual([], self.admin.volume_snapshots.list(
+            search_opts={'all_tenants': 1}))
+        # Horizon's paged backup list asks for the count (3.45).
+        backups, count = latest.backups.list(search_opts={
+            'with_count': True})
+        self.assertEqual(([], 0), (list(backups), count))
+
+        missing = '4d9a2b1c-8e7f-4a3b-9c2d-1e0f5a6b7c8d'
+        exc = self.assertRaises(cinder_exc.NotFound,
+                                self.cinder.volume_snapshots.get, missing)
+        self.assertEqual('Snapshot %s could not be found.' % missing,
+                         exc.message)
+        exc = self.assertRaises(cinder_exc.NotFound,
+                                self.cinder.transfers.accept, missing, 'k')
+        self.assertEqual('Transfer %s could not be found.' % missing,
+                         exc.message)
+        for create, feature in (
+                (lambda: self.cinder.volume_snapshots.create(volume.id),
+                 'volume snapshots'),
+                (lambda: self.cinder.backups.create(volume.id),
+                 'volume backups'),
+                (lambda: self.cinder.transfers.create(volume.id),
+                 'volume transfers'),
+                (lambda: latest.transfers.create(volume.id),
+                 'volume transfers'),
+                (lambda: latest.groups.create('group-type', 'vt'),
+                 'generic volume groups')):
+            exc = self.assertRaises(cinder_exc.BadRequest, create)
+            self.assertEqual('cinder_ma does not support %s.' % feature,
+                             exc.message)
+        # Horizon looks for Cinder's extensions by name, as it lists them.
+        from cinderclient.v3.contrib import list_extensions
+        names = {ext.name for ext in list_extensions.ListExtManager(
+            self.cinder).show_all()}
+        self.assertLessEqual({'AvailabilityZones', 'VolumeTypeEncryption',
+                              'Services'}, names)
+
     def test_invalid_sizes(self):
         cases = {
             0: 'Invalid input for field/attribute size. Value: 0. 0 is '
@@ -561,3 +624,16 @@ class OpenStackSDKTestCase(_AllInOneTestCase):
         self.assertRaises(sdk_exc.NotFoundException, storage.get_volume,
                           volume.id)
         self.assertFalse(os.path.exists(self.volume_path(volume.id)))
+
+    def test_resources_cinder_ma_does_not_have(self):
+        storage = self.conn.block_storage
+        self.assertEqual([], list(storage.snapshots()))
+        self.assertEqual([], list(storage.snapshots(details=False)))
+        self.assertEqual([], list(storage.backups()))
+        self.assertEqual([], list(storage.groups()))
+        self.assertEqual([], list(storage.group_types()))
+        self.assertEqual([], list(storage.group_snapshots()))
+        exc = self.assertRaises(sdk_exc.NotFoundException,
+                                storage.get_snapshot,
+                                '4d9a2b1c-8e7f-4a3b-9c2d-1e0f5a6b7c8d')
+        self.assertIn('could not be found', str(exc))

@@ -61,6 +61,9 @@ class TestServiceToken(KeystoneTestCase):
                 # "service" in the project.
                 'glance': ks.create_user(project_a, roles=(
                     'member', 'reader', 'service')),
+                'carol': ks.create_user(project_a, roles=('reader',)),
+                # A user whose only role in the project is "service".
+                'svc': ks.create_user(project_a, roles=('service',)),
                 'nova': ks.service_user(),
                 'cinder': ks.service_user(),
             }
@@ -127,6 +130,60 @@ class TestServiceToken(KeystoneTestCase):
         response = self.call(self.service('alice'), 'DELETE', url)
         self.assertEqual(200, response.status_code, response.text)
 
+    def echoed(self, name):
+        """``name``'s own token sent as both the user and the service
+        token."""
+        return self.keystone.service_session(self.ids[name],
+                                             self.ids[name])
+
+    def test_service_token_grants_no_rights(self):
+        volume_id, attachment_id = self.connected_attachment()
+        a = self.ids['a']
+        url = self.url(a, 'attachments/%s' % attachment_id)
+        create = ('POST', self.url(a, 'attachments'), {'attachment': {
+            'volume_uuid': volume_id, 'instance_uuid': str(uuid.uuid4())}})
+        writes = (create,
+                  ('PUT', url, {'attachment': {'connector': dict(
+                      CONNECTOR, host='elsewhere')}}),
+                  ('POST', url + '/action', {'os-complete': {}}),
+                  ('DELETE', url, None))
+        # A reader through nova's service token: a reader.
+        reader_via_nova = self.service('carol')
+        for method, path, body in writes:
+            response = self.call(reader_via_nova, method, path, body)
+            self.assertEqual(403, response.status_code,
+                             '%s %s: %s' % (method, path, response.text))
+            self.assertIn('forbidden', response.json())
+        self.assertEqual(200, self.call(reader_via_nova, 'GET',
+                                        url).status_code)
+        # A user whose only role is "service" echoing its token: nothing.
+        echoed = self.echoed('svc')
+        for method, path, body in writes + (('GET', url, None),):
+            response = self.call(echoed, method, path, body)
+            self.assertEqual(403, response.status_code,
+                             '%s %s: %s' % (method, path, response.text))
+        # A member through nova's service token: the connected
+        # attachment goes.
+        response = self.call(self.service('alice'), 'DELETE', url)
+        self.assertEqual(200, response.status_code, response.text)
+        response = self.call(self.user('alice'), 'GET', url)
+        self.assertEqual(404, response.status_code, response.text)
+
+    def test_volume_types_need_a_reader(self):
+        a = self.ids['a']
+        for name in ('alice', 'carol'):
+            response = self.call(self.user(name), 'GET',
+                                 self.url(a, 'types'))
+            self.assertEqual(200, response.status_code, response.text)
+            self.assertTrue(response.json()['volume_types'])
+        type_id = response.json()['volume_types'][0]['id']
+        for session in (self.user('svc'), self.echoed('svc')):
+            for path in ('types', 'types/%s' % type_id,
+                         'types/%s/extra_specs' % type_id):
+                response = self.call(session, 'GET', self.url(a, path))
+                self.assertEqual(403, response.status_code,
+                                 '%s: %s' % (path, response.text))
+
     def test_service_stays_in_its_user_tokens_project(self):
         volume_id, attachment_id = self.connected_attachment()
         b = self.ids['b']
@@ -155,6 +212,9 @@ class TestServiceToken(KeystoneTestCase):
         response = self.call(self.user('alice'), 'GET',
                              self.url(self.ids['b'], 'volumes'))
         self.assertEqual(400, response.status_code)  # another project's URL
+        self.assertIn('the URL names project %s but the token is scoped to '
+                      'project %s' % (self.ids['b'], self.ids['a']),
+                      response.json()['badRequest']['message'])
         response = requests.get(self.url(self.ids['a'], 'volumes'),
                                 headers={'X-Auth-Token': 'forged'},
                                 timeout=fx.HTTP_TIMEOUT)

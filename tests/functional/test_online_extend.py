@@ -37,7 +37,7 @@ from tests.functional import fixtures as func_fixtures
 
 GIB = 1024 ** 3
 WAIT = 60
-#: [manager] rpc_response_timeout of these processes.
+#: [DEFAULT] rpc_response_timeout of these processes.
 RPC_TIMEOUT = 5
 #: [manager] service_down_time of these processes.
 DOWN_TIME = 8
@@ -52,7 +52,7 @@ class OnlineExtendAcrossHostsTestCase(base.BaseTestCase):
         # A frozen manager still looks up for DOWN_TIME seconds: time for
         # the call to be sent to it and to time out.
         self.deployment = self.useFixture(func_fixtures.Deployment(
-            admin_url, service_down_time=DOWN_TIME, config={'manager': {
+            admin_url, service_down_time=DOWN_TIME, config={'DEFAULT': {
                 'rpc_response_timeout': RPC_TIMEOUT}}))
         self.deployment.attach_logs_on_failure(self)
         self.computes = {}

@@ -61,3 +61,22 @@ class DeriveTestCase(base.TestCase):
     def test_derived_statuses_are_attachable(self):
         for _statuses, expected in CASES:
             self.assertIn(expected, status.ATTACHABLE_STATUSES)
+
+
+class CountedStatusTestCase(base.TestCase):
+
+    def test_an_attached_attachment_whose_detach_began_is_detaching(self):
+        self.assertEqual('detaching',
+                         status.counted_status('attached', 'a time'))
+        self.assertEqual('attached', status.counted_status('attached', None))
+        # Only attached ones: the mark means nothing on the others.
+        for attach_status in ('reserved', 'attaching', 'detaching',
+                              'error_detaching', 'error_attaching'):
+            self.assertEqual(attach_status,
+                             status.counted_status(attach_status, 'a time'))
+
+    def test_derived(self):
+        marked = status.counted_status('attached', 'a time')
+        self.assertEqual('detaching', status.derive([marked]))
+        self.assertEqual('in-use', status.derive([marked, 'attached']))
+        self.assertEqual('detaching', status.derive([marked, 'reserved']))

@@ -11,9 +11,9 @@
 # under the License.
 
 """Extensions: ``GET /v3/{project_id}/extensions[/{alias}]``, as Cinder
-lists its own. cinder_ma lists its additions to Cinder's API
-(:mod:`cinder_ma.api.extensions`); any authenticated caller may read
-them."""
+lists its own. cinder_ma lists Cinder's extensions it serves and its
+additions to Cinder's API (:mod:`cinder_ma.api.extensions`); any
+authenticated caller may read them."""
 
 from cinder_ma.api import expose
 from cinder_ma.api import extensions
@@ -27,7 +27,7 @@ class ExtensionNotFound(exception.NotFound):
 
 @expose.expose()
 def index(req, project_id):
-    return views.index(extensions.EXTENSIONS)
+    return views.index(extensions.LISTED)
 
 
 @expose.expose()

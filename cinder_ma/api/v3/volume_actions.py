@@ -89,7 +89,8 @@ def reserve(req, project_id, volume_id):
 
 @expose.expose(status=202)
 def unreserve(req, project_id, volume_id):
-    """``os-unreserve``: drop the reservations never attached."""
+    """``os-unreserve``: drop the reservations of os-reserve never
+    connected or attached."""
     volume_actions.unreserve(req.context, _checked_id(volume_id))
 
 
@@ -136,7 +137,9 @@ def attach(req, project_id, volume_id, body):
 @validation.schema(schemas.begin_detaching_v350,
                    min_version=mv.MULTIATTACH_VOLUMES)
 def begin_detaching(req, project_id, volume_id, body):
-    """``os-begin_detaching``: an attached attachment is detaching."""
+    """``os-begin_detaching``: the consumer is about to detach the volume
+    (which must be in-use; see :func:`cinder_ma.volume.actions.
+    begin_detaching`)."""
     volume_actions.begin_detaching(
         req.context, _checked_id(volume_id),
         attachment_id=_attachment_id(req, body, 'os-begin_detaching'))
@@ -148,7 +151,8 @@ def begin_detaching(req, project_id, volume_id, body):
 @validation.schema(schemas.roll_detaching_v350,
                    min_version=mv.MULTIATTACH_VOLUMES)
 def roll_detaching(req, project_id, volume_id, body):
-    """``os-roll_detaching``: a detaching attachment is attached again."""
+    """``os-roll_detaching``: the detach did not happen; never refused
+    for the volume's status."""
     volume_actions.roll_detaching(
         req.context, _checked_id(volume_id),
         attachment_id=_attachment_id(req, body, 'os-roll_detaching'))

@@ -141,7 +141,11 @@ class ExtendVolumeOnBackend(_DriverTask):
 
 class ReleaseExtendQuotaOnRevert(task.Task):
     """The API charged the project's gigabytes quota for the extend; a
-    failed extend gives them back."""
+    failed extend gives them back.
+
+    An extend already recorded (the volume left 'extending' with its new
+    size: a task after FinishExtend failed) keeps them.
+    """
 
     def execute(self, context, volume_id, volume, new_size):
         """Nothing to do: the charge was made with the request."""
@@ -149,6 +153,14 @@ class ReleaseExtendQuotaOnRevert(task.Task):
     def revert(self, context, volume_id, volume, new_size, *args,
                **kwargs):
         try:
+            current = volume_db.volume_get(context, volume_id,
+                                           children=False)
+            if current.status != vstatus.EXTENDING and \
+                    current.size >= new_size:
+                LOG.warning('Volume %s was extended to %s GiB before its '
+                            'flow failed; the quota stays charged',
+                            volume_id, new_size)
+                return
             quota_db.release_extend(context, volume_id,
                                     new_size - volume.size)
         except Exception:
@@ -169,7 +181,8 @@ def resize_targets(volume):
     manager of their host (``manager_host``), in a stable order.
     Attachments of external consumers have no host manager to call: the
     connection info and the notification tell them (FinishExtend, then
-    the manager)."""
+    the manager), and Nova's event its instances
+    (:class:`~cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`)."""
     return sorted((a for a in volume.volume_attachment
                    if a.manager_host and
                    a.attach_status == vstatus.ATTACH_ATTACHED),
@@ -189,10 +202,14 @@ class ResizeAttachedDisk(task.Task):
 
     The call is bounded: a manager that is down is not called
     (``[manager] service_down_time``), one that does not answer fails
-    after ``[manager] rpc_response_timeout``, one too old (or a pin
+    after ``[DEFAULT] rpc_response_timeout``, one too old (or a pin
     below 1.6) is not sent anything. None of these fails the task: it
     provides ``not_resized.<attachment id>``, the reason the instance was
-    not told (None when it was), and logs it with its host.
+    not told (None when it was), and logs it with its host. Attachments
+    of external consumers have no host manager to call: the connection
+    info and the notification tell them (FinishExtend, then the manager),
+    and Nova's event its instances
+    (:class:`~cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`).
 
     Revert: nothing to undo (an instance that sees the grown storage is
     right).

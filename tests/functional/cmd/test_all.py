@@ -33,6 +33,7 @@ from cinder_ma.db import services as service_db
 from cinder_ma import rpc
 from tests import base
 from tests import fixtures as cm_fixtures
+from tests.functional import fixtures as func_fixtures
 from tests.unit.cmd import test_manage
 
 READY = re.compile(r'^cinder-ma-all: API listening on (http://\S+)/v3 '
@@ -139,15 +140,21 @@ class MainInProcessTestCase(base.DBTestCase):
 class CommandTestCase(base.TestCase):
     """The real command in a process of its own, stopped by signals."""
 
-    def _start(self, workers=1):
-        state = os.path.join(self.state_path, 'state')
+    def _start(self, workers=1, own_state=True):
+        """Start cinder-ma-all in the test's directory; with
+        ``own_state=False`` its state goes to its default place,
+        ./cinder-ma-state."""
+        if own_state:
+            state = os.path.join(self.state_path, 'state')
+        else:
+            state = os.path.join(self.state_path, 'cinder-ma-state')
         config = os.path.join(self.state_path, 'all.conf')
         with open(config, 'w') as f:
-            f.write('[DEFAULT]\nstate_path = %s\nhost = allhost\n'
+            f.write('[DEFAULT]\n%shost = allhost\n'
                     'log_file = %s\n[api]\nhost_ip = 127.0.0.1\nport = 0\n'
                     'workers = %d\n'
-                    % (state, os.path.join(self.state_path, 'all.log'),
-                       workers))
+                    % ('state_path = %s\n' % state if own_state else '',
+                       os.path.join(self.state_path, 'all.log'), workers))
         proc = subprocess.Popen(
             [sys.executable, '-W', 'ignore', '-m', 'cinder_ma.cmd.all',
              '--config-file', config],
@@ -241,3 +248,44 @@ class CommandTestCase(base.TestCase):
             self.assertEqual(200, request(url + '/v3')[0])
         proc.send_signal(signal.SIGTERM)
         self.assertEqual(0, proc.wait(30))
+
+    def _admin(self, name, *args, cwd):
+        return subprocess.run(
+            func_fixtures.command(name) + list(args), cwd=cwd,
+            env=func_fixtures.environ(), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=120, check=False)
+
+    def test_administration_commands_find_its_state(self):
+        """cinder-ma-manage and cinder-ma-status run from the directory
+        cinder-ma-all was started from use its state and options (its
+        config file sets no state_path: ./cinder-ma-state)."""
+        proc, _url, state = self._start(own_state=False)
+        self.assertTrue(os.path.exists(os.path.join(state,
+                                                    'cinder-ma-all.json')))
+        listed = self._admin('cinder-ma-manage', 'service', 'list',
+                             cwd=self.state_path)
+        self.assertEqual(0, listed.returncode, listed.stderr)
+        self.assertIn('allhost@file', listed.stdout)
+        self.assertIn('using the state of cinder-ma-all in %s' % state,
+                      listed.stderr)
+        self.assertIn('all.conf', listed.stderr)
+        audit = self._admin('cinder-ma-manage', 'attachment', 'audit',
+                            cwd=self.state_path)
+        self.assertEqual(0, audit.returncode, audit.stderr)
+        self.assertIn('Every attachment of 1 host checked out.',
+                      audit.stdout)
+        status = self._admin('cinder-ma-status', 'upgrade', 'check',
+                             cwd=self.state_path)
+        self.assertEqual(0, status.returncode, status.stdout + status.stderr)
+        # Elsewhere, the message says which state it looked at and what to
+        # pass.
+        elsewhere = self.useFixture(fixtures.TempDir()).path
+        listed = self._admin('cinder-ma-manage', 'service', 'list',
+                             cwd=elsewhere)
+        self.assertEqual(1, listed.returncode, listed.stdout)
+        self.assertIn('pass the --config-file files the services run with',
+                      listed.stderr)
+        self.assertIn('./cinder-ma-state', listed.stderr)
+        proc.send_signal(signal.SIGTERM)
+        self.assertEqual(0, proc.wait(30))
+

@@ -22,6 +22,7 @@ tests/fixtures.py; a server that is down skips its tests (fails them with
 ``CINDER_MA_REQUIRE_SERVICES=1``).
 """
 
+import datetime
 import os
 import subprocess
 import sys
@@ -339,6 +340,24 @@ class MigrationsTestCase(test_migrations.ModelsMigrationsSync,
         self.assertEqual(['volume_id', 'deleted', 'created_at'],
                          indexes['volume_attachment_volume_order_idx'])
         self.assertNotIn('volume_attachment_volume_id_idx', indexes)
+
+    def _check_0011(self, data):
+        # Existing attachments have no os-begin_detaching mark; the
+        # column takes a time and None.
+        meta = sa.MetaData()
+        meta.reflect(bind=self.engine)
+        attachments = meta.tables['volume_attachment']
+        with self.engine.begin() as conn:
+            rows = conn.execute(sa.select(attachments)).all()
+            self.assertTrue(rows)
+            self.assertEqual({None}, {row.detach_begun_at for row in rows})
+            conn.execute(attachments.update().where(
+                attachments.c.id == rows[0].id).values(
+                    detach_begun_at=datetime.datetime(2026, 11, 27, 8, 0)))
+            self.assertEqual(
+                datetime.datetime(2026, 11, 27, 8, 0),
+                conn.execute(sa.select(attachments.c.detach_begun_at).where(
+                    attachments.c.id == rows[0].id)).scalar())
 
 
 class PostgreSQLMigrationsTestCase(MigrationsTestCase):

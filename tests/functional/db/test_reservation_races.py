@@ -14,7 +14,8 @@
 
 32 threads reserve attachments of one volume for 32 instances at once; the
 compare-and-swap reservation must let exactly the winners the rules allow
-through, whatever the database.
+through, whatever the database. So must os-begin_detaching's mark (one
+winner) and os-roll_detaching (one rollback, no error).
 """
 
 import threading
@@ -177,6 +178,136 @@ class _RaceMixin:
         results = self._race(vol.id, max_attachments=4)
         self.assertEqual(4, results.count('ok'), results)
         self.assertEqual(4, len(self._live(vol.id)))
+
+    # The cap of [DEFAULT] max_attachments_per_volume, lowered by the
+    # type's multiattach:max_attachments, through the service layer.
+
+    def _attach_race(self, volume_id, same_instance=False):
+        """THREADS members attach ``volume_id`` at once (each for its own
+        instance, or all for one)."""
+        barrier = threading.Barrier(THREADS)
+        results = [None] * THREADS
+
+        def attach(index):
+            context = cm_context.RequestContext(
+                user_id='fake-user', project_id='fake-project',
+                roles=['member', 'reader'])
+            barrier.wait()
+            try:
+                attachments.create_attachment(
+                    context, volume_id,
+                    'instance-a' if same_instance else 'instance-%02d' %
+                    index)
+                results[index] = 'ok'
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=attach, args=(i,))
+                   for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    def _backed_volume(self, multiattach, specs=None):
+        self.make_backend('testhost@file')
+        if specs:
+            type_db.volume_type_extra_specs_update_or_create(
+                self.context, self.vtype.id, specs)
+        vol = self._volume(multiattach=multiattach)
+        volume_db.volume_update(self.context, vol.id,
+                                {'host': 'testhost@file#file'})
+        return vol
+
+    def _assert_capped(self, vol, results, cap, source):
+        self.assertEqual(cap, results.count('ok'), results)
+        for result in results:
+            if result != 'ok':
+                self.assertIsInstance(result, exception.InvalidVolume)
+                self.assertIn('at most %d are allowed (%s)' % (cap, source),
+                              str(result))
+        self.assertEqual(cap, len(self._live(vol.id)))
+        self.assertEqual(cap, volume_db.volume_get(
+            self.context, vol.id).attach_count)
+
+    def test_configured_cap_holds(self):
+        self.flags(max_attachments_per_volume=5)
+        vol = self._backed_volume(multiattach=True)
+        self._assert_capped(vol, self._attach_race(vol.id), 5,
+                            attachments.CAP_OPTION)
+
+    def test_configured_cap_holds_for_one_instance(self):
+        """A volume that is not shareable takes attachments of its one
+        instance (live migration): capped too."""
+        self.flags(max_attachments_per_volume=3)
+        vol = self._backed_volume(multiattach=False)
+        self._assert_capped(vol, self._attach_race(vol.id,
+                                                   same_instance=True),
+                            3, attachments.CAP_OPTION)
+
+    def test_type_spec_lowers_the_cap(self):
+        self.flags(max_attachments_per_volume=6)
+        vol = self._backed_volume(multiattach=True, specs={
+            'multiattach:max_attachments': '4'})
+        self._assert_capped(vol, self._attach_race(vol.id), 4,
+                            attachments.CAP_SPEC)
+
+    def test_type_spec_does_not_raise_the_cap(self):
+        self.flags(max_attachments_per_volume=6)
+        vol = self._backed_volume(multiattach=True, specs={
+            'multiattach:max_attachments': '20'})
+        self._assert_capped(vol, self._attach_race(vol.id), 6,
+                            attachments.CAP_OPTION)
+
+    def _concurrently(self, func):
+        barrier = threading.Barrier(THREADS)
+        results = [None] * THREADS
+
+        def run(index):
+            context = self.context.elevated()
+            barrier.wait()
+            try:
+                results[index] = ('ok', func(context))
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=run, args=(i,))
+                   for i in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+    def test_one_begin_detaching_wins(self):
+        # Nova's os-begin_detaching on a volume with one attachment, sent
+        # 32 times at once: one marks it (the volume is then detaching),
+        # the others get Cinder's 400.
+        vol = self._volume(multiattach=False)
+        att = attachment_db.attachment_reserve(self.context, vol.id, 'i1')
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attached'})
+        results = self._concurrently(
+            lambda context: attachment_db.attachment_begin_detaching(
+                context, vol.id))
+        self.assertEqual([('ok', att.id)],
+                         [r for r in results if isinstance(r, tuple)],
+                         results)
+        for result in results:
+            if not isinstance(result, tuple):
+                self.assertIsInstance(result, exception.InvalidVolume)
+        self.assertEqual('detaching',
+                         volume_db.volume_get(self.context, vol.id).status)
+        # Rolled back 32 times at once: once, and never an error.
+        results = self._concurrently(
+            lambda context: attachment_db.attachment_roll_detaching(
+                context, vol.id))
+        self.assertEqual([1] + [0] * (THREADS - 1),
+                         sorted((r[1] for r in results), reverse=True),
+                         results)
+        vol = volume_db.volume_get(self.context, vol.id)
+        self.assertEqual(('in-use', 1), (vol.status, vol.attach_count))
 
 
 class SQLiteRaceTestCase(_RaceMixin, base.DBTestCase):

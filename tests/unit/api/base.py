@@ -42,6 +42,7 @@ from cinder_ma.db import api as db_api
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma import rpc
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import types as volume_types
 from tests import base
@@ -131,7 +132,14 @@ class APITestCase(base.DBTestCase):
             'topic': 'cinder-ma-manager', 'availability_zone': 'nova',
             'heartbeat_at': timeutils.utcnow(),
             'capabilities': jsonutils.dumps(BACKEND_CAPABILITIES)})
-        # Notifications go out through the RPC layer, not set up here.
+        # RPC set up as the API process sets it up (here with the
+        # in-process transport, whose casts go nowhere: the managers'
+        # calls are recorded or mocked), so that the notifier answers
+        # whether notifications are enabled; what they would emit is
+        # recorded by the mock below.
+        self.flags(rpc_transport='local')
+        rpc.init(self.conf)
+        self.addCleanup(rpc.cleanup)
         self.notify = self.useFixture(fixtures.MockPatch(
             'cinder_ma.notifications.notify')).mock
         self.rpc = RecordingRPC()

@@ -119,13 +119,18 @@ class TestDispatch(base.APITestCase):
             self.assertFault(response, 404, 'itemNotFound')
 
     def test_url_of_another_project_is_malformed(self):
-        # Cinder's answer when the URL's project is not the caller's.
+        # Cinder's answer when the URL's project is not the caller's,
+        # saying which projects differ.
         response = self.app.get(self.url('volumes', project='someone'),
                                 headers=base.MEMBER, status=400)
         self.assertFault(response, 400, 'badRequest',
-                         'Malformed request url')
+                         'Malformed request url: the URL names project '
+                         'someone but the token is scoped to project %s' %
+                         base.PROJECT)
+        self.assertIn('with noauth the token', response.text)
 
     def test_unexpected_error_is_a_500_without_traceback(self):
+        logged = self.expect_logged_errors()
         self.useFixture(fixtures.MockPatch(
             'cinder_ma.volume.api.list_volumes',
             side_effect=RuntimeError('secret internals')))
@@ -135,8 +140,10 @@ class TestDispatch(base.APITestCase):
         self.assertNotIn('secret internals', response.text)
         self.assertEqual('volume 3.0',
                          response.headers['OpenStack-API-Version'])
+        self.assertIn('RuntimeError: secret internals', logged.output)
 
     def test_error_escaping_the_app_is_a_500_fault(self):
+        logged = self.expect_logged_errors()
         dispatch = self.useFixture(fixtures.MockPatch(
             'cinder_ma.api.app.dispatch',
             side_effect=RuntimeError('secret internals'))).mock
@@ -145,8 +152,10 @@ class TestDispatch(base.APITestCase):
         self.assertFault(response, 500, 'computeFault')
         self.assertNotIn('secret internals', response.text)
         self.assertIn(REQUEST_ID, response.headers)
-        # Not a second time by the hook.
+        # Not a second time by the hook; logged once, with its traceback.
         self.assertEqual(1, dispatch.call_count)
+        self.assertEqual(1, logged.output.count(
+            'RuntimeError: secret internals'))
 
     def test_accept_header_does_not_matter(self):
         for accept in ('text/html', 'application/xml', 'image/png;q=0.5',

@@ -136,6 +136,7 @@ class TestFaults(base.BaseTestCase):
         self.assertEqual((405, 'badMethod'), (status, name))
 
     def test_server_errors_hide_their_message(self):
+        logged = self.expect_logged_errors()
         for error in (RuntimeError('internal detail'),
                       exception.DriverError(reason='internal detail'),
                       KeyError('internal detail')):
@@ -143,6 +144,9 @@ class TestFaults(base.BaseTestCase):
             self.assertEqual((500, 'computeFault', 500), (status, name,
                                                           code))
             self.assertNotIn('internal detail', message)
+        # The operator's log has them, with their tracebacks.
+        self.assertEqual(3, logged.output.count('Traceback'))
+        self.assertIn("KeyError: 'internal detail'", logged.output)
 
     def test_service_unavailable(self):
         status, name, code, message = self._fault(
@@ -174,8 +178,10 @@ class TestFaultWrapper(base.BaseTestCase):
     def test_exception_becomes_a_fault(self):
         def broken(environ, start_response):
             raise RuntimeError('boom')
+        logged = self.expect_logged_errors()
         response = webob.Request.blank('/').get_response(
             expose.FaultWrapper(broken))
         self.assertEqual(500, response.status_int)
         self.assertIn('computeFault', response.json)
         self.assertNotIn('boom', response.text)
+        self.assertIn('RuntimeError: boom', logged.output)

@@ -211,6 +211,7 @@ class TestFuzz(base.APITestCase):
             'target_project_id': base.PROJECT,
             'class_name': 'default',
             'hostname': base.BACKEND_HOST,
+            'resource_id': 'c8f0f7a2-5b1e-4c9e-9d55-2f1f7f0e0a11',
         }
 
     def _path(self, template, made_up):

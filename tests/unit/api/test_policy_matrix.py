@@ -26,7 +26,10 @@ behind an ``/action`` route), :data:`MATRIX` says what each persona gets:
   member of another project: a service stays inside its user's project;
 * ``service_role``: a *user* token whose only role is ``service``: an
   ordinary user, of no project role (only a service token makes a
-  service).
+  service);
+* ``reader_service``: the service token with the user token of a reader
+  of the owning project: a service token grants nothing, so it gets what
+  the reader gets.
 
 Each request is made on fresh resources, with a body that is valid, so
 that the status says what the policy (and the project scoping) decided:
@@ -49,16 +52,18 @@ from oslo_utils import timeutils
 from cinder_ma.api import extensions
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
+from cinder_ma.api.v3 import unsupported
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
 from cinder_ma.volume import qos_specs
+from cinder_ma.volume import unsupported as unsupported_service
 from tests.unit.api import base
 
 P = '/v3/{project_id}'
 PERSONAS = ('admin', 'member', 'reader', 'other', 'service',
-            'other_service', 'service_role')
+            'other_service', 'service_role', 'reader_service')
 
 CONNECTOR = {'host': 'compute1', 'initiator': 'iqn.test'}
 
@@ -66,16 +71,19 @@ Row = collections.namedtuple('Row', PERSONAS)
 
 
 def row(admin, member, reader, other, service, other_service=None,
-        service_role=None):
+        service_role=None, reader_service=None):
     """A row; by default another project's service is refused as another
-    project's member is, and a user with the role ``service`` alone as a
-    user of no role (a reader's refusal for writes and reads alike)."""
+    project's member is, a user with the role ``service`` alone as a
+    user of no role (a reader's refusal for writes and reads alike), and
+    a reader through a service gets what the reader gets."""
     if other_service is None:
         other_service = other
     if service_role is None:
         service_role = 403
+    if reader_service is None:
+        reader_service = reader
     return Row(admin, member, reader, other, service, other_service,
-               service_role)
+               service_role, reader_service)
 
 
 # Public version documents.
@@ -140,12 +148,17 @@ MATRIX = {
         row(202, 202, 403, 404, 202),
     ('POST', P + '/volumes/{volume_id}/action', 'os-reset_status'):
         row(202, 403, 403, 404, 403),
-    # Admins and services pass the policy; no volume ever waits for its
+    # Admins and members through a service pass the policy (a reader
+    # through a service does not); no volume ever waits for its
     # completion here, so the allowed answer is a 400 (not extending).
     ('POST', P + '/volumes/{volume_id}/action',
      'os-extend_volume_completion'):
         row(400, 403, 403, 404, 400),
     ('GET', P + '/volumes/summary'): row(200, 200, 200, 200, 200, 200, 403),
+    ('GET', P + '/volumes/{volume_id}/encryption'): row(200, 200, 200, 404,
+                                                        200),
+    ('GET', P + '/volumes/{volume_id}/encryption/{key}'): row(200, 200, 200,
+                                                              404, 200),
 
     # Attachments (3.27 on).
     ('GET', P + '/attachments'): row(200, 200, 200, 200, 200, 200, 403),
@@ -160,28 +173,31 @@ MATRIX = {
                                                         200),
     ('POST', P + '/attachments/{attachment_id}/action', 'os-complete'):
         row(204, 204, 403, 404, 204),
-    # Fencing and promotion: administrators and services only.
+    # Fencing and promotion: administrators, and members through a
+    # service only.
     ('POST', P + '/attachments/{attachment_id}/action',
      'cinder-ma-fencing:fence'): row(200, 403, 403, 404, 200),
     ('POST', P + '/attachments/{attachment_id}/action',
      'cinder-ma-fencing:promote'): row(200, 403, 403, 404, 200),
 
-    # Volume types: everyone reads the public ones; only admins write.
-    ('GET', P + '/types'): row(200, 200, 200, 200, 200, 200, 200),
+    # Volume types: readers (of their own project) read the public ones,
+    # a user of no reader role nothing; only admins write.
+    ('GET', P + '/types'): row(200, 200, 200, 200, 200, 200, 403),
     ('POST', P + '/types'): row(200, 403, 403, 403, 403),
-    ('GET', P + '/types/{type_id}'): row(200, 200, 200, 200, 200, 200, 200),
+    ('GET', P + '/types/{type_id}'): row(200, 200, 200, 200, 200, 200, 403),
     ('PUT', P + '/types/{type_id}'): row(200, 403, 403, 403, 403),
     ('DELETE', P + '/types/{type_id}'): row(202, 403, 403, 403, 403),
     ('GET', P + '/types/{type_id}/extra_specs'): row(200, 200, 200, 200,
-                                                     200, 200, 200),
+                                                     200, 200, 403),
     ('POST', P + '/types/{type_id}/extra_specs'): row(200, 403, 403, 403,
                                                       403),
     # The key of the matrix's type ('k') is not user-visible: only
     # admins see it (volume_extension:types_extra_specs:read_sensitive);
-    # to others it does not exist.
+    # to other readers it does not exist; a user of no reader role may
+    # not read extra specs at all.
     ('GET', P + '/types/{type_id}/extra_specs/{key}'): row(200, 404, 404,
                                                            404, 404, 404,
-                                                           404),
+                                                           403),
     ('PUT', P + '/types/{type_id}/extra_specs/{key}'): row(200, 403, 403,
                                                            403, 403),
     ('DELETE', P + '/types/{type_id}/extra_specs/{key}'): row(202, 403, 403,
@@ -255,6 +271,28 @@ MATRIX = {
 }
 
 
+# Resources cinder_ma does not have (cinder_ma/api/v3/unsupported.py):
+# their lists under Cinder's list policies (readers of the project; none
+# for group types), an id not found by anyone, a creation refused (400)
+# to anyone.
+_UNSUPPORTED_LIST = row(200, 200, 200, 200, 200, 200, 403)
+_UNSUPPORTED_OPEN_LIST = row(200, 200, 200, 200, 200, 200, 200)
+_UNSUPPORTED_NOT_FOUND = row(404, 404, 404, 404, 404, 404, 404)
+_UNSUPPORTED_CREATE = row(400, 400, 400, 400, 400, 400, 400)
+UNSUPPORTED_TEMPLATES = set()
+for _resource in unsupported.RESOURCES:
+    _kinds = {_resource.index: (_UNSUPPORTED_LIST if _resource.key in
+                                unsupported_service.LIST_RULES
+                                else _UNSUPPORTED_OPEN_LIST),
+              _resource.missing: _UNSUPPORTED_NOT_FOUND,
+              _resource.create: _UNSUPPORTED_CREATE}
+    for _template, _methods in routes.ROUTES.items():
+        for _method, _handler in _methods.items():
+            if _handler in _kinds:
+                MATRIX[(_method, _template)] = _kinds[_handler]
+                UNSUPPORTED_TEMPLATES.add(_template)
+
+
 def _headers(persona, version):
     project, user, roles, service_roles = {
         'admin': (base.PROJECT, 'admin-user', None, None),
@@ -267,6 +305,7 @@ def _headers(persona, version):
         'other_service': (base.OTHER_PROJECT, 'nova',
                           ['member', 'reader'], ['service']),
         'service_role': (base.PROJECT, 'glance', ['service'], None),
+        'reader_service': (base.PROJECT, 'nova', ['reader'], ['service']),
     }[persona]
     return project, base.headers(project=project, user=user, roles=roles,
                                  version=version,
@@ -393,7 +432,10 @@ class TestPolicyMatrix(base.APITestCase):
                   'qos_id': getattr(env['qos'], 'id', None),
                   'target_project_id': base.PROJECT,
                   'class_name': 'default',
-                  'alias': extensions.EXTENSIONS[0].alias}
+                  'alias': extensions.EXTENSIONS[0].alias,
+                  'resource_id': str(uuid.uuid4())}
+        if template.endswith('/volumes/{volume_id}/encryption/{key}'):
+            params['key'] = 'encryption_key_id'
         version = mv.MAX_VERSION
         body = None
         instance = str(uuid.uuid4())
@@ -430,6 +472,9 @@ class TestPolicyMatrix(base.APITestCase):
                 'removeProjectAccess': {'removeProjectAccess': {
                     'project': base.OTHER_PROJECT}},
             }[key[2]]
+        elif template in UNSUPPORTED_TEMPLATES:
+            if method in ('POST', 'PUT'):
+                body = {'snapshot': {'volume_id': volume.id}}
         elif method in ('POST', 'PUT'):
             body = {
                 P + '/volumes': {'volume': {'size': 1}},

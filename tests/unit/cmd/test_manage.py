@@ -37,6 +37,10 @@ class CommandFixture(fixtures.Fixture):
         self.useFixture(fixtures.MonkeyPatch('sys.stderr', self.stderr))
         self.useFixture(fixtures.MockPatch(
             'cinder_ma.cmd.logging.setup'))
+        # Whatever cinder-ma-all left in the directory the tests run
+        # from is not theirs (tests.unit.cmd.test_init tests the search).
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.ALL_IN_ONE_STATE_PATH', '/nonexistent/state'))
 
 
 class EmptyDatabase(fixtures.Fixture):
@@ -94,6 +98,25 @@ class DbCommandsTestCase(base.TestCase):
         err = self.cmd.stderr.getvalue()
         self.assertIn('cinder-ma-manage: error: service list failed', err)
         self.assertIn('db sync', err)
+        self.assertIn('pass the --config-file files the services run with',
+                      err)
+
+    def test_help_of_every_command_is_a_whole_sentence(self):
+        for category, (cls, actions) in manage.CATEGORIES.items():
+            for doc in [cls.__doc__] + [getattr(cls, a).__doc__
+                                        for a in actions]:
+                summary = manage._summary(doc)
+                self.assertNotIn('\n', summary)
+                # The sentence goes to its end: its parentheses close.
+                self.assertEqual(summary.count('('), summary.count(')'),
+                                 summary)
+        self.assertEqual(
+            'Compare every live attachment with its backend\'s connections '
+            'and its host\'s hypervisor: attachments without a connection '
+            'or disk, connections and disks that no attachment accounts '
+            'for', manage._summary(manage.AttachmentCommands.audit.__doc__))
+        self.assertEqual('One thing', manage._summary(
+            'One thing. Then\n    another.'))
 
     def test_bad_command_line(self):
         self.assertEqual(2, manage.main(['cinder-ma-manage', 'db', 'nope']))
@@ -322,6 +345,33 @@ class AttachmentCommandsTestCase(base.DBTestCase):
                       out)
         self.assertIn('elsewhere', out)
         self.assertNotIn('no connection on backend', out)
+
+    def test_counts_hosts_and_names_external_consumers(self):
+        import uuid
+
+        from cinder_ma.db import attachments as attachment_db
+        from cinder_ma.volume import types as vtypes
+
+        vtype = vtypes.ensure_default_type(self.admin_context)
+        volume = volume_db.volume_create(self.admin_context, {
+            'project_id': 'p', 'user_id': 'u', 'size': 1,
+            'status': 'available', 'host': 'testhost@file#file',
+            'volume_type_id': vtype.id, 'multiattach': True})
+        for host in ('compute-a', 'compute-a', 'compute-b'):
+            att = attachment_db.attachment_reserve(
+                self.admin_context, volume.id, str(uuid.uuid4()))
+            attachment_db.attachment_update(
+                self.admin_context, att.id,
+                {'attach_status': 'reserved', 'connector': {'host': host}})
+        self.assertEqual([('compute-a', 2), ('compute-b', 1)],
+                         manage.external_hosts(self.admin_context))
+        self.assertEqual(0, manage.main(
+            ['cinder-ma-manage', 'attachment', 'audit']),
+            self.cmd.stdout.getvalue() + self.cmd.stderr.getvalue())
+        out = self.cmd.stdout.getvalue()
+        self.assertIn('Every attachment of 1 host checked out.', out)
+        self.assertIn('the disks of the external consumers on compute-a '
+                      '(2 attachments), compute-b (1 attachment)', out)
 
     def test_disks_attached_by_another_process_are_seen(self):
         # The fake hypervisor driver keeps its records in the host's state

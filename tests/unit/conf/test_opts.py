@@ -77,3 +77,16 @@ class TestLibraryOptions(base.TestCase):
         self.conf.clear_default('lock_path', group='oslo_concurrency')
         self.assertEqual(os.path.join(self.state_path, 'locks'),
                          self.conf.oslo_concurrency.lock_path)
+
+    def test_one_rpc_response_timeout(self):
+        # oslo.messaging's [DEFAULT] option, readable before (and
+        # without) any transport, as the in-process RPC needs it...
+        self.assertEqual(60, self.conf.rpc_response_timeout)
+        # ...registered again by oslo.messaging without a conflict...
+        from oslo_messaging import opts as messaging_opts
+        for group, group_opts in messaging_opts.list_opts():
+            self.conf.register_opts(group_opts, group=group)
+        # ...and not shadowed by an option of ours in the sample.
+        ours = [(group, o.name) for group, group_opts in opts.list_opts()
+                for o in group_opts if o.name == 'rpc_response_timeout']
+        self.assertEqual([], ours)

@@ -15,6 +15,7 @@
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from tests import base
 
@@ -138,6 +139,156 @@ class AttachmentDBTestCase(base.DBTestCase):
         self.assertEqual(('detaching', 1), self._status(vol.id))
         attachment_db.attachment_destroy(self.context, a1.id)
         self.assertEqual(('available', 0), self._status(vol.id))
+
+    def _attached(self, vol, instance):
+        att = attachment_db.attachment_reserve(self.context, vol.id,
+                                               instance)
+        return attachment_db.attachment_update(
+            self.context, att.id, {'attach_status': 'attached'})
+
+    def _marks(self, vol):
+        return {a.id: (a.attach_status, a.detach_begun_at is not None)
+                for a in volume_db.volume_get(self.context,
+                                              vol.id).volume_attachment}
+
+    def test_begin_and_roll_detaching_one_attachment(self):
+        vol = self._volume()
+        att = self._attached(vol, 'i1')
+        self.assertEqual(att.id, attachment_db.attachment_begin_detaching(
+            self.context, vol.id))
+        # The volume is detaching, as Cinder's; the attachment stays
+        # attached (as in Cinder), marked, and is no work to finish.
+        self.assertEqual(('detaching', 1), self._status(vol.id))
+        self.assertEqual({att.id: ('attached', True)}, self._marks(vol))
+        # A second begin finds the volume detaching: Cinder's 400.
+        exc = self.assertRaises(exception.InvalidVolume,
+                                attachment_db.attachment_begin_detaching,
+                                self.context, vol.id)
+        self.assertIn("Volume status must be 'in-use'", str(exc))
+        self.assertIn('is detaching', str(exc))
+        self.assertEqual(1, attachment_db.attachment_roll_detaching(
+            self.context, vol.id))
+        self.assertEqual(('in-use', 1), self._status(vol.id))
+        self.assertEqual({att.id: ('attached', False)}, self._marks(vol))
+        # Rolling back what is not detaching changes nothing, no error.
+        self.assertEqual(0, attachment_db.attachment_roll_detaching(
+            self.context, vol.id))
+        self.assertEqual(('in-use', 1), self._status(vol.id))
+        # Begun, then the consumer deletes its attachment.
+        attachment_db.attachment_begin_detaching(self.context, vol.id)
+        attachment_db.attachment_destroy(self.context, att.id)
+        self.assertEqual(('available', 0), self._status(vol.id))
+
+    def test_begin_detaching_refused_unless_in_use(self):
+        vol = self._volume()
+        for volume_status in ('available', 'reserved'):
+            if volume_status == 'reserved':
+                attachment_db.attachment_reserve(self.context, vol.id, 'i1')
+            exc = self.assertRaises(
+                exception.InvalidVolume,
+                attachment_db.attachment_begin_detaching,
+                self.context, vol.id)
+            self.assertIn('is %s' % volume_status, str(exc))
+            self.assertEqual(volume_status, self._status(vol.id)[0])
+            self.assertEqual(0, attachment_db.attachment_roll_detaching(
+                self.context, vol.id))
+        other = self._volume(status='extending')
+        self.assertRaises(exception.InvalidVolume,
+                          attachment_db.attachment_begin_detaching,
+                          self.context, other.id)
+        self.assertEqual(0, attachment_db.attachment_roll_detaching(
+            self.context, other.id))
+        self.assertEqual(('extending', 0), self._status(other.id))
+
+    def test_begin_detaching_several_attachments(self):
+        vol = self._volume(multiattach=True)
+        first = self._attached(vol, 'i1')
+        second = self._attached(vol, 'i2')
+        # Nova's call, with the volume id only: which of the two is told
+        # by the delete that follows; the volume stays in-use.
+        self.assertIsNone(attachment_db.attachment_begin_detaching(
+            self.context, vol.id))
+        self.assertEqual(('in-use', 2), self._status(vol.id))
+        self.assertEqual({first.id: ('attached', False),
+                          second.id: ('attached', False)}, self._marks(vol))
+        attachment_db.attachment_destroy(self.context, second.id)
+        self.assertEqual(('in-use', 1), self._status(vol.id))
+        # Now the only one: it is marked.
+        self.assertEqual(first.id, attachment_db.attachment_begin_detaching(
+            self.context, vol.id))
+        self.assertEqual(('detaching', 1), self._status(vol.id))
+        attachment_db.attachment_destroy(self.context, first.id)
+        self.assertEqual(('available', 0), self._status(vol.id))
+
+    def test_begin_and_roll_detaching_named_attachment(self):
+        vol = self._volume(multiattach=True)
+        first = self._attached(vol, 'i1')
+        second = self._attached(vol, 'i2')
+        reserved = attachment_db.attachment_reserve(self.context, vol.id,
+                                                    'i3')
+        self.assertEqual(second.id, attachment_db.attachment_begin_detaching(
+            self.context, vol.id, second.id))
+        self.assertEqual({first.id: ('attached', False),
+                          second.id: ('attached', True),
+                          reserved.id: ('reserved', False)},
+                         self._marks(vol))
+        self.assertEqual(('in-use', 3), self._status(vol.id))
+        # Not again, nor a reservation, nor another volume's.
+        other = self._volume(multiattach=True)
+        for attachment_id in (second.id, reserved.id,
+                              self._attached(other, 'i4').id):
+            exc = self.assertRaises(
+                exception.InvalidVolume,
+                attachment_db.attachment_begin_detaching,
+                self.context, vol.id, attachment_id)
+            self.assertIn('has no attachment %s' % attachment_id, str(exc))
+        # Without a name, the one left is marked: none attached is left.
+        self.assertEqual(first.id, attachment_db.attachment_begin_detaching(
+            self.context, vol.id))
+        self.assertEqual('detaching', self._status(vol.id)[0])
+        # Rolled back by name: only that one.
+        self.assertEqual(1, attachment_db.attachment_roll_detaching(
+            self.context, vol.id, first.id))
+        self.assertEqual({first.id: ('attached', False),
+                          second.id: ('attached', True),
+                          reserved.id: ('reserved', False)},
+                         self._marks(vol))
+        self.assertEqual('in-use', self._status(vol.id)[0])
+        self.assertEqual(0, attachment_db.attachment_roll_detaching(
+            self.context, vol.id, first.id))
+        # Without a name, every mark.
+        self.assertEqual(1, attachment_db.attachment_roll_detaching(
+            self.context, vol.id))
+        self.assertEqual({False}, {marked for _s, marked
+                                   in self._marks(vol).values()})
+
+    def test_a_status_change_drops_the_mark(self):
+        vol = self._volume()
+        att = self._attached(vol, 'i1')
+        attachment_db.attachment_begin_detaching(self.context, vol.id)
+        # Connected again (a consumer's attachment update), then attached:
+        # the volume is in-use, not detaching.
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attaching'})
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'attach_status': 'attached'})
+        self.assertEqual({att.id: ('attached', False)}, self._marks(vol))
+        self.assertEqual(('in-use', 1), self._status(vol.id))
+        # A change of other columns keeps it.
+        attachment_db.attachment_begin_detaching(self.context, vol.id)
+        attachment_db.attachment_update(self.context, att.id,
+                                        {'mountpoint': '/dev/vdc'})
+        self.assertEqual({att.id: ('attached', True)}, self._marks(vol))
+
+    def test_marked_attachment_is_no_work(self):
+        # The reconcile loop finishes 'detaching' attachments of external
+        # consumers (an interrupted delete): a detach that a consumer only
+        # began is not one of them, however long it takes.
+        vol = self._volume()
+        self._attached(vol, 'i1')
+        attachment_db.attachment_begin_detaching(self.context, vol.id)
+        # (A lease in the past: everything unclaimed counts as stuck.)
+        self.assertEqual([], work_db.stuck_attachments(self.context, -60))
 
     def test_expected_status_conflict(self):
         vol = self._volume()

@@ -255,6 +255,31 @@ class ManagerServiceTestCase(base.DBTestCase):
         self.assertEqual(1, logger.output.count(
             'State of cinder-ma-manager testhost reported again'))
 
+    def test_start_says_whether_nova_is_told_of_extends(self):
+        for options, expected in (
+                ({}, 'Nova is not told of extends: [nova] auth_type is '
+                     'unset'),
+                ({'auth_type': 'no-such-plugin'},
+                 '[nova] cannot be used, so Nova will not be told of '
+                 'extends (the attachments will say so): The plugin '
+                 'no-such-plugin could not be found')):
+            # (Not a plugin with options of its own: keystoneauth
+            # registers them on the process's CONF, for good.)
+            logger = self.useFixture(fixtures.FakeLogger(
+                name='cinder_ma.manager.service'))
+            for name, value in options.items():
+                self.flags(group='nova', **{name: value})
+            svc = self._start()
+            self.assertIn(expected, logger.output)
+            svc.stop()
+        # Loaded (nothing is sent before an extend): nothing to say.
+        self.flags(group='nova', auth_type='none',
+                   endpoint_override='http://127.0.0.1:1/compute/v2.1')
+        logger = self.useFixture(fixtures.FakeLogger(
+            name='cinder_ma.manager.service'))
+        self._start()
+        self.assertNotIn('nova', logger.output.lower())
+
     def test_deleted_row_is_registered_again(self):
         svc = self._start()
         row = self._row('testhost@file', 'cinder-ma-volume')

@@ -35,6 +35,13 @@ OTHER_SERVICE = caller(project=base.OTHER_PROJECT, user='other-user',
 #: glance's own token: a user token with a role named "service".
 SERVICE_ROLE_USER = caller(user='glance', roles=('service', 'member',
                                                  'reader'))
+#: A reader of the volume's project, through a service.
+READER_SERVICE = caller(user='reader-user', roles=('reader',),
+                        service_roles=['service'])
+#: A user whose only role in the project is "service", sending its own
+#: token as the service token too.
+ECHOED_SERVICE = caller(user='nova', roles=('service',),
+                        service_roles=['service'])
 
 
 class PersonaTestCase(base.APITestCase):
@@ -82,6 +89,57 @@ class TestServiceIsAServiceToken(PersonaTestCase):
         response = self.app.get(self.attachment_url(attachment_id),
                                 headers=only_service, status=403)
         self.assertFault(response, 403, 'forbidden')
+
+
+class TestServiceTokenGrantsNothing(PersonaTestCase):
+    """The user token must pass the policies on its own; the service token
+    only marks the call as a service's."""
+
+    def assert_refused(self, response):
+        self.assertFault(response, 403, 'forbidden')
+
+    def test_reader_through_a_service_cannot_write(self):
+        response = self.app.post_json(self.url('attachments'), {
+            'attachment': {'volume_uuid': self.volume.id,
+                           'instance_uuid': str(uuid.uuid4())}},
+            headers=READER_SERVICE, status=403)
+        self.assert_refused(response)
+        attachment_id = self.attach()
+        url = self.attachment_url(attachment_id)
+        self.assert_refused(self.app.put_json(url, {'attachment': {
+            'connector': dict(CONNECTOR, host='elsewhere')}},
+            headers=READER_SERVICE, status=403))
+        self.assert_refused(self.app.post_json(
+            url + '/action', {'os-complete': {}}, headers=READER_SERVICE,
+            status=403))
+        self.assert_refused(self.app.delete(url, headers=READER_SERVICE,
+                                            status=403))
+        # It reads what a reader reads, and the attachment is untouched.
+        shown = self.app.get(url, headers=READER_SERVICE).json['attachment']
+        self.assertEqual('attached', shown['status'])
+
+    def test_service_only_user_echoing_its_token_gets_nothing(self):
+        attachment_id = self.attach()
+        url = self.attachment_url(attachment_id)
+        self.assert_refused(self.app.get(url, headers=ECHOED_SERVICE,
+                                         status=403))
+        self.assert_refused(self.app.delete(url, headers=ECHOED_SERVICE,
+                                            status=403))
+        self.assert_refused(self.app.post_json(self.url('attachments'), {
+            'attachment': {'volume_uuid': self.volume.id,
+                           'instance_uuid': str(uuid.uuid4())}},
+            headers=ECHOED_SERVICE, status=403))
+        self.app.get(url, headers=SERVICE)
+
+    def test_fencing_needs_a_member_through_a_service(self):
+        attachment_id = self.attach()
+        url = self.attachment_url(attachment_id) + '/action'
+        for headers in (READER_SERVICE, ECHOED_SERVICE, base.MEMBER):
+            self.assert_refused(self.app.post_json(
+                url, {'cinder-ma-fencing:fence': {}},
+                headers=dict(headers, **{
+                    'OpenStack-API-Version': 'volume %s' % mv.MAX_VERSION}),
+                status=403))
 
 
 class TestServiceStaysInItsProject(PersonaTestCase):

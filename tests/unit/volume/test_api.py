@@ -321,6 +321,31 @@ class VolumeLifecycleTestCase(VolumeTestBase):
         vol = volume_api.extend(self.admin_context, vol.id, 2)
         self.assertEqual('extending', vol.status)
 
+    def test_extend_volume_completion_changes_nothing(self):
+        # Nothing waits for a compute service (Cinder's manager does not
+        # either: it finishes the extend, then tells Nova): the 3.71
+        # completion is Cinder's 400 for a volume in any status, and a
+        # refusal leaves the volume as it was, an extend running
+        # included.
+        vol = self._available()
+        for error in (False, True):
+            exc = self.assertRaises(
+                exception.InvalidVolume, volume_api.extend_volume_completion,
+                self.admin_context, vol.id, error=error)
+            self.assertIn('is not being extended', str(exc))
+            self.assertIn('(status available)', str(exc))
+        volume_api.extend(self.admin_context, vol.id, 3)
+        before = volume_db.volume_get(self.admin_context, vol.id)
+        for error in (False, True):
+            exc = self.assertRaises(
+                exception.InvalidVolume, volume_api.extend_volume_completion,
+                self.admin_context, vol.id, error=error)
+            self.assertIn('its backend is growing it', str(exc))
+        self.assertEqual(before,
+                         volume_db.volume_get(self.admin_context, vol.id))
+        self.assertEqual(('extending', 1, 3),
+                         (before.status, before.size, before.target_size))
+
     def test_extend_rpc_failure_keeps_the_request(self):
         vol = self._available()
         self.rpc.fail = True

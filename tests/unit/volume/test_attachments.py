@@ -256,7 +256,46 @@ class AttachmentRulesTestCase(AttachmentBase):
         exc = self.assertRaises(exception.InvalidVolume,
                                 attachments.create_attachment, self.context,
                                 vol.id, 'i3')
-        self.assertIn('max_attachments', str(exc))
+        self.assertIn('already has 2 attachments: at most 2 are allowed '
+                      '(multiattach:max_attachments of its volume type)',
+                      str(exc))
+
+    def test_configured_cap(self):
+        self.flags(max_attachments_per_volume=2)
+        # The type's spec does not raise it.
+        vtypes.update_extra_specs(self.admin_context, self.shared_type.id,
+                                  {'multiattach:max_attachments': '5'})
+        vol = self._volume(shared=True)
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        attachments.create_attachment(self.context, vol.id, 'i2')
+        exc = self.assertRaises(exception.InvalidVolume,
+                                attachments.create_attachment, self.context,
+                                vol.id, 'i3')
+        self.assertIn('at most 2 are allowed ([DEFAULT] '
+                      'max_attachments_per_volume)', str(exc))
+
+    def test_configured_cap_of_a_volume_that_is_not_shareable(self):
+        """Its one instance's attachments (live migration) count."""
+        self.flags(max_attachments_per_volume=2)
+        vol = self._volume()
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        attachments.create_attachment(self.context, vol.id, 'i1')
+        exc = self.assertRaises(exception.InvalidVolume,
+                                attachments.create_attachment, self.context,
+                                vol.id, 'i1')
+        self.assertIn('at most 2 are allowed', str(exc))
+
+    def test_attachment_cap(self):
+        vol = self._volume(shared=True)
+        self.assertEqual((64, attachments.CAP_OPTION),
+                         attachments.attachment_cap(vol, {}))
+        for value in ('0', '-1', 'x', '64', '100'):
+            self.assertEqual((64, attachments.CAP_OPTION),
+                             attachments.attachment_cap(vol, {
+                                 'multiattach:max_attachments': value}))
+        self.assertEqual((3, attachments.CAP_SPEC),
+                         attachments.attachment_cap(vol, {
+                             'multiattach:max_attachments': '3'}))
 
     def test_bootable_shared_needs_policy(self):
         # Members may by default (as in Cinder); the rule is enforced.

@@ -274,7 +274,10 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
         self.driver.fail('terminate_connection')
+        logged = self.expect_logged_errors()
         self.fence(made['id'], status=500)
+        self.assertIn('injected failure of terminate_connection',
+                      logged.output)
         fenced = self.get(made['id'])
         self.assertIsNotNone(fenced.fenced_at)
         self.assertIn('Fencing failed', fenced.error_reason)
@@ -382,7 +385,10 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         writer = self.connected(volume, 'rw', host='node-a')
         standby = self.connected(volume, 'ro', host='node-b')
         self.driver.fail('initialize_connection')
+        logged = self.expect_logged_errors()
         self.promote(standby['id'], status=500)
+        self.assertIn('injected failure of initialize_connection',
+                      logged.output)
         # The decision stands; the target work did not finish.
         promoted = self.get(standby['id'])
         self.assertEqual(('rw', 2), (promoted.attach_mode,

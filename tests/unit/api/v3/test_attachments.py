@@ -337,8 +337,22 @@ class TestCreate(AttachmentsTestCase):
                               'instance_uuid': str(uuid.uuid4())},
                              status=400)
         self.assertFault(response, 400, 'badRequest', 'not multiattach')
-        self.assertIn('already attached to instance %s' % self.instance,
+        self.assertIn('already held by instance %s' % self.instance,
                       response.json['badRequest']['message'])
+
+    def test_plain_volume_held_by_no_instance(self):
+        # os-reserve's reservation names no instance; neither does the
+        # refusal.
+        self.app.post_json(self.url('volumes/%s/action' % self.volume.id),
+                           {'os-reserve': None}, headers=member(),
+                           status=202)
+        response = self.post({'volume_uuid': self.volume.id,
+                              'instance_uuid': str(uuid.uuid4())},
+                             status=400)
+        message = response.json['badRequest']['message']
+        self.assertIn('already held by an attachment of no instance',
+                      message)
+        self.assertNotIn('None', message)
 
     def test_shared_volume_takes_several_instances(self):
         volume = self.shared_volume()
@@ -353,6 +367,8 @@ class TestCreate(AttachmentsTestCase):
 
     def test_double_attach_on_one_host_is_a_409(self):
         self.attach()
+        # The connect flow logs its refused step.
+        self.expect_logged_errors()
         response = self.post({'volume_uuid': self.volume.id,
                               'instance_uuid': self.instance,
                               'connector': CONNECTOR}, status=409)
@@ -583,7 +599,10 @@ class TestUpdate(AttachmentsTestCase):
         attachment = self.reserve()
         self.flags(backend_url='file:///proc/cinder_ma-nowhere',
                    group='coordination')
+        logged = self.expect_logged_errors()
         response = self.put(attachment['id'], CONNECTOR, status=503)
+        self.assertIn('The coordination backend is unavailable',
+                      logged.output)
         self.assertEqual(503, response.json['serviceUnavailable']['code'])
         self.assertEqual([], [c for c in self.rpc.calls
                               if c[0] == 'initialize_connection'])
@@ -710,6 +729,18 @@ class TestDelete(AttachmentsTestCase):
         self.assertEqual(('terminate_connection', self.volume.id,
                           self.volume.host, CONNECTOR), self.rpc.calls[-1])
         self.assertEqual('available', self.volume_view()['status'])
+
+    def test_connected_attachment_of_no_instance(self):
+        attachment = self.post({'volume_uuid': self.volume.id,
+                                'connector': CONNECTOR},
+                               headers=service()).json['attachment']
+        self.action(attachment['id'], {'os-complete': None},
+                    headers=service())
+        response = self.delete(attachment['id'], status=409)
+        self.assertFault(response, 409, 'conflictingRequest',
+                         'is connected to host compute1 (it names no '
+                         'instance)')
+        self.assertNotIn('None', response.text)
 
     def test_answers_the_other_attachments(self):
         volume = self.shared_volume()
@@ -887,10 +918,12 @@ class TestVolumeViewAttachMode(AttachmentsTestCase):
 class TestServiceLayerErrors(AttachmentsTestCase):
 
     def test_unexpected_errors_are_500s_without_details(self):
+        logged = self.expect_logged_errors()
         self.useFixture(fixtures.MockPatchObject(
             volume_attachments, 'create_attachment',
             side_effect=exception.DriverError(reason='secret')))
         response = self.post({'volume_uuid': self.volume.id}, status=500)
         self.assertFault(response, 500, 'computeFault')
         self.assertNotIn('secret', response.text)
+        self.assertIn('Storage driver error: secret', logged.output)
 

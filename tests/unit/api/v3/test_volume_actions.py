@@ -203,6 +203,73 @@ class TestAttachFlow(VolumeActionsTestCase):
         self.act({'os-unreserve': None})
         self.assertEqual('available', self.view()['status'])
         self.assertEqual([], self.attachments())
+        # Nothing reserved: nothing to do, no error (as in Cinder).
+        self.act({'os-unreserve': None})
+
+    def test_unreserve_leaves_reservations_of_the_attachments_api(self):
+        # A reservation Nova made with attachment_create (it names its
+        # instance) is Nova's to delete, not os-unreserve's.
+        volume = self.create_volume(multiattach=True)
+        created = self.app.post_json(
+            self.url('attachments'),
+            {'attachment': {'volume_uuid': volume.id,
+                            'instance_uuid': self.instance}},
+            headers=base.headers(roles=['member'],
+                                 version=mv.MAX_VERSION)).json['attachment']
+        self.act({'os-reserve': None}, volume)
+        self.act({'os-unreserve': None}, volume)
+        (left,) = self.attachments(volume)
+        self.assertEqual(created['id'], left['id'])
+        self.assertEqual('reserved', self.view(volume)['status'])
+
+    def test_reserve_in_use(self):
+        # Cinder: an in-use volume can be reserved again only when it is
+        # multiattach.
+        self.os_attach()
+        response = self.act({'os-reserve': None}, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'is not multiattach and is already held by '
+                         'instance %s; it cannot be reserved again'
+                         % self.instance)
+        # Nor one reserved by os-reserve.
+        other = self.create_volume()
+        self.act({'os-reserve': None}, other)
+        response = self.act({'os-reserve': None}, other, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'is already held by an attachment of no '
+                         'instance; it cannot be reserved again')
+        self.assertEqual(1, len(self.attachments()))
+        shared = self.create_volume(multiattach=True)
+        self.os_attach(shared)
+        self.act({'os-reserve': None}, shared)
+        self.assertEqual('in-use', self.view(shared)['status'])
+        self.assertEqual(['attached', 'reserved'],
+                         sorted(a['status'] for a in
+                                self.attachments(shared)))
+        self.act({'os-unreserve': None}, shared)
+        self.assertEqual(['attached'], [a['status'] for a in
+                                        self.attachments(shared)])
+
+    def test_begin_and_roll_detaching_need_no_attachment(self):
+        # Cinder: os-begin_detaching needs an in-use volume (400);
+        # os-roll_detaching is never refused for the volume's status.
+        response = self.act({'os-begin_detaching': None}, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         "Volume status must be 'in-use'")
+        self.act({'os-roll_detaching': None})
+        self.assertEqual('available', self.view()['status'])
+        # One attachment: the volume is detaching, its attachment stays
+        # attached, as in Cinder; a second begin is refused.
+        self.os_attach()
+        self.act({'os-begin_detaching': None})
+        self.assertEqual('detaching', self.view()['status'])
+        self.assertEqual(['attached'], [a['status'] for a in
+                                        self.attachments()])
+        response = self.act({'os-begin_detaching': None}, status=400)
+        self.assertFault(response, 400, 'badRequest', 'is detaching')
+        self.act({'os-roll_detaching': None})
+        self.act({'os-roll_detaching': None})
+        self.assertEqual('in-use', self.view()['status'])
 
     def test_attach_to_a_host(self):
         self.act({'os-attach': {'host_name': 'backup-node',
@@ -243,13 +310,16 @@ class TestAttachFlow(VolumeActionsTestCase):
         self.os_attach(volume)
         self.os_attach(volume, str(uuid.uuid4()), mountpoint='/dev/vdc')
         first, second = self.view(volume)['attachments']
-        # Without attachment_id the service cannot tell which one.
-        for action in ('os-detach', 'os-begin_detaching'):
-            response = self.act({action: {}}, volume, status=400)
-            self.assertFault(response, 400, 'badRequest',
-                             'volume %s has 2 attachments' % volume.id)
-            self.assertIn('%s needs the attachment_id' % action,
-                          response.json['badRequest']['message'])
+        # Without attachment_id os-detach cannot tell which one.
+        response = self.act({'os-detach': {}}, volume, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'volume %s has 2 attachments' % volume.id)
+        self.assertIn('os-detach needs the attachment_id',
+                      response.json['badRequest']['message'])
+        # os-begin_detaching acts on the volume (Nova's detach), which
+        # stays in-use while another attachment holds it.
+        self.act({'os-begin_detaching': {}}, volume)
+        self.assertEqual('in-use', self.view(volume)['status'])
         self.act({'os-detach': {'attachment_id': first['attachment_id']}},
                  volume)
         (left,) = self.view(volume)['attachments']
@@ -266,14 +336,25 @@ class TestAttachFlow(VolumeActionsTestCase):
                              version=mv.prior(mv.MULTIATTACH_VOLUMES))
         field = 'cinder-ma-multiattach:attachment_id'
         body = {'os-begin_detaching': {field: second['attachment_id']}}
-        # Ignored below 3.50, as Cinder ignores it: which of two?
-        self.act(body, volume, headers=older, status=400)
+        # Ignored below 3.50, as Cinder ignores it: the volume's action.
+        self.act(body, volume, headers=older)
         self.act(body, volume, headers=latest)
-        statuses = {a['id']: a['status'] for a in self.attachments(volume)}
-        self.assertEqual('detaching', statuses[second['attachment_id']])
-        self.assertEqual('attached', statuses[first['attachment_id']])
+        # The attachments stay attached, as in Cinder; the volume in-use
+        # while the first holds it.
+        self.assertEqual({'attached'}, {a['status'] for a in
+                                        self.attachments(volume)})
+        self.assertEqual('in-use', self.view(volume)['status'])
+        response = self.act(body, volume, headers=latest, status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'no attachment %s that is attached and not '
+                         'already detaching' % second['attachment_id'])
+        self.act({'os-begin_detaching': {
+            field: first['attachment_id']}}, volume, headers=latest)
+        self.assertEqual('detaching', self.view(volume)['status'])
         self.act({'os-roll_detaching': {field: second['attachment_id']}},
                  volume, headers=latest)
+        self.assertEqual('in-use', self.view(volume)['status'])
+        self.act({'os-roll_detaching': {}}, volume, headers=latest)
         self.assertEqual({'attached'}, {a['status'] for a in
                                         self.attachments(volume)})
         response = self.act({'os-roll_detaching': {field: 'x'}},

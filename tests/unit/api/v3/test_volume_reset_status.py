@@ -95,6 +95,22 @@ class TestResetStatus(test_volume_actions.VolumeActionsTestCase):
                     'attach_status': 'attached'}, headers=ADMIN_350)
         self.assertEqual('in-use', self.view()['status'])
 
+    def test_attachment_reset_drops_the_detach_mark(self):
+        # An administrator's reset of a stuck detach (a consumer that
+        # began detaching and never came back) gives the volume in-use.
+        self.os_attach()
+        (attachment,) = self.attachments()
+        self.act({'os-begin_detaching': None})
+        self.assertEqual('detaching', self.view()['status'])
+        self.reset({ATTACHMENT_ID: attachment['id'],
+                    'attach_status': 'attached'}, headers=ADMIN_350)
+        self.assertEqual('in-use', self.view()['status'])
+        # The volume's own reset to in-use is refused while its
+        # attachments give detaching.
+        self.act({'os-begin_detaching': None})
+        response = self.reset({'status': 'in-use'}, status=400)
+        self.assertFault(response, 400, 'badRequest', 'give detaching')
+
     def test_attachment_never_reset_to_detached(self):
         self.os_attach()
         (attachment,) = self.attachments()

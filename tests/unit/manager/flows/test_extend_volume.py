@@ -13,7 +13,10 @@
 """Contract and revert tests of the extend volume flow (real SQLite, real
 files); the managers of the attachments' hosts are stood for by
 :class:`Hosts` (their RPC API has its own tests, and the whole path runs
-in tests/unit/manager/test_manager.py and the API's end-to-end tests)."""
+in tests/unit/manager/test_manager.py and the API's end-to-end tests),
+Nova by :class:`Nova` (the client's HTTP requests are tested in
+tests/unit/manager/test_nova.py against a local HTTP server, and the real
+Nova runs in the ``openstack`` gate, tests/openstack)."""
 
 import os
 import threading
@@ -23,6 +26,7 @@ import fixtures
 from taskflow.patterns import unordered_flow
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import flows
@@ -51,6 +55,27 @@ class Hosts:
             raise exc
 
 
+class Nova:
+    """Stands for cinder_ma.manager.nova.NovaAPI: records each call with
+    the volume's size and status when Nova is told, and answers
+    ``refused`` {instance uuid: reason} (None for the others)."""
+
+    def __init__(self, context, configured=True):
+        self.context = context
+        self.configured = configured
+        self.calls = []
+        self.refused = {}
+        self.error = None
+
+    def extend_volume(self, context, instance_uuids, volume_id):
+        volume = volume_db.volume_get(self.context, volume_id)
+        self.calls.append((list(instance_uuids), volume_id, volume.size,
+                           volume.status))
+        if self.error is not None:
+            raise self.error
+        return {uuid: self.refused.get(uuid) for uuid in instance_uuids}
+
+
 class ExtendVolumeFlowTestCase(base.DBTestCase):
 
     def setUp(self):
@@ -58,6 +83,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.driver = test_create_volume.make_driver(self.conf)
         self.volumes = mgr_fixtures.VolumeFactory(self.context)
         self.hosts = Hosts()
+        self.nova = Nova(self.context, configured=False)
 
     volume_id = None
 
@@ -103,7 +129,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                                 {'status': 'extending'})
         path = os.path.join(self.driver.volumes_dir, ref.name)
         store = {'context': self.context, 'volume_id': volume.id,
-                 'volume': ref, 'new_size': 3, 'manager_api': self.hosts}
+                 'volume': ref, 'new_size': 3, 'manager_api': self.hosts,
+                 'nova_api': self.nova}
         self.volume_id = volume.id
         return volume, path, store, attachments
 
@@ -119,17 +146,17 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
     def test_contract(self):
         flow = self.flow()
-        self.assertEqual({'context', 'volume_id', 'volume', 'new_size'},
-                         flow.requires)
-        self.assertEqual({'not_resized'}, flow.provides)
+        self.assertEqual({'context', 'volume_id', 'volume', 'new_size',
+                          'nova_api'}, flow.requires)
+        self.assertEqual({'not_resized', 'nova_not_told'}, flow.provides)
         self.assertIsInstance(next(iter(flow)),
                               lifecycle.VolumeFromExtendingOnRevert)
         self.assertEqual(
             ['VolumeFromExtendingOnRevert', 'ReleaseExtendQuotaOnRevert',
              'ExtendVolumeOnBackend', 'resize_attached_disks',
-             'FinishExtend'], [atom.name if isinstance(
-                 atom, unordered_flow.Flow) else type(atom).__name__
-                 for atom in flow])
+             'FinishExtend', 'TellNovaVolumeExtended'],
+            [atom.name if isinstance(atom, unordered_flow.Flow)
+             else type(atom).__name__ for atom in flow])
         # With attachments made through managers: one resize each, in an
         # unordered flow, all of them before FinishExtend.
         volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
@@ -143,6 +170,9 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.assertEqual(set(resize.provides),
                          set(list(flow)[4].requires) - {
                              'context', 'volume_id', 'new_size'})
+        # Nova is told after FinishExtend, through the store's nova_api.
+        self.assertEqual({'nova_api', 'context', 'volume_id', 'new_size'},
+                         set(list(flow)[5].requires))
 
     def test_success_restores_derived_status(self):
         for attached, status in ((False, 'available'), (True, 'in-use')):
@@ -246,13 +276,17 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.assertFalse(barrier.broken)
 
     def test_failure_at_every_step(self):
+        # Every step until the extend is recorded (FinishExtend); the
+        # step after it is below.
+        self.nova.configured = True
         steps = None
         index = 0
         while steps is None or index < steps:
+            self.nova.calls = []
             volume, path, store, atts = self._volume(attached=True,
                                                      hosts=('compute1',))
             flow = self.flow()
-            steps = len(flows.tasks_of(flow))
+            steps = len(flows.tasks_of(flow)) - 1
             atom = flows.tasks_of(flow)[index]
             index += 1
             reason = 'injected in %s' % atom.name
@@ -267,6 +301,98 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             self.assertIn(reason, vol.error_reason)
             self.assertEqual([1, None], self.sizes(atts))
             self.assertEqual([None, None], self.reasons(atts))
+            # Nova was not told of an extend that did not happen.
+            self.assertEqual([], self.nova.calls)
+
+    def test_failure_after_the_extend_is_recorded(self):
+        # TellNovaVolumeExtended never raises (below); if a step after
+        # FinishExtend did, the volume keeps its new size and status and
+        # the project's quota stays charged for it.
+        self.nova.configured = True
+        volume, path, store, atts = self._volume(attached=True)
+        # The charge of the extend, as the API makes it.
+        quota_db.ensure_usages(self.context, volume.project_id,
+                               [quota_db.GIGABYTES])
+        quota_db.retrying(self.context, volume_db.volume_update,
+                          self.context, volume.id, {},
+                          quota=lambda ctx, before: quota_db.change_usage(
+                              ctx, before.project_id,
+                              {quota_db.GIGABYTES: 2}))
+        usage = quota_db.usage_get_all(self.context, volume.project_id)
+        self.assertEqual(3, usage[quota_db.GIGABYTES])
+        flow = self.flow()
+        atom = list(flow)[-1]
+        self.useFixture(fixtures.MockPatchObject(
+            atom, 'execute', side_effect=exception.DriverError(
+                reason='injected')))
+        self.assertRaises(exception.DriverError, self.run_flow, store,
+                          flow)
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
+        self.assertEqual(usage, quota_db.usage_get_all(self.context,
+                                                       volume.project_id))
+
+    def test_nova_not_configured(self):
+        volume, path, store, atts = self._volume(attached=True)
+        results = self.run_flow(store)
+        self.assertEqual({}, results['nova_not_told'])
+        self.assertEqual([], self.nova.calls)
+
+    def test_nova_told_once_the_extend_is_recorded(self):
+        # The external consumer's instance (Nova's attachment) is told,
+        # with the volume already at its new size and in-use (Nova reads
+        # it when it handles the event); the instances of attachments
+        # made through a manager are resized by their manager, not told.
+        self.nova.configured = True
+        volume, path, store, atts = self._volume(attached=True,
+                                                 hosts=('compute1',))
+        results = self.run_flow(store)
+        self.assertEqual({}, results['nova_not_told'])
+        self.assertEqual([(['i1'], volume.id, 3, 'in-use')],
+                         self.nova.calls)
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use', None),
+                         (vol.size, vol.status, vol.error_reason))
+        self.assertEqual([None, None], self.reasons(atts))
+
+    def test_nova_refusing_is_marked_and_cleared_by_the_next_extend(self):
+        self.nova.configured = True
+        volume, path, store, atts = self._volume(attached=True)
+        self.nova.refused = {'i1': 'Nova answered 404: no such server'}
+        results = self.run_flow(store)
+        expected = ('extend to 3 GiB not told to Nova for instance i1: '
+                    'Nova answered 404: no such server')
+        self.assertEqual({atts[0]: expected}, results['nova_not_told'])
+        # The extend is done; the volume and the attachment say what
+        # Nova was not told.
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
+        self.assertEqual(
+            'extend to 3 GiB: the volume grew, but Nova was not told for 1 '
+            'attachment(s): attachment %s: %s' % (atts[0], expected),
+            vol.error_reason)
+        self.assertEqual([expected], self.reasons(atts))
+
+        self.nova.refused = {}
+        volume_db.volume_update(self.context, volume.id,
+                                {'status': 'extending'})
+        store.update(volume=driver_base.VolumeRef.for_volume(
+            volume.id, 3, multiattach=True, host=volume.host), new_size=4)
+        results = self.run_flow(store)
+        self.assertEqual({}, results['nova_not_told'])
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((4, 'in-use', None),
+                         (vol.size, vol.status, vol.error_reason))
+        self.assertEqual([None], self.reasons(atts))
+
+    def test_nova_client_error_does_not_fail_the_extend(self):
+        self.nova.configured = True
+        self.nova.error = RuntimeError('boom')
+        volume, path, store, atts = self._volume(attached=True)
+        results = self.run_flow(store)
+        self.assertEqual({}, results['nova_not_told'])
+        vol = volume_db.volume_get(self.context, volume.id)
+        self.assertEqual((3, 'in-use'), (vol.size, vol.status))
 
     def test_resize_task_reverts_nothing(self):
         volume, path, store, atts = self._volume(hosts=('c1',))

@@ -1,0 +1,23 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Views of the resources cinder_ma does not have
+(:mod:`cinder_ma.api.v3.unsupported`): their lists, always empty."""
+
+
+def index(key, items, count=None):
+    """Cinder's list body: ``{key: [...]}``, with ``count`` when the
+    client asked for it (3.45 ``with_count``)."""
+    body = {key: list(items)}
+    if count is not None:
+        body['count'] = count
+    return body

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Make (or bring up to date) the virtualenvs of the OpenStack services the
+# gate runs beside cinder_ma (tox -e openstack runs this first):
+#   DIR/nova     Nova 34 and Placement 16, PyMySQL, gunicorn
+#   DIR/horizon  Horizon 27
+# Each in a virtualenv of its own, so that their requirements never meet
+# cinder_ma's; all pinned by upper-constraints.txt. Quick when up to date.
+#
+# Usage: bash tools/openstack/venvs.sh DIR
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+dir=${1:?usage: $0 DIR}
+constraints=$PWD/upper-constraints.txt
+
+make_venv() {
+    local venv=$1
+    shift
+    [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q -c "$constraints" "$@"
+}
+
+make_venv "$dir/nova" nova openstack-placement PyMySQL gunicorn
+make_venv "$dir/horizon" horizon
+echo "openstack venvs: $dir/nova, $dir/horizon"
