@@ -31,6 +31,7 @@ import uuid
 from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
+from cinder_ma import connection_info as cm_connection_info
 from cinder_ma.db import api as db_api
 from cinder_ma.db.api import conditional_update
 from cinder_ma.db.api import reader
@@ -42,7 +43,6 @@ from cinder_ma.db.volumes import volume_get_in_txn
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import status as vstatus
-from cinder_ma.volume.drivers import base as driver_base
 
 
 def _attachment_query(context, project_id=None):
@@ -850,9 +850,9 @@ def _with_size(connection_info, size):
             info.get('data') or {}, dict):
         return connection_info
     data = dict(info.get('data') or {})
-    if data.get(driver_base.SIZE_KEY) == size:
+    if data.get(cm_connection_info.SIZE_KEY) == size:
         return connection_info
-    data[driver_base.SIZE_KEY] = size
+    data[cm_connection_info.SIZE_KEY] = size
     info['data'] = data
     return jsonutils.dumps(info)
 

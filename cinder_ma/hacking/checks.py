@@ -21,6 +21,11 @@ CM301  eventlet must not be imported. cinder_ma runs on native threads
        (oslo.service's threading backend, futurist executors); importing
        eventlet anywhere, even in a test, risks monkey patching and pins
        oslo.service to its eventlet backend.
+CM302  a module of cinder_ma imports only its own layer, the layers below
+       it that it may call and the foundation: api -> volume ->
+       manager.rpcapi -> (RPC) -> manager -> flows -> tasks -> drivers,
+       db below all (:mod:`cinder_ma.hacking.layout`, which also lists
+       the imports still against it, each with its reason).
 """
 
 import ast
@@ -28,6 +33,8 @@ import re
 import tokenize
 
 from hacking import core
+
+from cinder_ma.hacking import layout
 
 # "import a, b.c as d" -> the names after "import".
 _IMPORT_RE = re.compile(r'^\s*import\s+(?P<names>.+)$')
@@ -40,6 +47,11 @@ _SKIPPED = frozenset([tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT,
 
 CM301 = ('CM301: eventlet must not be imported; cinder_ma uses native '
          'threads (threading, futurist, oslo.service threading backend)')
+CM302 = 'CM302: import against the layering: %s'
+
+# "from cinder_ma.x import a, b as c" -> module and names.
+_FROM_RE = re.compile(r'^\s*from\s+(?P<module>[\w.]+)\s+import\s+'
+                      r'(?P<names>.+)$')
 
 
 def _is_eventlet(module):
@@ -98,3 +110,44 @@ def _string_value(literal):
     except (SyntaxError, ValueError):
         return ''
     return value if isinstance(value, str) else ''
+
+
+def _cinder_ma_imports(logical_line):
+    """The cinder_ma modules (or module attributes) a logical line
+    imports, as dotted names."""
+    match = _FROM_RE.match(logical_line)
+    if match:
+        module = match.group('module')
+        if module == 'cinder_ma' or module.startswith('cinder_ma.'):
+            for name in _imported_modules(match.group('names')):
+                yield '%s.%s' % (module, name)
+        return
+    match = _IMPORT_RE.match(logical_line)
+    if match:
+        for module in _imported_modules(match.group('names')):
+            if module.startswith('cinder_ma.'):
+                yield module
+
+
+@core.flake8ext
+def layered_imports(logical_line, filename):
+    """CM302: import along the layers, never upwards.
+
+    In cinder_ma/api/v3/x.py, for instance:
+
+    Okay: from cinder_ma.volume import attachments
+    Okay: from cinder_ma import exception
+    CM302: from cinder_ma.manager import rpcapi
+    CM302: import cinder_ma.db.api
+
+    Only the modules of cinder_ma are checked (not the tests).
+    """
+    path = (filename or '').replace('\\', '/')
+    if '/cinder_ma/' not in '/' + path:
+        return
+    importer = layout.module_of(path)
+    for imported in _cinder_ma_imports(logical_line):
+        why = layout.violation(importer, imported)
+        if why:
+            yield 0, CM302 % why
+            return

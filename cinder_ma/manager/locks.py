@@ -55,12 +55,15 @@ def connection_lock_name(volume_id, shared_targets, service_uuid):
 
 
 class ConnectionLock:
-    """A lock one task of a flow takes and a later one releases.
+    """A lock one task of a flow takes and a later one, or whoever ran
+    the flow, releases.
 
-    Both tasks get the same object from the flow factory. Tasks of a flow
-    run one after the other on one thread (``flows.run_flow``), so the
-    object needs no lock of its own. :meth:`acquire` and :meth:`release`
-    are idempotent, so that reverts can call them whatever happened.
+    The tasks get the same object from the flow's store
+    (``connection_lock``). The flows that take it run on TaskFlow's serial
+    engine, whose tasks run one after the other on the caller's thread
+    (:func:`cinder_ma.manager.flows.run`), so the object needs no lock of
+    its own. :meth:`acquire` and :meth:`release` are idempotent, so that
+    reverts and the caller can call them whatever happened.
 
     :param coordinator: the :class:`~cinder_ma.coordination.Coordinator`
         whose lock it is (default: the process's).

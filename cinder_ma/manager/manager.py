@@ -51,12 +51,14 @@ from cinder_ma.manager.flows import attach_volume as attach_flow
 from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
+from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import nova
 from cinder_ma.manager import rpcapi
+from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma import notifications
 from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
@@ -249,10 +251,10 @@ class Manager:
                                      vstatus.ERROR)
         if clean_first:
             backend.driver.delete_volume(volume_ref(volume))
-        flows.run_flow(create_flow.get_flow(backend.driver),
-                       {'context': context, 'volume_id': volume_id,
-                        'volume': volume_ref(volume, back_end),
-                        'claim': owner})
+        flows.run(create_flow.get_flow,
+                  {'context': context, 'volume_id': volume_id,
+                   'volume': volume_ref(volume, back_end), 'claim': owner},
+                  backend.driver)
         self._claim_given_up(owner)
         LOG.info('Created volume %s on %s', volume_id, volume.host)
 
@@ -265,9 +267,9 @@ class Manager:
     def _delete_volume(self, context, volume_id):
         volume, backend = self._load(context, volume_id, vstatus.DELETING,
                                      vstatus.ERROR_DELETING)
-        flows.run_flow(delete_flow.get_flow(backend.driver),
-                       {'context': context, 'volume_id': volume_id,
-                        'volume': volume_ref(volume)})
+        flows.run(delete_flow.get_flow,
+                  {'context': context, 'volume_id': volume_id,
+                   'volume': volume_ref(volume)}, backend.driver)
         LOG.info('Deleted volume %s from %s', volume_id, volume.host)
 
     @messaging.expected_exceptions(*EXPECTED)
@@ -296,11 +298,14 @@ class Manager:
             quota_db.release_extend(context, volume_id,
                                     new_size - volume.size)
             raise
-        results = flows.run_flow(
-            extend_flow.get_flow(backend.driver, self.manager_api,
-                                 self.nova_api),
+        # The volume is 'extending': its attachments stay as they are.
+        targets = volume_tasks.resize_targets(volume)
+        results = flows.run_once(
+            extend_flow.get_flow(backend.driver, targets),
             {'context': context, 'volume_id': volume_id,
-             'volume': volume_ref(volume), 'new_size': new_size})
+             'volume': volume_ref(volume), 'new_size': new_size,
+             'manager_api': self.manager_api, 'nova_api': self.nova_api},
+            engine=flows.PARALLEL if len(targets) > 1 else flows.SERIAL)
         # Instances not resized by their manager or not told by Nova.
         not_resized = dict(results['not_resized'],
                            **results['nova_not_told'])
@@ -534,12 +539,16 @@ class Manager:
                                     if volume.shared_targets else None),
         }
 
-    def _run_attachment_flow(self, flow, store, lock):
+    def _run_attachment_flow(self, factory, store, lock):
+        """Run the flow of ``factory`` (built with this host's connectors
+        and hypervisor driver) under the connection lock ``lock``, which
+        its tasks take and the run leaves released."""
+        store.update(manager_api=self.manager_api, connection_lock=lock)
         try:
-            flows.run_flow(flow, store)
+            flows.run(factory, store, self.connectors, self.hypervisor)
         finally:
-            # The flow releases it, also when it fails; in case a revert
-            # could not, never leave this host's connections locked.
+            # Released by the flow's last step or its reverts when it has
+            # one, by the end of the run otherwise (idempotent).
             lock.release()
 
     @messaging.expected_exceptions(*EXPECTED)
@@ -556,9 +565,7 @@ class Manager:
         store = self._store(context, attachment, volume)
         store.update(shareable=bool(volume.multiattach),
                      mountpoint=attachment.mountpoint)
-        self._run_attachment_flow(
-            attach_flow.get_flow(self.manager_api, self.connectors,
-                                 self.hypervisor, lock), store, lock)
+        self._run_attachment_flow(attach_flow.get_flow, store, lock)
         LOG.info('Attached volume %s to instance %s (attachment %s, %s)',
                  volume.id, attachment.instance_uuid, attachment_id,
                  attachment.attach_mode)
@@ -589,9 +596,7 @@ class Manager:
         store.update(
             connector=attachment.connector,
             connection_info=attachment.connection_info)
-        self._run_attachment_flow(
-            flow_module.get_flow(self.manager_api, self.connectors,
-                                 self.hypervisor, lock), store, lock)
+        self._run_attachment_flow(flow_module.get_flow, store, lock)
         return attachment, volume
 
     @messaging.expected_exceptions(*EXPECTED)
@@ -631,9 +636,7 @@ class Manager:
         store.update(attach_mode='rw', generation=attachment.generation,
                      revoke=revoke, shareable=bool(volume.multiattach),
                      previous_connection_info=attachment.connection_info)
-        self._run_attachment_flow(
-            promote_flow.get_host_flow(self.manager_api, self.connectors,
-                                       self.hypervisor, lock), store, lock)
+        self._run_attachment_flow(promote_flow.get_host_flow, store, lock)
         LOG.info('Attachment %s of instance %s is the writer of volume %s '
                  '(generation %d); its disk is reconnected',
                  attachment_id, attachment.instance_uuid, volume.id,
@@ -649,43 +652,25 @@ class Manager:
         LOG.info('Rolled back the interrupted attach of attachment %s',
                  attachment_id)
 
-    def _finish_external_detach(self, context, attachment_id):
+    def _finish_disconnect(self, context, attachment_id):
         """Finish the delete of an external consumer's attachment that the
-        API left 'detaching': terminate its backend connection (unless
-        another attachment on its host uses it) and delete it."""
+        API left 'detaching' (its process died in the disconnect flow):
+        run that flow again, here (every step of it is idempotent: the
+        backend's connection is terminated unless another attachment on
+        its host uses it, then the attachment is deleted)."""
         attachment, volume = attachment_db.attachment_and_volume_get(
             context, attachment_id)
         if attachment.attach_status != vstatus.ATTACH_DETACHING:
             return
-        connector = attachment.connector
-        # Counting the connection's users, tearing it down and deleting
-        # the record happen under the connection lock, as on the API's
-        # path (never a connection cut while another attachment uses it).
+        store = disconnect_flow.store_of(context, volume, attachment)
         lock = locks.inter_process_lock_of(volume)
-        lock.acquire()
+        store.update(manager_api=self.manager_api, connection_lock=lock)
         try:
-            if connector and volume.host:
-                backend = self._backend(volume)
-                # The attachment's own connection ends with it; a host's
-                # ends with its last user.
-                own = rpcapi.is_attachment_scoped(
-                    attachment.connection_info) and \
-                    _per_attachment(backend)
-                if own or not \
-                        attachment_db.attachment_count_sharing_connection(
-                            context, volume.id, connector.get('host'),
-                            attachment.id):
-                    self._driver_call(
-                        'Terminating the connection', volume,
-                        _with_attachment(
-                            backend.driver.terminate_connection,
-                            attachment.id if own else None),
-                        volume_ref(volume), connector)
-            attachment_db.attachment_destroy(
-                context, attachment.id,
-                expected_status=vstatus.ATTACH_DETACHING)
+            flows.run(disconnect_flow.get_flow, store, True)
         finally:
             lock.release()
+        notifications.notify_attach(context, 'detach.end', volume,
+                                    attachment)
         LOG.info('Finished the delete of attachment %s of volume %s',
                  attachment.id, volume.id)
 

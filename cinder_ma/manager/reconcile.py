@@ -125,7 +125,7 @@ def _recover_attachment(manager, context, row):
         LOG.warning('Attachment %s was left %s (claim %s); finishing it',
                     row.id, row.attach_status, row.claimed_by or 'none')
         if not row.manager_host:
-            manager._finish_external_detach(context, row.id)
+            manager._finish_disconnect(context, row.id)
         elif row.attach_status == vstatus.ATTACH_RESERVED:
             manager._attach_volume(context, row.id)
         elif row.attach_status == vstatus.ATTACH_ATTACHING:

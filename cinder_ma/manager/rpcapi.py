@@ -26,6 +26,7 @@ import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 
 from cinder_ma.conf import upgrade_levels
+from cinder_ma import connection_info
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma import rpc
@@ -141,21 +142,11 @@ def backend_row(host):
     return host.split('#', 1)[0]
 
 
-#: The key of connection info that a manager of 1.5 or later adds when
-#: the connection is one attachment's own (its backend declares
-#: ``per_attachment_connections``): that connection is ended with its
-#: attachment, whoever else uses the host, and can be ended alone
-#: (fencing). Connection info without it is the host's, shared by the
-#: attachments of the volume on that host. Never shown to clients.
-SCOPE_KEY = 'cinder_ma_connection_scope'
-ATTACHMENT_SCOPE = 'attachment'
-
-
-def is_attachment_scoped(connection_info):
-    """Whether ``connection_info`` (nested, as recorded) is the
-    connection of one attachment (see :data:`SCOPE_KEY`)."""
-    return isinstance(connection_info, dict) and \
-        connection_info.get(SCOPE_KEY) == ATTACHMENT_SCOPE
+# Defined below every layer (cinder_ma.connection_info); named here too
+# for the manager's side, which writes them.
+SCOPE_KEY = connection_info.SCOPE_KEY
+ATTACHMENT_SCOPE = connection_info.ATTACHMENT_SCOPE
+is_attachment_scoped = connection_info.is_attachment_scoped
 
 
 class ManagerAPI:

@@ -415,7 +415,7 @@ def extend_volume_completion(context, volume_id, error=False):
     does not: the manager of the backend finishes the extend, then has
     the hosts of the attachments made through a cinder_ma manager resize
     their disks (RPC, see
-    :class:`cinder_ma.manager.tasks.volume.ResizeAttachedDisks`), sends
+    :class:`cinder_ma.manager.tasks.volume.ResizeAttachedDisk`), sends
     Nova ``volume-extended`` for its instances (see
     :class:`cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`; Nova
     reads the new size then, and does not call this action) and tells

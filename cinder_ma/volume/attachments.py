@@ -389,13 +389,16 @@ def connection_lock(volume):
     return locks.inter_process_lock_of(volume)
 
 
-def _run(flow, store, lock):
-    """Run a connect or disconnect flow here, in the API process."""
+def run_flow(factory, store, lock, *args):
+    """Run the flow of ``factory(*args)`` here, in the API process, under
+    the connection lock ``lock``, which its tasks take and the run leaves
+    released."""
+    store.update(manager_api=_rpc(), connection_lock=lock)
     try:
-        return flows.run_flow(flow, store, log=LOG)
+        return flows.run(factory, store, *args)
     finally:
-        # The flow releases it, also when it fails; in case a revert
-        # could not, never leave the connections locked.
+        # Released by the flow's reverts when it fails, by the end of the
+        # run otherwise (idempotent).
         lock.release()
 
 
@@ -407,13 +410,13 @@ def connect(context, attachment, volume, connector, kind):
     """
     check_connector(connector)
     lock = connection_lock(volume)
-    results = _run(
-        connect_flow.get_flow(_rpc(), lock, kind),
+    results = run_flow(
+        connect_flow.get_flow,
         {'context': context, 'attachment_id': attachment.id,
          'volume_id': volume.id, 'volume_host': volume.host,
          'attach_mode': attachment.attach_mode, 'connector': connector,
          'host': connector['host'],
-         'mountpoint': connector.get('mountpoint')}, lock)
+         'mountpoint': connector.get('mountpoint')}, lock, kind)
     return results['attachment']
 
 
@@ -505,6 +508,7 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         (vstatus.ATTACH_ERROR_ATTACHING,))
     notifications.notify_attach(context, 'detach.start', volume, attachment)
     disconnect(context, volume, attachment, disconnect_flow.get_flow)
+    notifications.notify_attach(context, 'detach.end', volume, attachment)
     LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)
     return _others(context, attachment)
 
@@ -513,16 +517,9 @@ def disconnect(context, volume, attachment, factory):
     """Run a disconnect flow (see
     :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a consumer's
     attachment: its connection ends when it is the last user of it."""
-    connector = attachment.connector
-    lock = connection_lock(volume)
-    _run(factory(_rpc(), lock),
-         {'context': context, 'attachment_id': attachment.id,
-          'volume_id': volume.id, 'volume_host': volume.host,
-          'instance_uuid': attachment.instance_uuid,
-          'attach_mode': attachment.attach_mode,
-          'host': (connector or {}).get('host') or attachment.attached_host,
-          'connector': connector if volume.host else None,
-          'connection_info': attachment.connection_info}, lock)
+    run_flow(factory,
+             disconnect_flow.store_of(context, volume, attachment),
+             connection_lock(volume))
 
 
 def _others(context, attachment):

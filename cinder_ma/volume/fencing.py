@@ -42,7 +42,6 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
-from cinder_ma.manager import flows
 from cinder_ma.manager.flows import fence_attachment as fence_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import reconnect_attachment as reconnect_flow
@@ -54,15 +53,6 @@ from cinder_ma.volume import attachments
 from cinder_ma.volume import scheduler
 
 LOG = logging.getLogger(__name__)
-
-
-def _run(flow, store, lock):
-    """Run a flow of this module under ``lock`` (released whatever
-    happens)."""
-    try:
-        return flows.run_flow(flow, store, log=LOG)
-    finally:
-        lock.release()
 
 
 def _check_own_connection(attachment, volume, what):
@@ -125,10 +115,11 @@ def fence_attachment(context, attachment_id):
         LOG.info('Attachment %s of volume %s is fenced already; revoking '
                  'its connection again', fenced.id, volume.id)
     lock = attachments.connection_lock(volume)
-    _run(fence_flow.get_flow(attachments.manager_api(), lock),
-         {'context': context, 'attachment_id': fenced.id,
-          'volume_id': volume.id, 'volume_host': volume.host,
-          'revoke': [_revoke_item(fenced)]}, lock)
+    attachments.run_flow(
+        fence_flow.get_flow,
+        {'context': context, 'attachment_id': fenced.id,
+         'volume_id': volume.id, 'volume_host': volume.host,
+         'revoke': [_revoke_item(fenced)]}, lock)
     return attachment_db.attachment_get(context, fenced.id)
 
 
@@ -158,8 +149,8 @@ def reconnect_attachment(context, attachment, volume, connector):
     previous.update(connector=attachment.connector,
                     connection_info=attachment.connection_info)
     lock = attachments.connection_lock(volume)
-    results = _run(
-        reconnect_flow.get_flow(attachments.manager_api(), lock),
+    results = attachments.run_flow(
+        reconnect_flow.get_flow,
         {'context': context, 'attachment_id': attachment.id,
          'volume_id': volume.id, 'volume_host': volume.host,
          'attach_mode': attachment.attach_mode, 'connector': connector,
@@ -303,13 +294,14 @@ def promote_attachment(context, attachment_id):
     else:
         connector = promoted.connector
         lock = attachments.connection_lock(volume)
-        _run(promote_flow.get_flow(attachments.manager_api(), lock),
-             {'context': context, 'attachment_id': promoted.id,
-              'volume_id': volume.id, 'volume_host': volume.host,
-              'attach_mode': 'rw', 'generation': promoted.generation,
-              'revoke': revoke, 'connector': connector,
-              'host': connector['host'],
-              'previous_connection_info': promoted.connection_info}, lock)
+        attachments.run_flow(
+            promote_flow.get_flow,
+            {'context': context, 'attachment_id': promoted.id,
+             'volume_id': volume.id, 'volume_host': volume.host,
+             'attach_mode': 'rw', 'generation': promoted.generation,
+             'revoke': revoke, 'connector': connector,
+             'host': connector['host'],
+             'previous_connection_info': promoted.connection_info}, lock)
     done = attachment_db.attachment_get(context, promoted.id)
     notifications.notify_fencing(context, 'promote.end', volume, done)
     return done

@@ -44,7 +44,7 @@ the answers of that extension's actions always show them.
 
 from cinder_ma.api import extensions
 from cinder_ma.api import views
-from cinder_ma.manager import rpcapi
+from cinder_ma import connection_info
 
 COLLECTION = 'attachments'
 #: The admin-only field of the reason the last step failed (volumes show
@@ -64,7 +64,7 @@ def flat_connection_info(attachment):
     if nested is None:
         return None
     flat = {key: value for key, value in nested.items()
-            if key not in ('data', rpcapi.SCOPE_KEY)}
+            if key not in ('data', connection_info.SCOPE_KEY)}
     flat.update(nested.get('data') or {})
     if attachment.attach_mode:
         flat['access_mode'] = attachment.attach_mode

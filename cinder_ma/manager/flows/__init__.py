@@ -10,39 +10,50 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Flows of the manager and the one helper that runs them.
+"""Flows, and how they run: on TaskFlow's engine (:mod:`taskflow.engines`).
 
 Each flow is built by a module-level factory (``get_flow``) from small
-tasks, the first of which is a lifecycle sentinel. Every flow is a
-TaskFlow linear flow of TaskFlow tasks; :func:`run_flow` runs it with
-TaskFlow's execute/revert contract (see :func:`run_flow`), logging each
-step with secrets masked.
+tasks, the first of which is a lifecycle sentinel, and runs on TaskFlow's
+engine with TaskFlow's semantics: arguments by ``requires``/``rebind``,
+results by ``provides``; when a task fails, it and then every task that
+ran before it are reverted, last first, each with its ``result`` and the
+``flow_failures``, and the failure is raised. A revert that raises stops
+the reverting there (the tasks before it are not reverted) and its error
+is raised: our reverts do not raise (they log what they could not undo),
+so that the sentinel's revert, the last, always records the failure.
 
-Why not TaskFlow's engine: it is built for what these flows do not use
-(persistence, resumption, parallel and graph patterns, retries), and it
-costs 3 to 7 ms of CPU for a linear flow of six trivial tasks on this
-project's hardware, against about 0.1 ms here; two such flows sit on
-every attach cycle of the attachments API (connect, disconnect). A flow
-that needs more than a linear sequence of tasks is refused, so that one
-does not run half-understood.
+Engines are compiled once (:func:`run`): a factory takes only what a
+process keeps for good (a driver, this host's connectors, a kind), and
+everything a run has of its own (the context, the ids, the connection
+lock, the manager API) is in the store. TaskFlow costs about half a
+millisecond of CPU per task here, so tasks are coarse and an engine,
+once compiled, is reset and run again after a success (one run at a
+time per engine, another one compiled for a concurrent run or after a
+failure) rather than built for each run; nothing is persisted
+(:class:`_Unpersisted`): the state of every flow is in the database
+rows it changes, and a flow interrupted by a crash is finished or
+reverted by the reconcile loop from there.
 
-TaskFlow also computes a task's argument mapping from the signatures of
-its ``execute`` and ``revert`` whenever a task is constructed (0.1 to 0.3
-ms a task); the flows run on every attach cycle build theirs with
-:func:`new_task`, which copies a task built once per process.
+A listener logs every flow's and task's transitions at debug level, the
+failures and reverts at warning level with their traceback, never the
+values of the store or of results, and masks passwords in all of it.
 """
 
+import collections
 import os
-import sys
+import threading
 import time
 import traceback
 
 from oslo_log import log as logging
 from oslo_utils import strutils
-from taskflow import exceptions as tf_exceptions
+import taskflow.engines
+from taskflow.listeners import logging as logging_listener
 from taskflow.patterns import linear_flow
+from taskflow.persistence import base as persistence_base
+from taskflow.persistence import models
+from taskflow import states
 from taskflow import task as tf_task
-from taskflow.types import failure as tf_failure
 
 LOG = logging.getLogger(__name__)
 
@@ -50,49 +61,104 @@ LOG = logging.getLogger(__name__)
 #: that, while it exists, reads
 #: ``<directory>;<flow name>:<task index>[,<flow name>:<task index>...]``
 #: and holds the first run of each named flow in this process tree before
-#: that task, until ``<directory>/release`` exists, after writing
+#: that task (its index among the flow's tasks, depth first, see
+#: :func:`tasks_of`), until ``<directory>/release`` exists, after writing
 #: ``<directory>/held-<flow name>-<index>`` with the process id, so that
 #: a test can kill the process at that step. Never set it in a
 #: deployment.
 TEST_HOLD_ENV = 'CINDER_MA_TEST_HOLD_FLOW'
 
-# Tasks built once per process (see new_task).
-_PROTOTYPES = {}
+#: TaskFlow's engines: one task at a time on the caller's thread, or the
+#: independent tasks of a graph or unordered flow at once on threads.
+SERIAL = 'serial'
+PARALLEL = 'parallel'
+
+#: Threads of a parallel engine.
+MAX_PARALLEL = 8
+
+#: Compiled flows kept per process (factory, arguments, store names).
+MAX_CACHED_FLOWS = 256
 
 
-def new_task(cls, *args, **per_run):
-    """A task like ``cls(*args, **per_run)``, not constructed but copied.
+class _UnpersistedConnection(persistence_base.Connection):
+    """A persistence connection that keeps nothing: the engine's storage
+    holds the one copy of each detail (see :class:`_Unpersisted`)."""
 
-    A task's argument mapping depends on its class and construction
-    arguments only; TaskFlow computes it, with :mod:`inspect`, whenever a
-    task is constructed. Here a task is constructed once per process for
-    each class and ``args``, with None for each of ``per_run``, and every
-    call returns a copy of it (TaskFlow's :meth:`taskflow.task.Task.copy`)
-    that holds this run's ``per_run``.
+    def __init__(self, backend):
+        self._backend = backend
 
-    :param args: construction arguments, hashable (a name, a kind).
-    :param per_run: what one run's task holds, such as its lock or the
-        manager API: keyword arguments that ``cls`` keeps as attributes of
-        the same name, and that neither its name nor its mapping depend
-        on.
+    @property
+    def backend(self):
+        return self._backend
+
+    def close(self):
+        pass
+
+    def upgrade(self):
+        pass
+
+    def clear_all(self):
+        pass
+
+    def validate(self):
+        pass
+
+    def update_atom_details(self, atom_detail):
+        return atom_detail
+
+    def update_flow_details(self, flow_detail):
+        return flow_detail
+
+    def save_logbook(self, book):
+        return book
+
+    def destroy_logbook(self, book_uuid):
+        pass
+
+    def get_logbook(self, book_uuid, lazy=False):
+        raise LookupError('nothing is persisted')
+
+    def get_logbooks(self, lazy=False):
+        return iter(())
+
+    def get_flows_for_book(self, book_uuid):
+        return iter(())
+
+    def get_flow_details(self, fd_uuid, lazy=False):
+        raise LookupError('nothing is persisted')
+
+    def get_atom_details(self, ad_uuid):
+        raise LookupError('nothing is persisted')
+
+    def get_atoms_for_flow(self, fd_uuid):
+        return iter(())
+
+
+class _Unpersisted(persistence_base.Backend):
+    """A TaskFlow persistence backend that persists nothing.
+
+    Without a backend TaskFlow's storage saves every state change into an
+    in-memory backend of its own, a copy of what the storage already
+    holds: two thirds of the engine's cost for a flow of small tasks.
+    Our flows are never resumed from TaskFlow's records (the reconcile
+    loop resumes from the database), so they need no copy.
     """
-    key = (cls, args, tuple(sorted(per_run)))
-    prototype = _PROTOTYPES.get(key)
-    if prototype is None:
-        # Two threads may both build one: either copy will do.
-        prototype = _PROTOTYPES.setdefault(
-            key, cls(*args, **dict.fromkeys(per_run)))
-    task = prototype.copy(retain_listeners=False)
-    for name, value in per_run.items():
-        setattr(task, name, value)
-    return task
+
+    def __init__(self):
+        super().__init__({})
+        self._connection = _UnpersistedConnection(self)
+
+    def get_connection(self):
+        return self._connection
+
+    def close(self):
+        pass
 
 
 class _MaskingLogger:
     """A logger that formats each record itself and masks secrets in it,
-    traceback included. The runner logs names of flows and tasks, never
-    the values of the store; a task's exception may still carry one.
-    """
+    traceback included (what the listener logs may hold one: a driver's
+    exception, say)."""
 
     def __init__(self, logger):
         self._logger = logger
@@ -111,89 +177,39 @@ class _MaskingLogger:
                 traceback.format_exception(*exc_info)).rstrip())
         self._logger.log(level, '%s', strutils.mask_password(msg), **kwargs)
 
-    def debug(self, msg, *args):
-        self.log(logging.DEBUG, msg, *args)
 
-    def exception(self, msg, *args):
-        self.log(logging.ERROR, msg, *args, exc_info=sys.exc_info())
-
-
-#: The keyword arguments TaskFlow's contract gives every revert.
-REVERT_RESULT = 'result'
-REVERT_FLOW_FAILURES = 'flow_failures'
-
-
-def _tasks_of(flow):
-    """The tasks of a linear flow of tasks, in order."""
-    if not isinstance(flow, linear_flow.Flow):
-        raise TypeError('flow %s is not a linear flow' % flow.name)
-    tasks = list(flow)
-    for atom in tasks:
-        if not isinstance(atom, tf_task.Task):
-            raise TypeError('flow %s holds %r, which is not a task'
-                            % (flow.name, atom))
-    return tasks
+def tasks_of(flow):
+    """The tasks of ``flow``, its subflows' depth first, in the order they
+    were added."""
+    found = []
+    for node in flow:
+        if isinstance(node, tf_task.Task):
+            found.append(node)
+        else:
+            found.extend(tasks_of(node))
+    return found
 
 
-def _check_dependencies(flow, tasks, store):
-    """TaskFlow's check before a run: every required name is in the
-    store or provided by an earlier task."""
-    known = set(store)
-    missing = set()
-    for atom in tasks:
-        known.update(atom.inject or ())
-        missing.update(name for name in atom.requires if name not in known)
-        known.update(atom.provides)
-    if missing:
-        raise tf_exceptions.MissingDependencies(flow, sorted(missing))
-
-
-def _arguments(atom, mapping, optional, values):
-    """The keyword arguments of one of ``atom``'s methods: its ``inject``
-    first, then the flow's values by the rebinding TaskFlow computed."""
-    kwargs = {}
-    for argument, name in mapping.items():
-        if atom.inject and name in atom.inject:
-            kwargs[argument] = atom.inject[name]
-        elif name in values:
-            kwargs[argument] = values[name]
-        elif argument not in optional:
-            raise tf_exceptions.NotFound(
-                'task %s needs %r, which nothing provided'
-                % (atom.name, name))
-    return kwargs
-
-
-def _save(atom, result, values):
-    """Record what ``atom`` provides from its ``result`` (TaskFlow's
-    ``save_as``: the whole result, or one item of it by index or key)."""
-    for name, index in atom.save_as.items():
-        values[name] = result if index is None else result[index]
-
-
-def _hold_of(flow, tasks):
-    """The test hold of :data:`TEST_HOLD_ENV` for ``flow``, if set: a
-    function to call with each task before it runs."""
-    path = os.environ.get(TEST_HOLD_ENV)
-    if not path:
-        return None
-    try:
-        with open(path) as f:
-            spec = f.read().strip()
-    except OSError:
-        return None
-    directory, _sep, holds = spec.partition(';')
+def _hold(flow):
+    """The test hold of :data:`TEST_HOLD_ENV`: a callback for the task
+    notifications of an engine of ``flow``."""
+    index_of = {atom.name: index
+                for index, atom in enumerate(tasks_of(flow))}
     name = flow.name
-    index = dict(hold.split(':', 1) for hold in holds.split(',')
-                 if hold).get(name)
-    if index is None or int(index) >= len(tasks):
-        return None
-    target = tasks[int(index)]
-    marker = os.path.join(directory, 'held-%s-%s' % (name, index))
 
-    def hold(atom):
-        if atom is not target:
+    def on_running(state, details):
+        try:
+            with open(os.environ[TEST_HOLD_ENV]) as f:
+                spec = f.read().strip()
+        except (KeyError, OSError):
             return
+        directory, _sep, holds = spec.partition(';')
+        index = dict(hold.split(':', 1) for hold in holds.split(',')
+                     if hold).get(name)
+        if index is None or index_of.get(details['task_name']) != \
+                int(index):
+            return
+        marker = os.path.join(directory, 'held-%s-%s' % (name, index))
         try:
             fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
         except FileExistsError:
@@ -201,73 +217,112 @@ def _hold_of(flow, tasks):
         os.write(fd, str(os.getpid()).encode())
         os.close(fd)
         LOG.warning('TEST hold: flow %s held before task %s (%s)', name,
-                    index, atom.name)
+                    index, details['task_name'])
         while not os.path.exists(os.path.join(directory, 'release')):
             time.sleep(0.05)
 
-    return hold
+    return on_running
 
 
-def _revert(flow, done, failed, failure, values, log):
-    """Revert ``failed`` and then the tasks of ``done`` in reverse order,
-    as TaskFlow's engine does: each revert gets its arguments, its own
-    ``result`` (a Failure for the task that failed) and the
-    ``flow_failures``. A revert that raises is logged and the others
-    still run."""
-    failures = {failed.name: failure}
-    for atom, result in [(failed, failure)] + done[::-1]:
-        kwargs = _arguments(atom, atom.revert_rebind, atom.revert_optional,
-                            values)
-        kwargs[REVERT_RESULT] = result
-        kwargs[REVERT_FLOW_FAILURES] = dict(failures)
-        log.debug('Flow %s: reverting task %s', flow.name, atom.name)
+def _load(flow, store, engine):
+    """An engine of ``flow``, compiled, with its listeners."""
+    options = {}
+    if engine == PARALLEL:
+        options.update(executor='threaded', max_workers=MAX_PARALLEL)
+    loaded = taskflow.engines.load(flow, store=store, engine=engine,
+                                   backend=_Unpersisted(),
+                                   book=models.LogBook(flow.name),
+                                   **options)
+    logging_listener.DynamicLoggingListener(
+        loaded, log=_MaskingLogger(LOG),
+        # Names of flows and tasks, never values.
+        hide_inputs_outputs_of=[atom.name for atom in tasks_of(flow)],
+    ).register()
+    if os.environ.get(TEST_HOLD_ENV):
+        loaded.atom_notifier.register(states.RUNNING, _hold(flow))
+    loaded.compile()
+    loaded.prepare()
+    return loaded
+
+
+def _run(loaded):
+    loaded.run()
+    return loaded.storage.fetch_all()
+
+
+class _Compiled:
+    """The engines of one flow, compiled once and run again after a
+    success: each runs one flow at a time; a run that finds them all busy
+    compiles another (built anew: engines share no task), and so does the
+    run after a failure (rare, and a reverted engine keeps its
+    failures)."""
+
+    def __init__(self, factory, args, engine):
+        self._factory = factory
+        self._args = args
+        self._engine = engine
+        self._idle = []
+
+    def run(self, store):
         try:
-            atom.revert(**kwargs)
-        except Exception:
-            log.exception('Flow %s: the revert of task %s failed; what it '
-                          'undoes may be left behind', flow.name,
-                          atom.name)
+            loaded = self._idle.pop()
+        except IndexError:
+            loaded = _load(self._factory(*self._args), store, self._engine)
+        else:
+            loaded.reset()
+            loaded.storage.inject(store)
+        try:
+            return _run(loaded)
+        finally:
+            # Only after a success: TaskFlow's reset does not forget the
+            # failures of a reverted run, which the next run would raise
+            # with its own, and an engine whose revert failed cannot run
+            # again.
+            if loaded.storage.get_flow_state() == states.SUCCESS:
+                self._idle.append(loaded)
 
 
-def run_flow(flow, store, log=LOG):
-    """Run ``flow`` with ``store``, logging its progress, secrets masked.
+_compiled = collections.OrderedDict()
+_compiled_lock = threading.Lock()
 
-    TaskFlow's contract for a linear flow: each task's ``execute`` gets
-    its arguments from the store and from what earlier tasks provided
-    (through the task's ``rebind`` and ``inject``); its result is saved as
-    it ``provides``. When a task raises, it and then every task that ran
-    before it are reverted, last first, each with its ``result`` (the
-    task's, or a :class:`taskflow.types.failure.Failure` for the one that
-    failed) and ``flow_failures``, and the task's exception is raised
-    again.
 
+def run(factory, store, *args, engine=SERIAL):
+    """Run the flow ``factory(*args)`` with ``store`` on TaskFlow's
+    ``engine`` (its engines compiled once per process).
+
+    :param args: what the flow is built with, the same for every run of
+        that flow (a driver, a kind), never a run's own values, which are
+        in ``store``.
     :returns: a dict of the store and of everything the tasks provided.
     :raises: taskflow.exceptions.MissingDependencies before anything ran
-        when the store lacks what a task requires; otherwise the
-        exception of the failed task, after the reverts.
+        when the store lacks what a task requires; otherwise the error of
+        the failed task (or of a revert that failed), after the reverts.
     """
-    log = _MaskingLogger(log)
-    tasks = _tasks_of(flow)
-    values = dict(store or {})
-    _check_dependencies(flow, tasks, values)
-    hold = _hold_of(flow, tasks)
-    done = []
-    log.debug('Flow %s: running %d tasks', flow.name, len(tasks))
-    for atom in tasks:
-        if hold is not None:
-            hold(atom)
-        try:
-            result = atom.execute(**_arguments(
-                atom, atom.rebind, atom.optional, values))
-        except Exception:
-            failure = tf_failure.Failure()
-            log.log(logging.WARNING, 'Flow %s: task %s failed: %s',
-                    flow.name, atom.name, failure.exception_str,
-                    exc_info=failure.exc_info)
-            _revert(flow, done, atom, failure, values, log)
-            log.log(logging.WARNING, 'Flow %s reverted', flow.name)
-            failure.reraise()
-        _save(atom, result, values)
-        done.append((atom, result))
-    log.debug('Flow %s: done', flow.name)
-    return values
+    # By identity: a driver need not be hashable; the entry holds
+    # ``args``, so their ids stay theirs while it exists.
+    key = (factory, tuple(map(id, args)), frozenset(store), engine)
+    with _compiled_lock:
+        compiled = _compiled.get(key)
+        if compiled is None:
+            compiled = _compiled[key] = _Compiled(factory, args, engine)
+            while len(_compiled) > MAX_CACHED_FLOWS:
+                _compiled.popitem(last=False)
+        else:
+            _compiled.move_to_end(key)
+    return compiled.run(store)
+
+
+def run_once(flow, store, engine=SERIAL):
+    """Run ``flow``, built for this run alone (its shape depends on the
+    run: the disks an extend resizes), on TaskFlow's ``engine``.
+
+    :returns: and raises: as :func:`run`.
+    """
+    return _run(_load(flow, store, engine))
+
+
+def linear(name, *tasks):
+    """A TaskFlow linear flow of ``tasks``."""
+    flow = linear_flow.Flow(name)
+    flow.add(*tasks)
+    return flow

@@ -18,7 +18,9 @@ Run by the manager of the instance's host (the attachment's
 ``attach_mode``, ``shareable`` (the volume is multiattach),
 ``mountpoint`` (requested, or None), ``host`` (this host) and
 ``shared_service_uuid`` (the backend's service uuid when it has shared
-targets, else None).
+targets, else None), ``manager_api`` (the ManagerAPI reaching the
+backend's manager) and ``connection_lock`` (the ConnectionLock of the
+volume's connection, which the caller releases after the run).
 
 The attachment arrives 'reserved'. On success it is 'attached' with its
 connector, connection info and device; on failure it is
@@ -38,13 +40,11 @@ from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
 FLOW_NAME = 'attach_volume'
 
 
-def get_flow(manager_api, connectors, hypervisor, lock):
+def get_flow(connectors, hypervisor):
     """The attach flow.
 
-    :param manager_api: the ManagerAPI reaching the backend's manager.
     :param connectors: this host's Connectors.
     :param hypervisor: this host's hypervisor driver, or None.
-    :param lock: the ConnectionLock of the volume's connection.
     """
     # The reconcile loop owns this work (see the sentinel).
     sentinel = attachment_tasks.AttachmentToErrorAttachingOnRevert(
@@ -53,11 +53,11 @@ def get_flow(manager_api, connectors, hypervisor, lock):
     flow.add(sentinel,
              hypervisor_tasks.CheckHypervisor(hypervisor),
              connection_tasks.GetConnectorProperties(),
-             connection_tasks.AcquireConnectionLock(lock),
-             connection_tasks.InitializeConnection(manager_api),
+             connection_tasks.AcquireConnectionLock(),
+             connection_tasks.InitializeConnection(),
              connection_tasks.ConnectVolume(connectors),
              attachment_tasks.RecordAttaching(),
-             connection_tasks.ReleaseConnectionLock(lock),
+             connection_tasks.ReleaseConnectionLock(),
              hypervisor_tasks.AttachOnHypervisor(hypervisor),
              attachment_tasks.CompleteAttachment(),
              attachment_tasks.NotifyAttachment('attach.end'))

@@ -24,7 +24,8 @@ attachment on that host uses the connection.
 
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``attach_mode``, ``connector`` (the consumer's), ``host`` (the
-connector's host), ``mountpoint`` (or None).
+connector's host), ``mountpoint`` (or None), ``manager_api`` and
+``connection_lock`` (released by the caller after the run).
 
 The attachment arrives 'reserved' and leaves 'attaching' with the
 connector and the connection info (provided as ``attachment``), or, on
@@ -34,7 +35,6 @@ that no attachment accounts for.
 
 from taskflow.patterns import linear_flow
 
-from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 
@@ -51,22 +51,15 @@ SENTINELS = {
 }
 
 
-def get_flow(manager_api, lock, kind='update'):
+def get_flow(kind='update'):
     """The connect flow.
 
-    :param manager_api: the ManagerAPI reaching the backend's manager.
-    :param lock: the ConnectionLock of the volume's connections.
     :param kind: a key of :data:`SENTINELS`.
     """
-    # Run on every attach cycle: its tasks are copies (flows.new_task).
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(flows.new_task(SENTINELS[kind]),
-             flows.new_task(connection_tasks.AcquireConnectionLock,
-                            lock=lock),
-             flows.new_task(attachment_tasks.CheckNotConnectedElsewhere),
-             flows.new_task(connection_tasks.InitializeConnection,
-                            manager_api=manager_api),
-             flows.new_task(attachment_tasks.RecordConnected),
-             flows.new_task(connection_tasks.ReleaseConnectionLock,
-                            lock=lock))
+    flow.add(SENTINELS[kind](),
+             connection_tasks.AcquireConnectionLock(),
+             attachment_tasks.CheckNotConnectedElsewhere(),
+             connection_tasks.InitializeConnection(),
+             attachment_tasks.RecordConnected())
     return flow

@@ -21,7 +21,6 @@ recorded it with its host); on success it is 'available', on failure
 
 from taskflow.patterns import linear_flow
 
-from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma.manager.tasks import volume as volume_tasks
 
@@ -29,12 +28,9 @@ FLOW_NAME = 'create_volume'
 
 
 def get_flow(driver):
-    """The create flow for a volume of ``driver``'s backend (run for every
-    volume: its tasks are copies, :func:`cinder_ma.manager.flows.new_task`).
-    """
+    """The create flow for a volume of ``driver``'s backend."""
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(flows.new_task(lifecycle.VolumeToErrorOnRevert),
-             flows.new_task(volume_tasks.CreateVolumeOnBackend,
-                            driver=driver),
-             flows.new_task(volume_tasks.MarkVolumeAvailable))
+    flow.add(lifecycle.VolumeToErrorOnRevert(),
+             volume_tasks.CreateVolumeOnBackend(driver),
+             volume_tasks.MarkVolumeAvailable())
     return flow

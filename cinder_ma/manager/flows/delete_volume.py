@@ -19,7 +19,6 @@ is 'error_deleting' with error_reason (deleting it again retries).
 
 from taskflow.patterns import linear_flow
 
-from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma.manager.tasks import volume as volume_tasks
 
@@ -27,12 +26,9 @@ FLOW_NAME = 'delete_volume'
 
 
 def get_flow(driver):
-    """The delete flow for a volume of ``driver``'s backend (run for every
-    volume: its tasks are copies, :func:`cinder_ma.manager.flows.new_task`).
-    """
+    """The delete flow for a volume of ``driver``'s backend."""
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(flows.new_task(lifecycle.VolumeToErrorDeletingOnRevert),
-             flows.new_task(volume_tasks.DeleteVolumeOnBackend,
-                            driver=driver),
-             flows.new_task(volume_tasks.DestroyVolumeRecord))
+    flow.add(lifecycle.VolumeToErrorDeletingOnRevert(),
+             volume_tasks.DeleteVolumeOnBackend(driver),
+             volume_tasks.DestroyVolumeRecord())
     return flow

@@ -17,7 +17,7 @@ Run by the manager of the instance's host (the attachment's
 ``volume_host``, ``instance_uuid``, ``attach_mode``, ``host`` (this
 host), ``shared_service_uuid`` (as in the attach flow), and the
 attachment's recorded ``connector`` and ``connection_info`` (either may be
-None).
+None), ``manager_api`` and ``connection_lock`` (as in the attach flow).
 
 The attachment arrives 'detaching' (the API set it). The disk is removed
 from the instance; then, under the connection lock, the host's connection
@@ -39,7 +39,7 @@ from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
 FLOW_NAME = 'detach_volume'
 
 
-def teardown(manager_api, connectors, hypervisor, lock):
+def teardown(connectors, hypervisor):
     """The tasks removing an attachment's disk from its instance and then,
     under the connection lock (taken here, released by the caller's
     flow after it recorded the outcome), tearing down the host's and the
@@ -47,20 +47,20 @@ def teardown(manager_api, connectors, hypervisor, lock):
     detach flow and the rollback of an interrupted attach share them."""
     return (hypervisor_tasks.CheckHypervisor(hypervisor),
             hypervisor_tasks.DetachFromHypervisor(hypervisor),
-            connection_tasks.AcquireConnectionLock(lock),
+            connection_tasks.AcquireConnectionLock(),
             connection_tasks.DisconnectVolume(connectors),
-            connection_tasks.TerminateConnection(manager_api))
+            connection_tasks.TerminateConnection())
 
 
-def get_flow(manager_api, connectors, hypervisor, lock):
+def get_flow(connectors, hypervisor):
     """The detach flow (arguments as for the attach flow)."""
     # The reconcile loop owns this work (see the sentinel).
     sentinel = attachment_tasks.AttachmentToErrorDetachingOnRevert(
         reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(sentinel,
-             *teardown(manager_api, connectors, hypervisor, lock),
+             *teardown(connectors, hypervisor),
              attachment_tasks.DestroyAttachment(),
-             connection_tasks.ReleaseConnectionLock(lock),
+             connection_tasks.ReleaseConnectionLock(),
              attachment_tasks.NotifyAttachment('detach.end'))
     return flow

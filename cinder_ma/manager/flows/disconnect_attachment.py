@@ -11,7 +11,9 @@
 # under the License.
 
 """Flows ending the connection of an attachment that a consumer connected
-itself (attachments API, legacy actions), run in the API process.
+itself (attachments API, legacy actions), run in the API process, and
+by the reconcile loop of the backend's manager for a delete whose API
+process died half-way (the attachment left 'detaching').
 
 The mirror of :mod:`~cinder_ma.manager.flows.connect_attachment`, and the
 backend half of the manager's detach flow, with its tasks: under the
@@ -23,7 +25,8 @@ detaches of the last users exactly one terminates the connection.
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``instance_uuid``, ``attach_mode``, ``host`` (the host of the recorded
 connector, or None), ``connector`` and ``connection_info`` (recorded, or
-None).
+None), ``manager_api`` and ``connection_lock`` (released by the caller
+after the run).
 
 :func:`get_flow` (delete, os-detach, os-force_detach): the attachment
 arrives 'detaching' and is deleted; on failure it is 'error_detaching'
@@ -34,7 +37,6 @@ connection, until ``os-detach`` deletes it.
 
 from taskflow.patterns import linear_flow
 
-from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 
@@ -42,35 +44,45 @@ FLOW_NAME = 'disconnect_attachment'
 TERMINATE_FLOW_NAME = 'terminate_attachment_connection'
 
 
-def get_flow(manager_api, lock):
-    """The flow deleting a consumer's attachment in 'detaching'."""
-    # Run on every attach cycle: its tasks are copies (flows.new_task).
+def store_of(context, volume, attachment):
+    """The store of these flows for ``attachment`` of ``volume`` (records
+    as read), without the ``manager_api`` and ``connection_lock`` of the
+    process that runs them."""
+    connector = attachment.connector
+    return {
+        'context': context, 'attachment_id': attachment.id,
+        'volume_id': volume.id, 'volume_host': volume.host,
+        'instance_uuid': attachment.instance_uuid,
+        'attach_mode': attachment.attach_mode,
+        'host': (connector or {}).get('host') or attachment.attached_host,
+        'connector': connector if volume.host else None,
+        'connection_info': attachment.connection_info,
+    }
+
+
+def get_flow(reconciled=False):
+    """The flow deleting a consumer's attachment in 'detaching'.
+
+    :param reconciled: run by the reconcile loop of the backend's manager,
+        which finishes a delete whose API worker died (see the sentinel).
+    """
+    # Run on every detach: four tasks. Whoever runs it releases the lock
+    # after the run and emits volume.detach.end with the records it read.
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(flows.new_task(
-                 attachment_tasks.AttachmentToErrorDetachingOnRevert),
-             flows.new_task(connection_tasks.AcquireConnectionLock,
-                            lock=lock),
-             flows.new_task(connection_tasks.TerminateConnection,
-                            manager_api=manager_api),
-             flows.new_task(attachment_tasks.DestroyAttachment),
-             flows.new_task(connection_tasks.ReleaseConnectionLock,
-                            lock=lock),
-             flows.new_task(attachment_tasks.NotifyAttachment,
-                            'detach.end'))
+    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(
+                 reconciled=reconciled),
+             connection_tasks.AcquireConnectionLock(),
+             connection_tasks.TerminateConnection(),
+             attachment_tasks.DestroyAttachment())
     return flow
 
 
-def get_terminate_flow(manager_api, lock):
+def get_terminate_flow():
     """The flow of ``os-terminate_connection``: the connection ends, the
     attachment stays."""
     flow = linear_flow.Flow(TERMINATE_FLOW_NAME)
-    flow.add(flows.new_task(
-                 attachment_tasks.AttachmentToErrorDetachingOnRevert),
-             flows.new_task(connection_tasks.AcquireConnectionLock,
-                            lock=lock),
-             flows.new_task(connection_tasks.TerminateConnection,
-                            manager_api=manager_api),
-             flows.new_task(attachment_tasks.ForgetConnection),
-             flows.new_task(connection_tasks.ReleaseConnectionLock,
-                            lock=lock))
+    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
+             connection_tasks.AcquireConnectionLock(),
+             connection_tasks.TerminateConnection(),
+             attachment_tasks.ForgetConnection())
     return flow

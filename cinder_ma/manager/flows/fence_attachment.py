@@ -19,7 +19,10 @@ connection at once (its export stopped: open connections dropped, its
 credentials refused from then on).
 
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
-``revoke`` (``[{'attachment_id', 'connector'}]``, the fenced attachment).
+``revoke`` (``[{'attachment_id', 'connector'}]``, the fenced attachment),
+``manager_api`` (the ManagerAPI reaching the backend's manager) and
+``connection_lock`` (the ConnectionLock of the volume's connections,
+released by the caller after the run).
 
 On failure the attachment stays fenced, with the reason recorded
 (``error_reason``); fencing it again repeats the revocation.
@@ -33,15 +36,10 @@ from cinder_ma.manager.tasks import fencing as fencing_tasks
 FLOW_NAME = 'fence_attachment'
 
 
-def get_flow(manager_api, lock):
-    """The fence flow.
-
-    :param manager_api: the ManagerAPI reaching the backend's manager.
-    :param lock: the ConnectionLock of the volume's connections.
-    """
+def get_flow():
+    """The fence flow."""
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(fencing_tasks.FailureReasonOnRevert('Fencing'),
-             connection_tasks.AcquireConnectionLock(lock),
-             fencing_tasks.RevokeConnections(manager_api),
-             connection_tasks.ReleaseConnectionLock(lock))
+             connection_tasks.AcquireConnectionLock(),
+             fencing_tasks.RevokeConnections())
     return flow

@@ -36,7 +36,8 @@ Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 (``[{'attachment_id', 'connector'}]``), ``previous_connection_info``,
 and ``connector`` and ``host`` (the consumer's) for :func:`get_flow`, or
 ``host`` (this host), ``instance_uuid``, ``shareable`` and
-``shared_service_uuid`` for :func:`get_host_flow`.
+``shared_service_uuid`` for :func:`get_host_flow`; ``manager_api`` and
+``connection_lock`` (released by the caller after the run).
 
 On failure the decision stands (the standby is the writer, the old
 writer fenced), the reason is recorded on the standby, and its recorded
@@ -54,31 +55,30 @@ FLOW_NAME = 'promote_attachment'
 HOST_FLOW_NAME = 'promote_attachment_on_host'
 
 
-def get_flow(manager_api, lock):
+def get_flow():
     """The promotion flow of a consumer's attachment (API process)."""
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(fencing_tasks.FailureReasonOnRevert('Promotion'),
-             connection_tasks.AcquireConnectionLock(lock),
-             fencing_tasks.RevokeConnections(manager_api),
-             connection_tasks.InitializeConnection(manager_api),
-             fencing_tasks.RecordPromoted(),
-             connection_tasks.ReleaseConnectionLock(lock))
+             connection_tasks.AcquireConnectionLock(),
+             fencing_tasks.RevokeConnections(),
+             connection_tasks.InitializeConnection(),
+             fencing_tasks.RecordPromoted())
     return flow
 
 
-def get_host_flow(manager_api, connectors, hypervisor, lock):
+def get_host_flow(connectors, hypervisor):
     """The promotion flow of an attachment a manager made, run by the
     manager of its host (arguments as for the attach flow)."""
     flow = linear_flow.Flow(HOST_FLOW_NAME)
     flow.add(fencing_tasks.FailureReasonOnRevert('Promotion'),
              hypervisor_tasks.CheckHypervisor(hypervisor),
              connection_tasks.GetConnectorProperties(),
-             connection_tasks.AcquireConnectionLock(lock),
-             fencing_tasks.RevokeConnections(manager_api),
-             connection_tasks.InitializeConnection(manager_api),
+             connection_tasks.AcquireConnectionLock(),
+             fencing_tasks.RevokeConnections(),
+             connection_tasks.InitializeConnection(),
              connection_tasks.ConnectVolume(connectors),
              fencing_tasks.RecordPromoted(),
-             connection_tasks.ReleaseConnectionLock(lock),
+             connection_tasks.ReleaseConnectionLock(),
              hypervisor_tasks.ReconnectOnHypervisor(hypervisor),
              fencing_tasks.DisconnectPrevious(connectors))
     return flow

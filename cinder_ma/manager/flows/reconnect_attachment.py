@@ -24,7 +24,8 @@ request read. The consumer then completes it (``os-complete``).
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``attach_mode``, ``connector``, ``host`` (the connector's),
 ``mountpoint``, ``generation`` (read, fenced) and ``previous`` (the
-columns the revert puts back).
+columns the revert puts back), ``manager_api`` and ``connection_lock``
+(released by the caller after the run).
 
 On failure the attachment is fenced as before, with the reason recorded;
 no new connection is left on the backend.
@@ -38,12 +39,11 @@ from cinder_ma.manager.tasks import fencing as fencing_tasks
 FLOW_NAME = 'reconnect_attachment'
 
 
-def get_flow(manager_api, lock):
-    """The reconnect flow (arguments as for the fence flow)."""
+def get_flow():
+    """The reconnect flow."""
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(fencing_tasks.FailureReasonOnRevert('Reconnecting'),
-             connection_tasks.AcquireConnectionLock(lock),
-             connection_tasks.InitializeConnection(manager_api),
-             fencing_tasks.RecordReconnected(),
-             connection_tasks.ReleaseConnectionLock(lock))
+             connection_tasks.AcquireConnectionLock(),
+             connection_tasks.InitializeConnection(),
+             fencing_tasks.RecordReconnected())
     return flow

@@ -15,7 +15,8 @@ died) with the attachment 'attaching'.
 
 Run by the reconcile loop of the manager of the instance's host (see
 :mod:`cinder_ma.manager.reconcile`), before the attach flow runs again.
-Store as for the detach flow. The interrupted flow may have attached the
+Store as for the detach flow (the caller releases the connection lock
+after the run). The interrupted flow may have attached the
 disk to the instance, and connected the host and the backend (both
 recorded on the attachment when it became 'attaching'): the disk is
 removed, then, under the connection lock, the host's and the backend's
@@ -31,20 +32,17 @@ from taskflow.patterns import linear_flow
 
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.tasks import attachment as attachment_tasks
-from cinder_ma.manager.tasks import connection as connection_tasks
 
 FLOW_NAME = 'rollback_attach'
 
 
-def get_flow(manager_api, connectors, hypervisor, lock):
+def get_flow(connectors, hypervisor):
     """The rollback flow (arguments as for the attach flow)."""
     # The reconcile loop owns this work (see the sentinel).
     sentinel = attachment_tasks.AttachmentToErrorAttachingOnRevert(
         reconciled=True)
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(sentinel,
-             *detach_flow.teardown(manager_api, connectors, hypervisor,
-                                   lock),
-             attachment_tasks.RecordReserved(),
-             connection_tasks.ReleaseConnectionLock(lock))
+             *detach_flow.teardown(connectors, hypervisor),
+             attachment_tasks.RecordReserved())
     return flow

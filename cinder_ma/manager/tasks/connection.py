@@ -125,17 +125,18 @@ def _outcome_unknown(result):
 
 
 class AcquireConnectionLock(task.Task):
-    """Take the connection lock; revert: release it."""
+    """Take the run's connection lock (``connection_lock``, a
+    :class:`~cinder_ma.manager.locks.ConnectionLock`); revert: release it.
 
-    def __init__(self, lock, **kwargs):
-        super().__init__(**kwargs)
-        self.lock = lock
+    Whoever runs the flow releases it after the run as well (release is
+    idempotent), so that a flow needs no last task to release it.
+    """
 
-    def execute(self):
-        self.lock.acquire()
+    def execute(self, connection_lock):
+        connection_lock.acquire()
 
-    def revert(self, *args, **kwargs):
-        self.lock.release()
+    def revert(self, connection_lock, *args, **kwargs):
+        connection_lock.release()
 
 
 class ReleaseConnectionLock(task.Task):
@@ -143,17 +144,23 @@ class ReleaseConnectionLock(task.Task):
     reverts of the tasks it guarded run under it.
     """
 
-    def __init__(self, lock, **kwargs):
-        super().__init__(**kwargs)
-        self.lock = lock
+    def execute(self, connection_lock):
+        connection_lock.release()
 
-    def execute(self):
-        self.lock.release()
-
-    def revert(self, result, *args, **kwargs):
+    def revert(self, connection_lock, result, *args, **kwargs):
         if isinstance(result, tf_failure.Failure):
             return
-        self.lock.acquire()
+        try:
+            connection_lock.acquire()
+        except Exception:
+            # The reverts before it undo what the lock guarded: running
+            # them without it could tear down a connection that another
+            # attachment uses; raising stops the reverting here
+            # (TaskFlow's engine), the work is left for the reconcile
+            # loop or the client's retry.
+            LOG.exception('Could not take the connection lock %s again '
+                          'to revert', connection_lock.name)
+            raise
 
 
 class GetConnectorProperties(task.Task):
@@ -177,13 +184,9 @@ class InitializeConnection(task.Task):
 
     default_provides = 'connection_info'
 
-    def __init__(self, manager_api, **kwargs):
-        super().__init__(**kwargs)
-        self.manager_api = manager_api
-
-    def execute(self, context, volume_id, volume_host, connector,
+    def execute(self, manager_api, context, volume_id, volume_host, connector,
                 attach_mode, attachment_id):
-        info = self.manager_api.initialize_connection(
+        info = manager_api.initialize_connection(
             context, volume_id, volume_host, connector, attach_mode,
             attachment_id=attachment_id)
         info = dict(info)
@@ -191,8 +194,8 @@ class InitializeConnection(task.Task):
         info['attachment_id'] = attachment_id
         return info
 
-    def revert(self, context, volume_id, volume_host, connector,
-               attachment_id, host, result, *args, **kwargs):
+    def revert(self, manager_api, context, volume_id, volume_host,
+               connector, attachment_id, host, result, *args, **kwargs):
         if (isinstance(result, tf_failure.Failure) and
                 not _outcome_unknown(result)):
             return
@@ -201,9 +204,9 @@ class InitializeConnection(task.Task):
                 # Timed out: the connection, if made, is the attachment's
                 # own when the backend makes them so and was told whose.
                 result = _unanswered_connection(
-                    self.manager_api, context, volume_host)
+                    manager_api, context, volume_host)
             if not end_backend_connection(
-                    self.manager_api, context, volume_id, volume_host,
+                    manager_api, context, volume_id, volume_host,
                     connector, attachment_id, host, result):
                 return
         except Exception:
@@ -297,17 +300,13 @@ class TerminateConnection(task.Task):
     terminating is idempotent.
     """
 
-    def __init__(self, manager_api, **kwargs):
-        super().__init__(**kwargs)
-        self.manager_api = manager_api
-
-    def execute(self, context, volume_id, volume_host, attachment_id, host,
-                connector, connection_info=None):
+    def execute(self, manager_api, context, volume_id, volume_host,
+                attachment_id, host, connector, connection_info=None):
         if not connector:
             LOG.info('Attachment %s recorded no connector: no connection '
                      'to terminate', attachment_id)
             return
-        if end_backend_connection(self.manager_api, context, volume_id,
+        if end_backend_connection(manager_api, context, volume_id,
                                   volume_host, connector, attachment_id,
                                   host, connection_info):
             LOG.info('Terminated the connection of volume %s to host %s',

@@ -79,13 +79,9 @@ class RevokeConnections(task.Task):
     connection again is harmless, so a failed action is repeated.
     """
 
-    def __init__(self, manager_api, **kwargs):
-        super().__init__(**kwargs)
-        self.manager_api = manager_api
-
-    def execute(self, context, volume_id, volume_host, revoke):
+    def execute(self, manager_api, context, volume_id, volume_host, revoke):
         for item in revoke:
-            self.manager_api.terminate_connection(
+            manager_api.terminate_connection(
                 context, volume_id, volume_host, item['connector'],
                 attachment_id=item['attachment_id'])
             LOG.info('Revoked the connection of attachment %s of volume %s '

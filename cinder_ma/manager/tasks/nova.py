@@ -52,7 +52,10 @@ class TellNovaVolumeExtended(task.Task):
     marked on the attachments whose instance was not told (error_reason
     ``extend to <size> GiB not told to Nova...``, cleared by the next
     extend that reaches them) and on the volume's error_reason; it
-    provides them as ``nova_not_told`` ({attachment id: reason}). While
+    provides them as ``nova_not_told`` ({attachment id: reason}). Nova is
+    called through ``nova_api`` of the store (the manager's
+    :class:`cinder_ma.manager.nova.NovaAPI`, a run's own like its
+    ``manager_api``). While
     ``[nova] auth_type`` is unset it does nothing, as before.
 
     Revert: nothing to undo (an instance that sees the grown volume is
@@ -61,27 +64,23 @@ class TellNovaVolumeExtended(task.Task):
 
     default_provides = 'nova_not_told'
 
-    def __init__(self, nova_api, **kwargs):
-        super().__init__(**kwargs)
-        self.nova_api = nova_api
-
-    def execute(self, context, volume_id, new_size):
-        if not self.nova_api.configured:
+    def execute(self, nova_api, context, volume_id, new_size):
+        if not nova_api.configured:
             return {}
         try:
-            return self._tell(context, volume_id, new_size)
+            return self._tell(nova_api, context, volume_id, new_size)
         except Exception:
             LOG.exception('Extend of volume %s to %s GiB: Nova could not be '
                           'told', volume_id, new_size)
             return {}
 
-    def _tell(self, context, volume_id, new_size):
+    def _tell(self, nova_api, context, volume_id, new_size):
         volume = volume_db.volume_get(context, volume_id)
         targets = nova_attachments(volume)
         if not targets:
             return {}
         instances = sorted({a.instance_uuid for a in targets})
-        outcome = self.nova_api.extend_volume(context, instances, volume_id)
+        outcome = nova_api.extend_volume(context, instances, volume_id)
         not_told = {}
         for attachment in targets:
             reason = outcome.get(attachment.instance_uuid)

@@ -17,7 +17,6 @@ Driver tasks get the driver at construction and the volume as a frozen
 record tasks change the volume row with compare-and-swap updates.
 """
 
-import futurist
 from oslo_log import log as logging
 import oslo_messaging as messaging
 from taskflow import task
@@ -176,85 +175,77 @@ def _reason(exc):
     return str(exc) or type(exc).__name__
 
 
-class ResizeAttachedDisks(task.Task):
-    """Have the manager of every host holding an attachment it made of
-    the volume (``attached``, with a ``manager_host``) make its instance
-    see the new size: one RPC call per attachment (1.6), several hosts at
-    once.
-
-    Each call is bounded: a manager that is down is not called
-    (``[manager] service_down_time``), one that does not answer fails
-    after ``[DEFAULT] rpc_response_timeout``, one too old (or a pin
-    below 1.6) is not sent anything. None of these fails the task: it
-    provides ``not_resized``, ``{attachment id: reason}`` of the
-    attachments whose instance was not told, and logs each with its host.
+def resize_targets(volume):
+    """The attachments of ``volume`` (read with its children) whose
+    instance a manager resizes after an extend: attached through the
+    manager of their host (``manager_host``), in a stable order.
     Attachments of external consumers have no host manager to call: the
     connection info and the notification tell them (FinishExtend, then
     the manager), and Nova's event its instances
+    (:class:`~cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`)."""
+    return sorted((a for a in volume.volume_attachment
+                   if a.manager_host and
+                   a.attach_status == vstatus.ATTACH_ATTACHED),
+                  key=lambda a: (a.manager_host, a.id))
+
+
+#: What a ResizeAttachedDisk provides: this prefix and the attachment id.
+RESIZED_PREFIX = 'not_resized.'
+
+
+class ResizeAttachedDisk(task.Task):
+    """Have the manager of the host holding one attachment made through
+    it (an ``Attachment`` record of :func:`resize_targets`) make its
+    instance see the new size: one RPC call (1.6). The extend flow runs
+    one per attachment, in an unordered flow on a parallel engine, so
+    that several hosts are called at once.
+
+    The call is bounded: a manager that is down is not called
+    (``[manager] service_down_time``), one that does not answer fails
+    after ``[DEFAULT] rpc_response_timeout``, one too old (or a pin
+    below 1.6) is not sent anything. None of these fails the task: it
+    provides ``not_resized.<attachment id>``, the reason the instance was
+    not told (None when it was), and logs it with its host. Attachments
+    of external consumers have no host manager to call: the connection
+    info and the notification tell them (FinishExtend, then the manager),
+    and Nova's event its instances
     (:class:`~cinder_ma.manager.tasks.nova.TellNovaVolumeExtended`).
 
     Revert: nothing to undo (an instance that sees the grown storage is
     right).
     """
 
-    default_provides = 'not_resized'
-
-    #: Hosts called at the same time.
-    MAX_PARALLEL = 8
-
-    def __init__(self, manager_api, **kwargs):
+    def __init__(self, attachment, **kwargs):
+        kwargs.setdefault('name', '%s.%s' % (type(self).__name__,
+                                             attachment.id))
+        kwargs.setdefault('provides', RESIZED_PREFIX + attachment.id)
         super().__init__(**kwargs)
-        self.manager_api = manager_api
+        self.attachment = attachment
 
-    def execute(self, context, volume_id, new_size):
-        volume = volume_db.volume_get(context, volume_id)
-        targets = sorted((a for a in volume.volume_attachment
-                          if a.manager_host and
-                          a.attach_status == vstatus.ATTACH_ATTACHED),
-                         key=lambda a: (a.manager_host, a.id))
-        if not targets:
-            return {}
-
-        def resize(attachment):
-            try:
-                self.manager_api.resize_attachment(
-                    context, attachment.id, attachment.manager_host,
-                    new_size)
-            except Exception as exc:
-                return _reason(exc)
+    def execute(self, manager_api, context, volume_id, new_size):
+        attachment = self.attachment
+        try:
+            manager_api.resize_attachment(context, attachment.id,
+                                          attachment.manager_host, new_size)
+            reason = None
+        except Exception as exc:
+            reason = _reason(exc)
+        values = {'volume': volume_id, 'size': new_size,
+                  'attachment': attachment.id,
+                  'instance': attachment.instance_uuid,
+                  'host': attachment.manager_host, 'reason': reason}
+        if reason is None:
+            LOG.info('Extend of volume %(volume)s to %(size)s GiB: '
+                     'instance %(instance)s on host %(host)s sees the '
+                     'new size (attachment %(attachment)s)', values)
             return None
-
-        if len(targets) == 1:
-            reasons = [resize(targets[0])]
-        else:
-            executor = futurist.ThreadPoolExecutor(
-                max_workers=min(len(targets), self.MAX_PARALLEL))
-            try:
-                reasons = [f.result() for f in
-                           [executor.submit(resize, a) for a in targets]]
-            finally:
-                executor.shutdown(wait=False)
-        not_resized = {}
-        for attachment, reason in zip(targets, reasons):
-            values = {'volume': volume_id, 'size': new_size,
-                      'attachment': attachment.id,
-                      'instance': attachment.instance_uuid,
-                      'host': attachment.manager_host, 'reason': reason}
-            if reason is None:
-                LOG.info('Extend of volume %(volume)s to %(size)s GiB: '
-                         'instance %(instance)s on host %(host)s sees the '
-                         'new size (attachment %(attachment)s)', values)
-                continue
-            LOG.error('Extend of volume %(volume)s to %(size)s GiB: '
-                      'attachment %(attachment)s on host %(host)s was not '
-                      'resized, instance %(instance)s still sees the old '
-                      'size: %(reason)s', values)
-            not_resized[attachment.id] = (
-                '%s%d GiB not seen by instance %s on host %s: %s' % (
-                    attachment_db.EXTEND_REASON_PREFIX, new_size,
-                    attachment.instance_uuid, attachment.manager_host,
-                    reason))
-        return not_resized
+        LOG.error('Extend of volume %(volume)s to %(size)s GiB: '
+                  'attachment %(attachment)s on host %(host)s was not '
+                  'resized, instance %(instance)s still sees the old '
+                  'size: %(reason)s', values)
+        return '%s%d GiB not seen by instance %s on host %s: %s' % (
+            attachment_db.EXTEND_REASON_PREFIX, new_size,
+            attachment.instance_uuid, attachment.manager_host, reason)
 
     def revert(self, *args, **kwargs):
         """Nothing to undo."""
@@ -264,12 +255,25 @@ class FinishExtend(task.Task):
     """'extending' -> derived status, with the new size.
 
     In the same transaction the connection info of the volume's
-    attachments records the new size, each attachment of ``not_resized``
-    gets its reason as error_reason and the volume a summary of them as
-    its own (None when every instance sees the new size).
+    attachments records the new size, each attachment that a
+    ResizeAttachedDisk of ``targets`` could not resize gets its reason as
+    error_reason and the volume a summary of them as its own (None when
+    every instance sees the new size).
+
+    Provides ``not_resized``: ``{attachment id: reason}``.
     """
 
-    def execute(self, context, volume_id, new_size, not_resized):
+    default_provides = 'not_resized'
+
+    def __init__(self, targets=(), **kwargs):
+        kwargs.setdefault('requires', [RESIZED_PREFIX + attachment.id
+                                       for attachment in targets])
+        super().__init__(**kwargs)
+
+    def execute(self, context, volume_id, new_size, **resized):
+        not_resized = {name[len(RESIZED_PREFIX):]: reason
+                       for name, reason in resized.items()
+                       if reason is not None}
         reason = None
         if not_resized:
             reason = ('extend to %d GiB: the volume grew, but %d '
@@ -281,3 +285,4 @@ class FinishExtend(task.Task):
                               for key in sorted(not_resized))))
         attachment_db.volume_finish_extend(context, volume_id, new_size,
                                            not_resized, reason)
+        return not_resized

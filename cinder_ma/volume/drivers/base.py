@@ -47,17 +47,15 @@ reason an operator can act on; the manager records it on the volume.
 import abc
 import dataclasses
 
+from cinder_ma import connection_info
 from cinder_ma import exception
 
 #: Access modes of a connection: read-write and read-only.
 ACCESS_MODES = ('rw', 'ro')
 
 #: The key of ``connection_info['data']`` that holds the volume's size in
-#: GiB. The manager adds it to every connection it makes (drivers need
-#: not) and records the new size there when the volume is extended, so
-#: that a consumer holding the connection info can read the size its
-#: disk should have.
-SIZE_KEY = 'volume_size'
+#: GiB (:data:`cinder_ma.connection_info.SIZE_KEY`).
+SIZE_KEY = connection_info.SIZE_KEY
 
 GiB = 1024 ** 3
 

@@ -66,3 +66,44 @@ class NoEventletTestCase(base.BaseTestCase):
 
     def test_message_names_the_alternative(self):
         self.assertIn('threads', checks.CM301)
+
+
+class LayeredImportsTestCase(base.BaseTestCase):
+
+    def _codes(self, source, filename='./cinder_ma/api/v3/x.py'):
+        return [text.split(':')[0] for _offset, text in
+                checks.layered_imports(source, filename)]
+
+    def test_docstring_examples(self):
+        examples = list(_docstring_examples(checks.layered_imports))
+        self.assertEqual(4, len(examples))
+        for code, source in examples:
+            expected = [] if code == 'Okay' else [code]
+            self.assertEqual(expected, self._codes(source), source)
+
+    def test_message_names_both_layers(self):
+        (_offset, text), = checks.layered_imports(
+            'from cinder_ma.volume import api', './cinder_ma/db/x.py')
+        self.assertIn('cinder_ma.db.x (layer db) may not import '
+                      'cinder_ma.volume.api (layer volume)', text)
+
+    def test_import_lists(self):
+        self.assertEqual(['CM302'], self._codes(
+            'from cinder_ma.manager import (rpcapi, locks)'))
+        self.assertEqual(['CM302'], self._codes(
+            'import os, cinder_ma.manager.manager as m'))
+
+    def test_listed_exceptions_pass(self):
+        self.assertEqual([], self._codes(
+            'from cinder_ma.manager.flows import connect_attachment',
+            './cinder_ma/volume/attachments.py'))
+        self.assertEqual(['CM302'], self._codes(
+            'from cinder_ma.manager.flows import connect_attachment',
+            './cinder_ma/volume/api.py'))
+
+    def test_only_the_modules_of_cinder_ma(self):
+        for filename in ('./tests/unit/db/test_api.py', './tools/x.py',
+                         None):
+            self.assertEqual([], self._codes(
+                'from cinder_ma.volume import api', filename))
+        self.assertEqual([], self._codes('from oslo_db import api'))

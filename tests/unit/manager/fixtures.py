@@ -43,6 +43,7 @@ from cinder_ma import exception
 from cinder_ma.hypervisor.drivers import base as hv_base
 from cinder_ma.hypervisor.drivers import fake as fake_hv
 from cinder_ma.manager import connector as host_connector
+from cinder_ma.manager import flows
 from cinder_ma.manager import manager
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager import service as manager_service
@@ -339,6 +340,11 @@ class NoMultiattachHypervisor(RecordingHypervisor):
 class FlowInjector(fixtures.Fixture):
     """Makes the next flow built by ``flow_module.get_flow`` fail.
 
+    Flows are compiled once per factory (:func:`cinder_ma.manager.flows.
+    run`): an armed injector puts a factory of its own in the module, so
+    that the next run compiles the flow it builds, then puts the original
+    back.
+
     :param fail_after: a task class appended to fail after the last task.
     :param factory: the name of the module's factory to patch.
     """
@@ -350,30 +356,32 @@ class FlowInjector(fixtures.Fixture):
         self.factory = factory
         self.original = getattr(flow_module, factory)
         self._index = None
-        self._armed = False
         self.failed = None
 
     def _setUp(self):
+        # Puts the original back in the end, whatever is there then.
         self.useFixture(fixtures.MockPatchObject(
-            self.module, self.factory, side_effect=self._get_flow))
+            self.module, self.factory, self.original))
 
     def fail_at(self, index):
         """Fail the next flow in its task ``index`` (None: after its last
         task)."""
         self._index = index
-        self._armed = True
         self.failed = None
+
+        def armed(*args):
+            setattr(self.module, self.factory, self.original)
+            return self._get_flow(*args)
+
+        setattr(self.module, self.factory, armed)
 
     def _get_flow(self, *args):
         flow = self.original(*args)
-        if not self._armed:
-            return flow
-        self._armed = False
         if self._index is None:
             flow.add(self.fail_after())
             self.failed = self.fail_after.__name__
             return flow
-        atom = list(flow)[self._index]
+        atom = flows.tasks_of(flow)[self._index]
         self.failed = type(atom).__name__
         atom.execute = mock.Mock(side_effect=exception.DriverError(
             reason='injected in %s' % self.failed))

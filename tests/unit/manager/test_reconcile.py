@@ -399,6 +399,7 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
              'attached_host': 'ext-host'}, expected_status='reserved')
         self.age(models.VolumeAttachment, attachment.id)
         self.assertEqual(1, self.run_backend())
+        # The disconnect flow's, released after the run.
         self.assertEqual(['acquire', 'terminate', 'release'], events)
         self.assertIsNone(self.get(attachment.id))
 

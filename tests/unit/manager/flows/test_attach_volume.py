@@ -28,7 +28,6 @@ from taskflow import task
 
 from cinder_ma import exception
 from cinder_ma.manager.flows import attach_volume
-from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
@@ -42,17 +41,19 @@ ATTACH_CONTRACT = [
     (hypervisor_tasks.CheckHypervisor, {'host'}, {'shareable'}, set()),
     (connection_tasks.GetConnectorProperties, {'host'}, set(),
      {'connector'}),
-    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+     set()),
     (connection_tasks.InitializeConnection,
-     {'context', 'volume_id', 'volume_host', 'connector', 'attach_mode',
-      'attachment_id', 'host'}, set(), {'connection_info'}),
+     {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
+      'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
     (connection_tasks.ConnectVolume,
      {'context', 'volume_id', 'attachment_id', 'host',
       'shared_service_uuid', 'connection_info'}, set(), {'device_info'}),
     (attachment_tasks.RecordAttaching,
      {'context', 'attachment_id', 'host', 'connector', 'connection_info',
       'device_info'}, set(), set()),
-    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
+    (connection_tasks.ReleaseConnectionLock, {'connection_lock'}, set(),
+     set()),
     (hypervisor_tasks.AttachOnHypervisor,
      {'instance_uuid', 'connection_info', 'device_info', 'attachment_id',
       'attach_mode', 'shareable'}, {'mountpoint'}, {'device'}),
@@ -79,28 +80,24 @@ def contract_of(flow):
 class AttachFlowContractTestCase(base.TestCase):
 
     def test_contract(self):
-        lock = locks.ConnectionLock('test')
-        flow = attach_volume.get_flow(None, None, None, lock)
+        flow = attach_volume.get_flow(None, None)
         self.assertEqual('attach_volume', flow.name)
         self.assertEqual(ATTACH_CONTRACT, contract_of(flow))
         self.assertEqual(
             {'context', 'attachment_id', 'volume_id', 'volume_host',
              'instance_uuid', 'attach_mode', 'shareable', 'host',
-             'shared_service_uuid'}, set(flow.requires))
+             'shared_service_uuid', 'manager_api', 'connection_lock'},
+            set(flow.requires))
         self.assertEqual({'connector', 'connection_info', 'device_info',
                           'device'}, set(flow.provides))
 
     def test_lock_guards_the_connection_steps(self):
-        lock = locks.ConnectionLock('test')
         names = [type(a).__name__ for a in
-                 attach_volume.get_flow(None, None, None, lock)]
+                 attach_volume.get_flow(None, None)]
         guarded = names[names.index('AcquireConnectionLock') + 1:
                         names.index('ReleaseConnectionLock')]
         self.assertEqual(['InitializeConnection', 'ConnectVolume',
                           'RecordAttaching'], guarded)
-        flow = attach_volume.get_flow(None, None, None, lock)
-        self.assertIs(lock, list(flow)[3].lock)
-        self.assertIs(lock, list(flow)[7].lock)
 
 
 class AttachFlowTestCase(mgr_fixtures.AttachmentTestCase):

@@ -26,7 +26,6 @@ import oslo_messaging as messaging
 from cinder_ma import coordination
 from cinder_ma import exception
 from cinder_ma.manager.flows import connect_attachment
-from cinder_ma.manager import locks
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
@@ -41,50 +40,48 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 CONNECT_CONTRACT = [
     (attachment_tasks.AttachmentToErrorAttachingOnRevert,
      {'context', 'attachment_id'}, set(), set()),
-    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+     set()),
     (attachment_tasks.CheckNotConnectedElsewhere,
      {'context', 'attachment_id', 'host'}, set(), set()),
     (connection_tasks.InitializeConnection,
-     {'context', 'volume_id', 'volume_host', 'connector', 'attach_mode',
-      'attachment_id', 'host'}, set(), {'connection_info'}),
+     {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
+      'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
     (attachment_tasks.RecordConnected,
      {'context', 'attachment_id', 'host', 'connector', 'connection_info'},
      {'mountpoint'}, {'attachment'}),
-    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
 ]
 
 
 class ConnectFlowContractTestCase(base.TestCase):
 
     def test_contract(self):
-        lock = locks.ConnectionLock('test')
-        flow = connect_attachment.get_flow(None, lock)
+        flow = connect_attachment.get_flow()
         self.assertEqual('connect_attachment', flow.name)
         self.assertEqual(CONNECT_CONTRACT,
                          test_attach_volume.contract_of(flow))
         self.assertEqual(
             {'context', 'attachment_id', 'volume_id', 'volume_host',
-             'attach_mode', 'connector', 'host'}, set(flow.requires))
+             'attach_mode', 'connector', 'host', 'manager_api',
+             'connection_lock'}, set(flow.requires))
 
     def test_sentinels(self):
-        lock = locks.ConnectionLock('test')
         tasks = attachment_tasks
         for kind, sentinel in (
                 ('update', tasks.AttachmentToErrorAttachingOnRevert),
                 ('create', tasks.ReleaseReservationOnRevert),
                 ('legacy', tasks.AttachmentToReservedOnRevert)):
-            flow = connect_attachment.get_flow(None, lock, kind)
+            flow = connect_attachment.get_flow(kind)
             self.assertIsInstance(list(flow)[0], sentinel)
             # The rest is the same flow.
             self.assertEqual(CONNECT_CONTRACT[1:],
                              test_attach_volume.contract_of(flow)[1:])
 
     def test_lock_guards_the_check_and_the_connection(self):
-        lock = locks.ConnectionLock('test')
+        # Held to the end of the run (released by whoever runs the flow).
         names = [type(a).__name__
-                 for a in connect_attachment.get_flow(None, lock)]
-        guarded = names[names.index('AcquireConnectionLock') + 1:
-                        names.index('ReleaseConnectionLock')]
+                 for a in connect_attachment.get_flow()]
+        guarded = names[names.index('AcquireConnectionLock') + 1:]
         self.assertEqual(['CheckNotConnectedElsewhere',
                           'InitializeConnection', 'RecordConnected'],
                          guarded)

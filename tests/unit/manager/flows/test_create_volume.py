@@ -80,9 +80,47 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
         self.assertIs(self.driver, first[1].driver)
 
     def test_success(self):
-        flows.run_flow(create_volume.get_flow(self.driver), self.store)
+        flows.run(create_volume.get_flow, self.store, self.driver)
         self.assertEqual(('available', None), self._status())
         self.assertEqual(1024 ** 3, os.stat(self.path).st_size)
+
+    def test_compiled_once_run_again(self):
+        # The engine compiled for one volume runs the next ones.
+        built = []
+
+        def factory(driver):
+            built.append(driver)
+            return create_volume.get_flow(driver)
+
+        flows.run(factory, self.store, self.driver)
+        self.useFixture(fixtures.MockPatch(
+            'os.ftruncate', side_effect=OSError(errno.ENOSPC,
+                                                'No space left on device')))
+        second = self.volumes.create(size=1)
+        self.assertRaises(exception.DriverError, flows.run, factory,
+                          dict(self.store, volume_id=second.id,
+                               volume=self.volumes.ref(second)),
+                          self.driver)
+        self.assertFalse(os.path.exists(os.path.join(
+            self.driver.volumes_dir, 'volume-%s' % second.id)))
+        failed = volume_db.volume_get(self.context, second.id)
+        self.assertEqual('error', failed.status)
+        self.assertIn('No space left on device', failed.error_reason)
+        self.useFixture(fixtures.MockPatch('os.ftruncate'))
+        third = self.volumes.create(size=1)
+        flows.run(factory, dict(self.store, volume_id=third.id,
+                                volume=self.volumes.ref(third)),
+                  self.driver)
+        self.assertEqual('available', volume_db.volume_get(
+            self.context, third.id).status)
+        # Built for the first run, again for the run after the failure
+        # (a reverted engine is not run again), not for the ones after.
+        self.assertEqual([self.driver, self.driver], built)
+        fourth = self.volumes.create(size=1)
+        flows.run(factory, dict(self.store, volume_id=fourth.id,
+                                volume=self.volumes.ref(fourth)),
+                  self.driver)
+        self.assertEqual(2, len(built))
 
     def _assert_reverted(self, reason):
         self.assertFalse(os.path.exists(self.path))
@@ -103,7 +141,7 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
             self.useFixture(fixtures.MockPatchObject(
                 atom, 'execute',
                 side_effect=exception.DriverError(reason=reason)))
-            self.assertRaises(exception.DriverError, flows.run_flow, flow,
+            self.assertRaises(exception.DriverError, flows.run_once, flow,
                               store)
             self.volume = volume
             self.path = os.path.join(self.driver.volumes_dir,
@@ -113,7 +151,7 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
     def test_failure_after_the_last_step_reverts_everything(self):
         flow = create_volume.get_flow(self.driver)
         flow.add(FailAfter())
-        self.assertRaises(exception.DriverError, flows.run_flow, flow,
+        self.assertRaises(exception.DriverError, flows.run_once, flow,
                           self.store)
         self._assert_reverted('injected after the last task')
 
@@ -121,14 +159,14 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
         self.useFixture(fixtures.MockPatch(
             'os.ftruncate', side_effect=OSError(errno.ENOSPC,
                                                 'No space left on device')))
-        self.assertRaises(exception.DriverError, flows.run_flow,
+        self.assertRaises(exception.DriverError, flows.run_once,
                           create_volume.get_flow(self.driver), self.store)
         self._assert_reverted('No space left on device')
 
     def test_existing_file_is_not_deleted_by_revert(self):
         with open(self.path, 'wb') as f:
             f.write(b'someone else')
-        self.assertRaises(exception.DriverError, flows.run_flow,
+        self.assertRaises(exception.DriverError, flows.run_once,
                           create_volume.get_flow(self.driver), self.store)
         self.assertTrue(os.path.exists(self.path))
         status, reason = self._status()
@@ -138,7 +176,7 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
     def test_volume_no_longer_creating(self):
         volume_db.volume_update(self.context, self.volume.id,
                                 {'status': 'deleting'})
-        self.assertRaises(exception.Conflict, flows.run_flow,
+        self.assertRaises(exception.Conflict, flows.run_once,
                           create_volume.get_flow(self.driver), self.store)
         self.assertFalse(os.path.exists(self.path))
         self.assertEqual('deleting', self._status()[0])
@@ -151,7 +189,7 @@ class CreateVolumeFlowTestCase(base.DBTestCase):
         self.useFixture(fixtures.MockPatchObject(
             atom, 'execute', side_effect=exception.DriverError(
                 reason="login failed, password='hunter2'")))
-        self.assertRaises(exception.DriverError, flows.run_flow, flow,
+        self.assertRaises(exception.DriverError, flows.run_once, flow,
                           self.store)
         self.assertIn('login failed', logger.output)
         self.assertNotIn('hunter2', logger.output)

@@ -69,7 +69,7 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
 
     def test_success(self):
         volume, path, store = self._volume()
-        flows.run_flow(delete_volume.get_flow(self.driver), store)
+        flows.run_once(delete_volume.get_flow(self.driver), store)
         self.assertFalse(os.path.exists(path))
         self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, volume.id)
@@ -77,7 +77,7 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
     def test_success_when_storage_already_gone(self):
         volume, path, store = self._volume()
         os.unlink(path)
-        flows.run_flow(delete_volume.get_flow(self.driver), store)
+        flows.run_once(delete_volume.get_flow(self.driver), store)
         self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.context, volume.id)
 
@@ -91,7 +91,7 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
             self.useFixture(fixtures.MockPatchObject(
                 atom, 'execute',
                 side_effect=exception.DriverError(reason=reason)))
-            self.assertRaises(exception.DriverError, flows.run_flow, flow,
+            self.assertRaises(exception.DriverError, flows.run_once, flow,
                               store)
             vol = volume_db.volume_get(self.context, volume.id)
             self.assertEqual('error_deleting', vol.status)
@@ -102,7 +102,7 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
             # Deleting again finishes the job.
             volume_db.volume_update(self.context, volume.id,
                                     {'status': 'deleting'})
-            flows.run_flow(delete_volume.get_flow(self.driver), store)
+            flows.run_once(delete_volume.get_flow(self.driver), store)
             self.assertFalse(os.path.exists(path))
             self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                               self.context, volume.id)
@@ -111,7 +111,7 @@ class DeleteVolumeFlowTestCase(base.DBTestCase):
         volume, path, store = self._volume()
         flow = delete_volume.get_flow(self.driver)
         flow.add(FailAfter())
-        self.assertRaises(exception.DriverError, flows.run_flow, flow,
+        self.assertRaises(exception.DriverError, flows.run_once, flow,
                           store)
         # Nothing can be brought back: the volume stays deleted.
         self.assertFalse(os.path.exists(path))

@@ -44,16 +44,18 @@ DETACH_CONTRACT = [
     (hypervisor_tasks.CheckHypervisor, {'host'}, {'shareable'}, set()),
     (hypervisor_tasks.DetachFromHypervisor,
      {'instance_uuid', 'connection_info', 'attachment_id'}, set(), set()),
-    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+     set()),
     (connection_tasks.DisconnectVolume,
      {'context', 'volume_id', 'attachment_id', 'host',
       'shared_service_uuid', 'connection_info'}, set(), set()),
     (connection_tasks.TerminateConnection,
-     {'context', 'volume_id', 'volume_host', 'attachment_id', 'host',
-      'connector'}, {'connection_info'}, set()),
+     {'manager_api', 'context', 'volume_id', 'volume_host',
+      'attachment_id', 'host', 'connector'}, {'connection_info'}, set()),
     (attachment_tasks.DestroyAttachment, {'context', 'attachment_id'},
      set(), set()),
-    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
+    (connection_tasks.ReleaseConnectionLock, {'connection_lock'}, set(),
+     set()),
     (attachment_tasks.NotifyAttachment,
      {'context', 'volume_id', 'attachment_id', 'instance_uuid',
       'attach_mode', 'host'}, set(), set()),
@@ -72,8 +74,7 @@ class FailAfter(task.Task):
 class DetachFlowContractTestCase(base.TestCase):
 
     def test_contract(self):
-        flow = detach_volume.get_flow(None, None, None,
-                                      locks.ConnectionLock('test'))
+        flow = detach_volume.get_flow(None, None)
         self.assertEqual('detach_volume', flow.name)
         self.assertEqual(DETACH_CONTRACT, [
             (type(atom), set(atom.requires), set(atom.optional),
@@ -81,12 +82,13 @@ class DetachFlowContractTestCase(base.TestCase):
         self.assertEqual(
             {'context', 'attachment_id', 'volume_id', 'volume_host',
              'instance_uuid', 'attach_mode', 'host', 'shared_service_uuid',
-             'connector', 'connection_info'}, set(flow.requires))
+             'connector', 'connection_info', 'manager_api',
+             'connection_lock'}, set(flow.requires))
         self.assertEqual(set(), set(flow.provides))
 
     def test_attachment_deleted_under_the_lock(self):
         names = [type(a).__name__ for a in detach_volume.get_flow(
-            None, None, None, locks.ConnectionLock('test'))]
+            None, None)]
         guarded = names[names.index('AcquireConnectionLock') + 1:
                         names.index('ReleaseConnectionLock')]
         self.assertEqual(['DisconnectVolume', 'TerminateConnection',

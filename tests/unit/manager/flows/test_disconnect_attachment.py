@@ -40,46 +40,40 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 DISCONNECT_CONTRACT = [
     (attachment_tasks.AttachmentToErrorDetachingOnRevert,
      {'context', 'attachment_id'}, set(), set()),
-    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+     set()),
     (connection_tasks.TerminateConnection,
-     {'context', 'volume_id', 'volume_host', 'attachment_id', 'host',
-      'connector'}, {'connection_info'}, set()),
+     {'manager_api', 'context', 'volume_id', 'volume_host',
+      'attachment_id', 'host', 'connector'}, {'connection_info'}, set()),
     (attachment_tasks.DestroyAttachment,
      {'context', 'attachment_id'}, set(), set()),
-    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
-    (attachment_tasks.NotifyAttachment,
-     {'context', 'volume_id', 'attachment_id', 'instance_uuid',
-      'attach_mode', 'host'}, set(), set()),
 ]
 
-TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:2] + [
-    DISCONNECT_CONTRACT[2],
+TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:3] + [
     (attachment_tasks.ForgetConnection,
-     {'context', 'attachment_id'}, set(), set()),
-    DISCONNECT_CONTRACT[4]]
+     {'context', 'attachment_id'}, set(), set())]
 
 
 class DisconnectFlowContractTestCase(base.TestCase):
 
     def test_contracts(self):
-        lock = locks.ConnectionLock('test')
-        flow = disconnect_attachment.get_flow(None, lock)
+        flow = disconnect_attachment.get_flow()
         self.assertEqual('disconnect_attachment', flow.name)
         self.assertEqual(DISCONNECT_CONTRACT,
                          test_attach_volume.contract_of(flow))
-        flow = disconnect_attachment.get_terminate_flow(None, lock)
+        flow = disconnect_attachment.get_terminate_flow()
         self.assertEqual('terminate_attachment_connection', flow.name)
         self.assertEqual(TERMINATE_CONTRACT,
                          test_attach_volume.contract_of(flow))
 
     def test_lock_guards_the_count_and_the_teardown(self):
-        lock = locks.ConnectionLock('test')
+        # Held to the end of the run (released by whoever runs the flow).
         for flow, last in (
-                (disconnect_attachment.get_flow(None, lock),
-                 'DestroyAttachment'),
-                (disconnect_attachment.get_terminate_flow(None, lock),
+                (disconnect_attachment.get_flow(), 'DestroyAttachment'),
+                (disconnect_attachment.get_terminate_flow(),
                  'ForgetConnection')):
-            names = [type(a).__name__ for a in flow]
+            names = [type(a).__name__ for a in flow] + [
+                'ReleaseConnectionLock']
             guarded = names[names.index('AcquireConnectionLock') + 1:
                             names.index('ReleaseConnectionLock')]
             self.assertEqual(['TerminateConnection', last], guarded)

@@ -23,6 +23,7 @@ import threading
 import time
 
 import fixtures
+from taskflow.patterns import unordered_flow
 
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
@@ -84,8 +85,19 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.hosts = Hosts()
         self.nova = Nova(self.context, configured=False)
 
+    volume_id = None
+
     def flow(self):
-        return extend_volume.get_flow(self.driver, self.hosts, self.nova)
+        # As the manager builds it: one resize per attachment of a host.
+        targets = ()
+        if self.volume_id:
+            targets = volume_tasks.resize_targets(
+                volume_db.volume_get(self.context, self.volume_id))
+        return extend_volume.get_flow(self.driver, targets)
+
+    def run_flow(self, store, flow=None):
+        return flows.run_once(flow or self.flow(), store,
+                              engine=flows.PARALLEL)
 
     def _attach(self, volume, instance, manager_host=None, info=None):
         att = attachment_db.attachment_reserve(
@@ -117,7 +129,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                                 {'status': 'extending'})
         path = os.path.join(self.driver.volumes_dir, ref.name)
         store = {'context': self.context, 'volume_id': volume.id,
-                 'volume': ref, 'new_size': 3}
+                 'volume': ref, 'new_size': 3, 'manager_api': self.hosts,
+                 'nova_api': self.nova}
         self.volume_id = volume.id
         return volume, path, store, attachments
 
@@ -133,21 +146,38 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
     def test_contract(self):
         flow = self.flow()
-        self.assertEqual({'context', 'volume_id', 'volume', 'new_size'},
-                         flow.requires)
+        self.assertEqual({'context', 'volume_id', 'volume', 'new_size',
+                          'nova_api'}, flow.requires)
         self.assertEqual({'not_resized', 'nova_not_told'}, flow.provides)
         self.assertIsInstance(next(iter(flow)),
                               lifecycle.VolumeFromExtendingOnRevert)
         self.assertEqual(
             ['VolumeFromExtendingOnRevert', 'ReleaseExtendQuotaOnRevert',
-             'ExtendVolumeOnBackend', 'ResizeAttachedDisks',
+             'ExtendVolumeOnBackend', 'resize_attached_disks',
              'FinishExtend', 'TellNovaVolumeExtended'],
-            [type(atom).__name__ for atom in flow])
+            [atom.name if isinstance(atom, unordered_flow.Flow)
+             else type(atom).__name__ for atom in flow])
+        # With attachments made through managers: one resize each, in an
+        # unordered flow, all of them before FinishExtend.
+        volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
+        flow = self.flow()
+        resize = list(flow)[3]
+        self.assertIsInstance(resize, unordered_flow.Flow)
+        self.assertEqual({'not_resized.' + a for a in atts},
+                         set(resize.provides))
+        self.assertEqual({'manager_api', 'context', 'volume_id',
+                          'new_size'}, set(resize.requires))
+        self.assertEqual(set(resize.provides),
+                         set(list(flow)[4].requires) - {
+                             'context', 'volume_id', 'new_size'})
+        # Nova is told after FinishExtend, through the store's nova_api.
+        self.assertEqual({'nova_api', 'context', 'volume_id', 'new_size'},
+                         set(list(flow)[5].requires))
 
     def test_success_restores_derived_status(self):
         for attached, status in ((False, 'available'), (True, 'in-use')):
             volume, path, store, atts = self._volume(attached)
-            results = flows.run_flow(self.flow(), store)
+            results = self.run_flow(store)
             self.assertEqual({}, results['not_resized'])
             vol = volume_db.volume_get(self.context, volume.id)
             self.assertEqual((3, status), (vol.size, vol.status))
@@ -161,10 +191,10 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_every_host_resizes(self):
         volume, path, store, atts = self._volume(
             attached=True, hosts=('compute1', 'compute2'))
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['not_resized'])
         self.assertEqual([(atts[1], 'compute1', 3), (atts[2], 'compute2', 3)],
-                         self.hosts.calls)
+                         sorted(self.hosts.calls, key=lambda c: c[1]))
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((3, 'in-use', None),
                          (vol.size, vol.status, vol.error_reason))
@@ -179,7 +209,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
             'compute3': exception.ManagerUnavailable(
                 host='compute3', reason='it is down (no heartbeat for 60 s)'),
         }
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         not_resized = results['not_resized']
         self.assertEqual({atts[1], atts[3]}, set(not_resized))
         # The storage grew: the volume has its new size and status, with
@@ -210,7 +240,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                                 {'status': 'extending'})
         store.update(volume=driver_base.VolumeRef.for_volume(
             volume.id, 3, multiattach=True, host=volume.host), new_size=4)
-        flows.run_flow(self.flow(), store)
+        self.run_flow(store)
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((4, 'in-use', None),
                          (vol.size, vol.status, vol.error_reason))
@@ -220,7 +250,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
     def test_unexpected_errors_are_reported_too(self):
         volume, path, store, atts = self._volume(hosts=('compute1',))
         self.hosts.failures = {'compute1': RuntimeError('boom')}
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual(
             {atts[0]: 'extend to 3 GiB not seen by instance i-compute1 on '
                       'host compute1: boom'},
@@ -241,7 +271,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
         self.hosts.resize_attachment = resize
         volume, path, store, atts = self._volume(hosts=('c1', 'c2'))
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['not_resized'])
         self.assertFalse(barrier.broken)
 
@@ -249,18 +279,22 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         # Every step until the extend is recorded (FinishExtend); the
         # step after it is below.
         self.nova.configured = True
-        for index in range(len(self.flow()) - 1):
+        steps = None
+        index = 0
+        while steps is None or index < steps:
             self.nova.calls = []
             volume, path, store, atts = self._volume(attached=True,
                                                      hosts=('compute1',))
             flow = self.flow()
-            atom = list(flow)[index]
+            steps = len(flows.tasks_of(flow)) - 1
+            atom = flows.tasks_of(flow)[index]
+            index += 1
             reason = 'injected in %s' % atom.name
             self.useFixture(fixtures.MockPatchObject(
                 atom, 'execute',
                 side_effect=exception.DriverError(reason=reason)))
-            self.assertRaises(exception.DriverError, flows.run_flow, flow,
-                              store)
+            self.assertRaises(exception.DriverError, self.run_flow, store,
+                              flow)
             vol = volume_db.volume_get(self.context, volume.id)
             # Old size, attachments untouched, status derived from them.
             self.assertEqual((1, 'in-use'), (vol.size, vol.status))
@@ -291,8 +325,8 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.useFixture(fixtures.MockPatchObject(
             atom, 'execute', side_effect=exception.DriverError(
                 reason='injected')))
-        self.assertRaises(exception.DriverError, flows.run_flow, flow,
-                          store)
+        self.assertRaises(exception.DriverError, self.run_flow, store,
+                          flow)
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((3, 'in-use'), (vol.size, vol.status))
         self.assertEqual(usage, quota_db.usage_get_all(self.context,
@@ -300,7 +334,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
 
     def test_nova_not_configured(self):
         volume, path, store, atts = self._volume(attached=True)
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['nova_not_told'])
         self.assertEqual([], self.nova.calls)
 
@@ -312,7 +346,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.nova.configured = True
         volume, path, store, atts = self._volume(attached=True,
                                                  hosts=('compute1',))
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['nova_not_told'])
         self.assertEqual([(['i1'], volume.id, 3, 'in-use')],
                          self.nova.calls)
@@ -325,7 +359,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.nova.configured = True
         volume, path, store, atts = self._volume(attached=True)
         self.nova.refused = {'i1': 'Nova answered 404: no such server'}
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         expected = ('extend to 3 GiB not told to Nova for instance i1: '
                     'Nova answered 404: no such server')
         self.assertEqual({atts[0]: expected}, results['nova_not_told'])
@@ -344,7 +378,7 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
                                 {'status': 'extending'})
         store.update(volume=driver_base.VolumeRef.for_volume(
             volume.id, 3, multiattach=True, host=volume.host), new_size=4)
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['nova_not_told'])
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((4, 'in-use', None),
@@ -355,13 +389,18 @@ class ExtendVolumeFlowTestCase(base.DBTestCase):
         self.nova.configured = True
         self.nova.error = RuntimeError('boom')
         volume, path, store, atts = self._volume(attached=True)
-        results = flows.run_flow(self.flow(), store)
+        results = self.run_flow(store)
         self.assertEqual({}, results['nova_not_told'])
         vol = volume_db.volume_get(self.context, volume.id)
         self.assertEqual((3, 'in-use'), (vol.size, vol.status))
 
     def test_resize_task_reverts_nothing(self):
-        task = volume_tasks.ResizeAttachedDisks(self.hosts)
-        self.assertIsNone(task.revert(context=self.context,
+        volume, path, store, atts = self._volume(hosts=('c1',))
+        target, = volume_tasks.resize_targets(
+            volume_db.volume_get(self.context, volume.id))
+        task = volume_tasks.ResizeAttachedDisk(target)
+        self.assertIsNone(task.revert(manager_api=self.hosts,
+                                      context=self.context,
                                       volume_id='v', new_size=2,
-                                      result={}))
+                                      result=None))
+        self.assertEqual([], self.hosts.calls)

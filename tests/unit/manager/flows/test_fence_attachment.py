@@ -21,7 +21,6 @@ attachment.
 from cinder_ma import exception
 from cinder_ma.manager.flows import fence_attachment
 from cinder_ma.manager.flows import reconnect_attachment
-from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 from cinder_ma.volume import attachments
@@ -35,51 +34,50 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 FENCE_CONTRACT = [
     (fencing_tasks.FailureReasonOnRevert, {'context', 'attachment_id'},
      set(), set()),
-    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+     set()),
     (fencing_tasks.RevokeConnections,
-     {'context', 'volume_id', 'volume_host', 'revoke'}, set(), set()),
-    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
+     {'manager_api', 'context', 'volume_id', 'volume_host', 'revoke'},
+     set(), set()),
 ]
 
 RECONNECT_CONTRACT = [
     (fencing_tasks.FailureReasonOnRevert, {'context', 'attachment_id'},
      set(), set()),
-    (connection_tasks.AcquireConnectionLock, set(), set(), set()),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+     set()),
     (connection_tasks.InitializeConnection,
-     {'context', 'volume_id', 'volume_host', 'connector', 'attach_mode',
-      'attachment_id', 'host'}, set(), {'connection_info'}),
+     {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
+      'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
     (fencing_tasks.RecordReconnected,
      {'context', 'attachment_id', 'generation', 'connector', 'host',
       'connection_info', 'previous'}, {'mountpoint'}, {'attachment'}),
-    (connection_tasks.ReleaseConnectionLock, set(), set(), set()),
 ]
 
 
 class ContractTestCase(base.TestCase):
 
     def test_fence_contract(self):
-        flow = fence_attachment.get_flow(None, locks.ConnectionLock('t'))
+        flow = fence_attachment.get_flow()
         self.assertEqual('fence_attachment', flow.name)
         self.assertEqual(FENCE_CONTRACT,
                          test_attach_volume.contract_of(flow))
 
     def test_reconnect_contract(self):
-        flow = reconnect_attachment.get_flow(None,
-                                             locks.ConnectionLock('t'))
+        flow = reconnect_attachment.get_flow()
         self.assertEqual('reconnect_attachment', flow.name)
         self.assertEqual(RECONNECT_CONTRACT,
                          test_attach_volume.contract_of(flow))
 
     def test_locks_guard_the_backend(self):
+        # Held to the end of the run (released by whoever runs the flow).
         for flow, guarded in (
                 (fence_attachment, ['RevokeConnections']),
                 (reconnect_attachment, ['InitializeConnection',
                                         'RecordReconnected'])):
-            names = [type(a).__name__ for a in flow.get_flow(
-                None, locks.ConnectionLock('t'))]
+            names = [type(a).__name__ for a in flow.get_flow()]
             self.assertEqual(guarded, names[
-                names.index('AcquireConnectionLock') + 1:
-                names.index('ReleaseConnectionLock')])
+                names.index('AcquireConnectionLock') + 1:])
 
 
 class _Base(mgr_fixtures.AttachmentTestCase):

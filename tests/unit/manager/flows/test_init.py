@@ -10,15 +10,18 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Tests of the flow runner: TaskFlow's execute/revert contract for
-linear flows of tasks."""
+"""Tests of how flows run: on TaskFlow's engine, with its revert
+semantics, engines compiled once, a listener logging with secrets
+masked."""
 
 import logging
+import threading
 
 import fixtures
 from taskflow import exceptions as tf_exceptions
 from taskflow.patterns import graph_flow
 from taskflow.patterns import linear_flow
+from taskflow.patterns import unordered_flow
 from taskflow import task
 from taskflow.types import failure as tf_failure
 
@@ -83,7 +86,7 @@ class RunFlowTest(base.BaseTestCase):
                      self.task('two', provides='three',
                                rebind={'value': 'two'}))
 
-        results = flows.run_flow(flow, {'value': 1})
+        results = flows.run_once(flow, {'value': 1})
 
         self.assertEqual([('execute', 'one', 1), ('execute', 'two', 2)],
                          self.journal)
@@ -92,7 +95,7 @@ class RunFlowTest(base.BaseTestCase):
     def test_tuple_provides_and_optional_arguments(self):
         flow = _flow(Pair(), Optional(provides='both'))
 
-        results = flows.run_flow(flow, {})
+        results = flows.run_once(flow, {})
 
         self.assertEqual(('a', 'default'), results['both'])
         self.assertEqual('b', results['second'])
@@ -102,7 +105,7 @@ class RunFlowTest(base.BaseTestCase):
                      self.task('two', rebind={'value': 'nowhere'}))
 
         self.assertRaises(tf_exceptions.MissingDependencies,
-                          flows.run_flow, flow, {'value': 1})
+                          flows.run_once, flow, {'value': 1})
         self.assertEqual([], self.journal)
 
     def test_failure_reverts_the_failed_task_then_earlier_ones(self):
@@ -111,7 +114,7 @@ class RunFlowTest(base.BaseTestCase):
                                provides='three', fail=True),
                      self.task('three', rebind={'value': 'three'}))
 
-        error = self.assertRaises(ValueError, flows.run_flow, flow,
+        error = self.assertRaises(ValueError, flows.run_once, flow,
                                   {'value': 1})
 
         self.assertIn('two failed', str(error))
@@ -126,88 +129,136 @@ class RunFlowTest(base.BaseTestCase):
         # The task after the failed one neither ran nor reverted.
         self.assertEqual(4, len(self.journal))
 
-    def test_a_failed_revert_does_not_stop_the_others(self):
-        flow = _flow(self.task('one', provides='two'),
-                     self.task('two', rebind={'value': 'two'},
-                               fail=True, fail_revert=True))
+    def test_a_failed_revert_stops_the_reverting_and_is_raised(self):
+        # TaskFlow's engine: A -> B (its revert raises) -> C (fails)
+        # reverts C, then B, whose error is raised; A is not reverted.
+        flow = _flow(self.task('A', provides='b'),
+                     self.task('B', rebind={'value': 'b'}, provides='c',
+                               fail_revert=True),
+                     self.task('C', rebind={'value': 'c'}, fail=True))
 
-        self.assertRaises(ValueError, flows.run_flow, flow, {'value': 1})
+        error = self.assertRaises(RuntimeError, flows.run_once, flow,
+                                  {'value': 1})
 
-        self.assertEqual(['execute', 'execute', 'revert', 'revert'],
-                         [entry[0] for entry in self.journal])
-        self.assertIn('the revert of task two failed', self.log.output)
+        self.assertEqual('revert of B failed', str(error))
+        self.assertEqual(
+            [('execute', 'A'), ('execute', 'B'), ('execute', 'C'),
+             ('revert', 'C'), ('revert', 'B')],
+            [entry[:2] for entry in self.journal])
+        self.assertIn("Task 'B'", self.log.output)
+        self.assertIn('REVERT_FAILURE', self.log.output)
 
     def test_failures_are_logged_with_secrets_masked(self):
         flow = _flow(self.task('one', fail=True))
 
-        self.assertRaises(ValueError, flows.run_flow, flow, {'value': 1})
+        self.assertRaises(ValueError, flows.run_once, flow, {'value': 1})
 
-        self.assertIn('Flow test: task one failed', self.log.output)
+        self.assertIn("Task 'one'", self.log.output)
+        self.assertIn('FAILURE', self.log.output)
+        self.assertIn("Flow 'test'", self.log.output)
+        self.assertIn('REVERTED', self.log.output)
         self.assertIn('Traceback', self.log.output)
+        self.assertIn('password=***', self.log.output)
         self.assertNotIn('hunter2', self.log.output)
 
-    def test_only_linear_flows_of_tasks(self):
-        flow = graph_flow.Flow('graph')
-        flow.add(self.task('one'))
-        self.assertRaises(TypeError, flows.run_flow, flow, {'value': 1})
+    def test_values_are_not_logged(self):
+        flow = _flow(Optional(name='one', provides='both'))
 
-        nested = _flow(_flow(self.task('one')))
-        self.assertRaises(TypeError, flows.run_flow, nested, {'value': 1})
-        self.assertEqual([], self.journal)
+        flows.run_once(flow, {'first': 'secret-value'})
+
+        self.assertIn("Task 'one'", self.log.output)
+        self.assertNotIn('secret-value', self.log.output)
+
+    def test_graph_and_unordered_flows(self):
+        inner = unordered_flow.Flow('inner')
+        inner.add(self.task('left', provides='l'),
+                  self.task('right', provides='r'))
+        graph = graph_flow.Flow('graph')
+        graph.add(inner, self.task('last', rebind={'value': 'l'}))
+
+        results = flows.run_once(graph, {'value': 1}, engine=flows.PARALLEL)
+
+        self.assertEqual({'value': 1, 'l': 2, 'r': 2}, results)
+        self.assertEqual('last', self.journal[-1][1])
+        self.assertEqual(['left', 'right', 'last'],
+                         [name for name in ('left', 'right', 'last')
+                          if any(e[1] == name for e in self.journal)])
+
+    def test_tasks_of_depth_first(self):
+        inner = unordered_flow.Flow('inner')
+        inner.add(self.task('two'), self.task('three'))
+        flow = _flow(self.task('one'), inner, self.task('four'))
+
+        self.assertEqual(['one', 'two', 'three', 'four'],
+                         [t.name for t in flows.tasks_of(flow)])
 
 
+class CompiledOnceTest(base.BaseTestCase):
+    """:func:`flows.run`: a flow is built and compiled once per process
+    and what it is built with; each run has its own store."""
 
-class Holding(task.Task):
-    """Holds a lock of one run; its name comes from ``what``."""
+    def setUp(self):
+        super().setUp()
+        self.journal = []
+        self.built = []
 
-    default_provides = 'held'
+    def factory(self, kind, fail=False):
+        self.built.append(kind)
+        flow = linear_flow.Flow('compiled-%s' % kind)
+        flow.add(Recording(self.journal, name='one', provides='two'),
+                 Recording(self.journal, name='two', fail=fail,
+                           rebind={'value': 'two'}))
+        return flow
 
-    def __init__(self, what, lock=None, **kwargs):
-        kwargs.setdefault('name', 'holding-%s' % what)
-        super().__init__(**kwargs)
-        self.lock = lock
+    def test_built_once_run_again_with_each_store(self):
+        for value in (1, 10, 100):
+            results = flows.run(self.factory, {'value': value}, 'a')
+            self.assertEqual(value + 1, results['two'])
+        self.assertEqual(['a'], self.built)
+        self.assertEqual([1, 2, 10, 11, 100, 101],
+                         [entry[2] for entry in self.journal])
 
-    def execute(self, value, extra=None):
-        return self.lock
+    def test_a_failure_does_not_leak_into_the_next_run(self):
+        # A reverted engine keeps its failures (TaskFlow's reset does not
+        # clear them): the next run gets an engine of its own, and
+        # raises its own error alone.
+        for value in (1, 10):
+            error = self.assertRaises(ValueError, flows.run, self.factory,
+                                      {'value': value}, 'failing', True)
+            self.assertIn('two failed', str(error))
+        # The second run reverted its own tasks with its own values.
+        self.assertEqual(('revert', 'one', 10, 11, ['two']),
+                         self.journal[-1])
 
-    def revert(self, value, result, **kwargs):
-        pass
+    def test_concurrent_runs_get_engines_of_their_own(self):
+        inside = threading.Event()
+        release = threading.Event()
 
+        class Blocking(task.Task):
+            def execute(self, value):
+                if value == 'block':
+                    inside.set()
+                    release.wait(10)
+                return value
 
-class NewTaskTest(base.BaseTestCase):
+        def factory():
+            flow = linear_flow.Flow('blocking')
+            flow.add(Blocking(provides='out'))
+            return flow
 
-    def _mapping(self, atom):
-        return (atom.name, dict(atom.rebind), set(atom.requires),
-                set(atom.optional), dict(atom.revert_rebind),
-                set(atom.revert_optional), dict(atom.save_as))
+        thread = threading.Thread(target=flows.run,
+                                  args=(factory, {'value': 'block'}))
+        thread.start()
+        self.assertTrue(inside.wait(10))
+        try:
+            self.assertEqual('free', flows.run(factory,
+                                               {'value': 'free'})['out'])
+        finally:
+            release.set()
+            thread.join(10)
 
-    def test_as_constructed_with_what_the_run_holds(self):
-        lock = object()
-        built = Holding('a', lock=lock)
-
-        copied = flows.new_task(Holding, 'a', lock=lock)
-
-        self.assertIsInstance(copied, Holding)
-        self.assertIs(lock, copied.lock)
-        self.assertEqual(self._mapping(built), self._mapping(copied))
-
-    def test_each_call_a_task_of_its_own(self):
-        first_lock, second_lock = object(), object()
-
-        first = flows.new_task(Holding, 'a', lock=first_lock)
-        second = flows.new_task(Holding, 'a', lock=second_lock)
-        other = flows.new_task(Holding, 'b', lock=first_lock)
-
-        self.assertIsNot(first, second)
-        self.assertIs(first_lock, first.lock)
-        self.assertIs(second_lock, second.lock)
-        self.assertEqual('holding-b', other.name)
-
-    def test_runs_as_a_constructed_task(self):
-        lock = object()
-        flow = linear_flow.Flow('test')
-        flow.add(flows.new_task(Holding, 'a', lock=lock))
-
-        values = flows.run_flow(flow, {'value': 1})
-
-        self.assertIs(lock, values['held'])
+    def test_other_arguments_other_flows(self):
+        flows.run(self.factory, {'value': 1}, 'a')
+        flows.run(self.factory, {'value': 1}, 'b')
+        flows.run(self.factory, {'value': 1}, 'a')
+        self.assertEqual(['a', 'b'], self.built)

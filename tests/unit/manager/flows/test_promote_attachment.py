@@ -23,7 +23,6 @@ from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager.flows import promote_attachment
-from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
@@ -36,19 +35,22 @@ from tests.unit.manager.flows import test_attach_volume
 _SENTINEL = (fencing_tasks.FailureReasonOnRevert,
              {'context', 'attachment_id'}, set(), set())
 _REVOKE = (fencing_tasks.RevokeConnections,
-           {'context', 'volume_id', 'volume_host', 'revoke'}, set(), set())
+           {'manager_api', 'context', 'volume_id', 'volume_host', 'revoke'},
+           set(), set())
 _INITIALIZE = (connection_tasks.InitializeConnection,
-               {'context', 'volume_id', 'volume_host', 'connector',
-                'attach_mode', 'attachment_id', 'host'}, set(),
+               {'manager_api', 'context', 'volume_id', 'volume_host',
+                'connector', 'attach_mode', 'attachment_id', 'host'}, set(),
                {'connection_info'})
 _RECORD = (fencing_tasks.RecordPromoted,
            {'context', 'attachment_id', 'generation', 'connection_info',
             'previous_connection_info'}, {'device_info'}, set())
-_LOCK = (connection_tasks.AcquireConnectionLock, set(), set(), set())
-_UNLOCK = (connection_tasks.ReleaseConnectionLock, set(), set(), set())
+_LOCK = (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+         set())
+_UNLOCK = (connection_tasks.ReleaseConnectionLock, {'connection_lock'},
+           set(), set())
 
-PROMOTE_CONTRACT = [_SENTINEL, _LOCK, _REVOKE, _INITIALIZE, _RECORD,
-                    _UNLOCK]
+# The lock is held to the end of the run (released by whoever runs it).
+PROMOTE_CONTRACT = [_SENTINEL, _LOCK, _REVOKE, _INITIALIZE, _RECORD]
 
 HOST_PROMOTE_CONTRACT = [
     _SENTINEL,
@@ -74,22 +76,21 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 class ContractTestCase(base.TestCase):
 
     def test_contracts(self):
-        lock = locks.ConnectionLock('t')
-        flow = promote_attachment.get_flow(None, lock)
+        flow = promote_attachment.get_flow()
         self.assertEqual('promote_attachment', flow.name)
         self.assertEqual(PROMOTE_CONTRACT,
                          test_attach_volume.contract_of(flow))
-        flow = promote_attachment.get_host_flow(None, None, None, lock)
+        flow = promote_attachment.get_host_flow(None, None)
         self.assertEqual('promote_attachment_on_host', flow.name)
         self.assertEqual(HOST_PROMOTE_CONTRACT,
                          test_attach_volume.contract_of(flow))
 
     def test_the_writer_is_revoked_before_the_new_connection(self):
-        lock = locks.ConnectionLock('t')
-        for flow in (promote_attachment.get_flow(None, lock),
-                     promote_attachment.get_host_flow(None, None, None,
-                                                      lock)):
+        for flow in (promote_attachment.get_flow(),
+                     promote_attachment.get_host_flow(None, None)):
             names = [type(a).__name__ for a in flow]
+            if 'ReleaseConnectionLock' not in names:
+                names.append('ReleaseConnectionLock')
             guarded = names[names.index('AcquireConnectionLock') + 1:
                             names.index('ReleaseConnectionLock')]
             self.assertLess(guarded.index('RevokeConnections'),

@@ -20,6 +20,7 @@ connector with recording added.
 
 import os
 
+import fixtures
 import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
@@ -97,15 +98,15 @@ class ConnectionTasksTestCase(base.DBTestCase):
         return att
 
     def _init(self, **kw):
-        args = dict(context=self.context, volume_id=self.volume.id,
-                    volume_host=self.volume.host,
+        args = dict(manager_api=self.api, context=self.context,
+                    volume_id=self.volume.id, volume_host=self.volume.host,
                     connector={'host': 'compute1'}, attachment_id=self.att.id,
                     host='compute1')
         args.update(kw)
         return args
 
     def test_initialize(self):
-        task = connection_tasks.InitializeConnection(self.api)
+        task = connection_tasks.InitializeConnection()
         args = self._init()
         del args['host']
         info = task.execute(attach_mode='ro', **args)
@@ -117,12 +118,12 @@ class ConnectionTasksTestCase(base.DBTestCase):
 
     def test_initialize_revert_keeps_a_used_connection(self):
         self._attachment('attached')
-        connection_tasks.InitializeConnection(self.api).revert(
+        connection_tasks.InitializeConnection().revert(
             result={}, **self._init())
         self.assertEqual([], self.api.calls)
 
     def test_initialize_revert_after_failure(self):
-        task = connection_tasks.InitializeConnection(self.api)
+        task = connection_tasks.InitializeConnection()
         task.revert(result=_failure(exception.DriverError(reason='x')),
                     **self._init())
         self.assertEqual([], self.api.calls)
@@ -136,7 +137,7 @@ class ConnectionTasksTestCase(base.DBTestCase):
         self.make_backend(self.volume.host.split('#')[0],
                           per_attachment_connections=True)
         self._attachment('attached')   # another user of the host
-        connection_tasks.InitializeConnection(self.api).revert(
+        connection_tasks.InitializeConnection().revert(
             result=_failure(messaging.MessagingTimeout('lost')),
             **self._init())
         self.assertEqual([('terminate', self.volume.id)], self.api.calls)
@@ -146,7 +147,7 @@ class ConnectionTasksTestCase(base.DBTestCase):
         self._attachment('attached')   # another user of the host
         scoped = dict(self.info, **{
             rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE})
-        connection_tasks.InitializeConnection(self.api).revert(
+        connection_tasks.InitializeConnection().revert(
             result=scoped, **self._init())
         self.assertEqual([('terminate', self.volume.id)], self.api.calls)
         self.assertEqual([self.att.id], self.api.attachment_ids)
@@ -154,7 +155,7 @@ class ConnectionTasksTestCase(base.DBTestCase):
     def test_initialize_revert_never_raises(self):
         self.api.terminate_error = exception.ManagerUnavailable(
             host='h', reason='down')
-        connection_tasks.InitializeConnection(self.api).revert(
+        connection_tasks.InitializeConnection().revert(
             result={}, **self._init())
 
     def _conn(self, **kw):
@@ -199,22 +200,23 @@ class ConnectionTasksTestCase(base.DBTestCase):
                          self.recorder.called('disconnect_volume'))
 
     def test_terminate_an_attachments_own_connection(self):
-        task = connection_tasks.TerminateConnection(self.api)
+        task = connection_tasks.TerminateConnection()
         self._attachment('attached')   # another user of the host
         scoped = dict(self.info, **{
             rpcapi.SCOPE_KEY: rpcapi.ATTACHMENT_SCOPE})
-        task.execute(context=self.context, volume_id=self.volume.id,
-                     volume_host=self.volume.host, attachment_id=self.att.id,
-                     host='compute1', connector={'host': 'compute1'},
-                     connection_info=scoped)
+        task.execute(manager_api=self.api, context=self.context,
+                     volume_id=self.volume.id, volume_host=self.volume.host,
+                     attachment_id=self.att.id, host='compute1',
+                     connector={'host': 'compute1'}, connection_info=scoped)
         self.assertEqual([('terminate', self.volume.id)], self.api.calls)
         self.assertEqual([self.att.id], self.api.attachment_ids)
 
     def test_terminate_counts(self):
-        task = connection_tasks.TerminateConnection(self.api)
-        args = dict(context=self.context, volume_id=self.volume.id,
-                    volume_host=self.volume.host, attachment_id=self.att.id,
-                    host='compute1', connector={'host': 'compute1'})
+        task = connection_tasks.TerminateConnection()
+        args = dict(manager_api=self.api, context=self.context,
+                    volume_id=self.volume.id, volume_host=self.volume.host,
+                    attachment_id=self.att.id, host='compute1',
+                    connector={'host': 'compute1'})
         other = self._attachment('detaching')
         task.execute(**args)
         # Another host's attachment does not count.
@@ -227,20 +229,33 @@ class ConnectionTasksTestCase(base.DBTestCase):
 
     def test_lock_tasks(self):
         lock = locks.ConnectionLock('test-lock')
-        acquire = connection_tasks.AcquireConnectionLock(lock)
-        release = connection_tasks.ReleaseConnectionLock(lock)
-        acquire.execute()
+        acquire = connection_tasks.AcquireConnectionLock()
+        release = connection_tasks.ReleaseConnectionLock()
+        acquire.execute(lock)
         self.assertTrue(lock.held)
-        release.execute()
+        release.execute(lock)
         self.assertFalse(lock.held)
         # Reverting what ran after the release takes the lock again, and
         # the acquire's revert lets it go.
-        release.revert(result=None)
+        release.revert(lock, result=None)
         self.assertTrue(lock.held)
-        acquire.revert(result=None)
+        acquire.revert(lock, result=None)
         self.assertFalse(lock.held)
-        release.revert(result=_failure(RuntimeError('x')))
+        release.revert(lock, result=_failure(RuntimeError('x')))
         self.assertFalse(lock.held)
+
+    def test_lock_not_taken_again_stops_the_reverting(self):
+        # Reverting what the lock guarded without it could tear down a
+        # connection another attachment uses: the revert raises, which
+        # stops TaskFlow's engine reverting (the reconcile loop, or the
+        # client's retry, finishes the work).
+        lock = locks.ConnectionLock('test-lock')
+        self.useFixture(fixtures.MockPatchObject(
+            lock, 'acquire', side_effect=exception.CoordinationUnavailable(
+                reason='down')))
+        self.assertRaises(exception.CoordinationUnavailable,
+                          connection_tasks.ReleaseConnectionLock().revert,
+                          lock, result=None)
 
     def test_connector_properties(self):
         props = connection_tasks.GetConnectorProperties().execute('compute7')

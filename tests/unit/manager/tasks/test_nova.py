@@ -31,7 +31,9 @@ class TellNovaTestCase(base.DBTestCase):
         super().setUp()
         self.volumes = mgr_fixtures.VolumeFactory(self.context)
         self.nova = test_extend_volume.Nova(self.context)
-        self.task = nova_tasks.TellNovaVolumeExtended(self.nova)
+        # Nova's API comes from the store (a run's own, as the manager's
+        # manager_api): the task holds nothing.
+        self.task = nova_tasks.TellNovaVolumeExtended()
 
     def attachment(self, volume, instance, status, manager_host=None):
         att = attachment_db.attachment_reserve(
@@ -57,7 +59,7 @@ class TellNovaTestCase(base.DBTestCase):
         volume_db.volume_update(self.context, volume.id,
                                 {'status': 'in-use'})
         self.nova.refused = {'i-attaching': 'Nova answered 404: gone'}
-        not_told = self.task.execute(self.context, volume.id, 2)
+        not_told = self.task.execute(self.nova, self.context, volume.id, 2)
         self.assertEqual([(['i-attached', 'i-attaching'], volume.id, 2,
                            'in-use')], self.nova.calls)
         self.assertEqual({told[1]}, set(not_told))
@@ -71,19 +73,22 @@ class TellNovaTestCase(base.DBTestCase):
 
     def test_nothing_to_tell(self):
         volume = self.volumes.create(status='available', size=2)
-        self.assertEqual({}, self.task.execute(self.context, volume.id, 2))
+        self.assertEqual({}, self.task.execute(
+            self.nova, self.context, volume.id, 2))
         self.assertEqual([], self.nova.calls)
 
     def test_not_configured(self):
         volume = self.volumes.create(status='available', size=2)
         self.attachment(volume, 'i1', 'attached')
         self.nova.configured = False
-        self.assertEqual({}, self.task.execute(self.context, volume.id, 2))
+        self.assertEqual({}, self.task.execute(
+            self.nova, self.context, volume.id, 2))
         self.assertEqual([], self.nova.calls)
 
     def test_never_raises(self):
         # The volume is gone: logged, nothing told, no failure.
-        self.assertEqual({}, self.task.execute(self.context, 'nope', 2))
+        self.assertEqual({}, self.task.execute(
+            self.nova, self.context, 'nope', 2))
 
     def test_revert_undoes_nothing(self):
         try:

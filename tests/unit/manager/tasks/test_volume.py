@@ -20,7 +20,6 @@ from taskflow.types import failure as tf_failure
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
-from cinder_ma.manager import flows
 from cinder_ma.manager.tasks import volume as volume_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -107,17 +106,6 @@ class VolumeTasksTestCase(base.DBTestCase):
         self.assertEqual('available', self._status())
         self.assertEqual('w:other', work_db.claim_of(
             self.context, 'volume', self.volume.id)[0])
-
-    def test_driver_task_copy(self):
-        built = volume_tasks.CreateVolumeOnBackend(None)
-        copied = flows.new_task(volume_tasks.CreateVolumeOnBackend,
-                                driver=self.driver)
-        self.assertIsNot(built, copied)
-        self.assertIs(self.driver, copied.driver)
-        self.assertEqual((built.name, built.requires),
-                         (copied.name, copied.requires))
-        copied.execute(self.ref)
-        self.assertTrue(os.path.exists(self.path))
 
     def test_mark_available_revert_on_failure(self):
         volume_db.volume_update(self.context, self.volume.id,
