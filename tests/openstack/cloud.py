@@ -36,6 +36,7 @@ kept in ``CINDER_MA_OPENSTACK_LOGDIR`` (the tox env's log directory).
 
 import atexit
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -204,4 +205,8 @@ def get(testcase):
             raise
         _CLOUD = cloud
         atexit.register(cloud.cleanUp)
+        # A runner stopped by SIGTERM (a CI timeout) exits through atexit,
+        # so the cloud's processes, databases and vhost go with it.
+        signal.signal(signal.SIGTERM,
+                      lambda signo, frame: sys.exit(128 + signo))
     return _CLOUD
