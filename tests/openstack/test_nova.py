@@ -358,10 +358,12 @@ class SharedVolumeTest(NovaTestCase):
             # Nova records the event as an instance action.
             self.wait(lambda: told(server),
                       'extend_volume action of server %s' % server)
-        log = self.nova.log('nova-compute')
         for server in (a, b):
-            self.assertIn('[instance: %s] Cinder extended volume %s' % (
-                server, volume_id), log)
+            # And its compute handles it (after the API recorded it).
+            line = '[instance: %s] Cinder extended volume %s' % (
+                server, volume_id)
+            self.wait(lambda: line in self.nova.log('nova-compute'),
+                      'nova-compute handling the extend of %s' % server)
         for server in (a, b):
             self.detach(server, volume_id)
         self.wait_volume(volume_id, 'available', [])
