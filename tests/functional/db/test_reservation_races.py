@@ -43,27 +43,43 @@ class _RaceMixin:
             'project_id': 'fake-project', 'size': 1, 'status': 'available',
             'volume_type_id': self.vtype.id, 'multiattach': multiattach})
 
-    def _race(self, volume_id, **kwargs):
+    def _concurrently(self, func, new_context=None):
+        """THREADS threads call ``func(context, index)`` at once.
+
+        :param new_context: makes each thread's context (one each: the
+            enginefacade keeps its transaction on it); default an
+            admin's.
+        :returns: per thread, ``('ok', what func returned)`` or the
+            CinderMAException it raised.
+        """
         barrier = threading.Barrier(THREADS)
         results = [None] * THREADS
 
-        def reserve(index):
-            context = self.context.elevated()
+        def run(index):
+            caller = (new_context or self.context.elevated)()
             barrier.wait()
             try:
-                attachment_db.attachment_reserve(
-                    context, volume_id, 'instance-%02d' % index, **kwargs)
-                results[index] = 'ok'
+                results[index] = ('ok', func(caller, index))
             except exception.CinderMAException as exc:
                 results[index] = exc
 
-        threads = [threading.Thread(target=reserve, args=(i,))
+        threads = [threading.Thread(target=run, args=(i,))
                    for i in range(THREADS)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         return results
+
+    @staticmethod
+    def _oks(results):
+        """``results`` with each success as 'ok'."""
+        return ['ok' if isinstance(r, tuple) else r for r in results]
+
+    def _race(self, volume_id, **kwargs):
+        return self._oks(self._concurrently(
+            lambda context, index: attachment_db.attachment_reserve(
+                context, volume_id, 'instance-%02d' % index, **kwargs)))
 
     def _live(self, volume_id):
         return attachment_db.attachment_get_all(
@@ -185,30 +201,16 @@ class _RaceMixin:
     def _attach_race(self, volume_id, same_instance=False):
         """THREADS members attach ``volume_id`` at once (each for its own
         instance, or all for one)."""
-        barrier = threading.Barrier(THREADS)
-        results = [None] * THREADS
-
-        def attach(index):
-            context = cm_context.RequestContext(
+        def member():
+            return cm_context.RequestContext(
                 user_id='fake-user', project_id='fake-project',
                 roles=['member', 'reader'])
-            barrier.wait()
-            try:
-                attachments.create_attachment(
-                    context, volume_id,
-                    'instance-a' if same_instance else 'instance-%02d' %
-                    index)
-                results[index] = 'ok'
-            except exception.CinderMAException as exc:
-                results[index] = exc
 
-        threads = [threading.Thread(target=attach, args=(i,))
-                   for i in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return results
+        return self._oks(self._concurrently(
+            lambda context, index: attachments.create_attachment(
+                context, volume_id,
+                'instance-a' if same_instance else 'instance-%02d' % index),
+            new_context=member))
 
     def _backed_volume(self, multiattach, specs=None):
         self.make_backend('testhost@file')
@@ -260,26 +262,6 @@ class _RaceMixin:
         self._assert_capped(vol, self._attach_race(vol.id), 6,
                             attachments.CAP_OPTION)
 
-    def _concurrently(self, func):
-        barrier = threading.Barrier(THREADS)
-        results = [None] * THREADS
-
-        def run(index):
-            context = self.context.elevated()
-            barrier.wait()
-            try:
-                results[index] = ('ok', func(context))
-            except exception.CinderMAException as exc:
-                results[index] = exc
-
-        threads = [threading.Thread(target=run, args=(i,))
-                   for i in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return results
-
     def test_one_begin_detaching_wins(self):
         # Nova's os-begin_detaching on a volume with one attachment, sent
         # 32 times at once: one marks it (the volume is then detaching),
@@ -289,7 +271,7 @@ class _RaceMixin:
         attachment_db.attachment_update(self.context, att.id,
                                         {'attach_status': 'attached'})
         results = self._concurrently(
-            lambda context: attachment_db.attachment_begin_detaching(
+            lambda context, index: attachment_db.attachment_begin_detaching(
                 context, vol.id))
         self.assertEqual([('ok', att.id)],
                          [r for r in results if isinstance(r, tuple)],
@@ -301,7 +283,7 @@ class _RaceMixin:
                          volume_db.volume_get(self.context, vol.id).status)
         # Rolled back 32 times at once: once, and never an error.
         results = self._concurrently(
-            lambda context: attachment_db.attachment_roll_detaching(
+            lambda context, index: attachment_db.attachment_roll_detaching(
                 context, vol.id))
         self.assertEqual([1] + [0] * (THREADS - 1),
                          sorted((r[1] for r in results), reverse=True),
