@@ -41,7 +41,6 @@ ask Nova say the same of ``compute`` and the attach test skips.
 
 import os
 import re
-import time
 import urllib.parse
 
 import fixtures
@@ -164,14 +163,8 @@ class HorizonTest(base.BaseTestCase):
         return response.json() if response.content else None
 
     def wait(self, predicate, what, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while True:
-            result = predicate()
-            if result:
-                return result
-            if time.monotonic() > deadline:
-                raise AssertionError('no %s within %s s' % (what, timeout))
-            time.sleep(1)
+        return fx.wait_for(predicate, what, timeout=timeout,
+                           interval=1)
 
     def volume(self, volume_id):
         return self.cinder('GET', '/volumes/%s' % volume_id)['volume']

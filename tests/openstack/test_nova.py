@@ -24,12 +24,12 @@ real. Servers boot from volumes with ``"networks": "none"``: Glance and
 Neutron cannot run here (the Neutron stub answers Nova's list calls).
 """
 
-import time
 import uuid
 
 import testtools
 
 from tests import fixtures as cm_fixtures
+from tests.functional import fixtures as f_fixtures
 from tests.openstack import cloud as gate_cloud
 
 TIMEOUT = 120
@@ -128,14 +128,8 @@ class NovaTestCase(testtools.TestCase):
     # Nova
 
     def wait(self, predicate, what, timeout=TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while True:
-            result = predicate()
-            if result:
-                return result
-            if time.monotonic() > deadline:
-                raise AssertionError('no %s within %s s' % (what, timeout))
-            time.sleep(0.5)
+        return f_fixtures.wait_for(predicate, what, timeout=timeout,
+                                   interval=0.5)
 
     def server(self, server_id, ok=True):
         response = self.nova.api('GET', '/servers/%s' % server_id,
