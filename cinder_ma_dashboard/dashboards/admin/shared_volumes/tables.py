@@ -44,8 +44,10 @@ def attachments_cell(volume):
                                  attachment.generation)
         if attachment.host:
             text += ' [%s]' % attachment.host
-        lines.append(html.escape(text))
-    return html.mark_safe('<br>'.join(lines)) if lines else '-'
+        lines.append((text,))
+    if not lines:
+        return '-'
+    return html.format_html_join(html.format_html('<br>'), '{}', lines)
 
 
 def writer_cell(volume):

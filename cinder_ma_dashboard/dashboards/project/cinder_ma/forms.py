@@ -15,6 +15,8 @@
 a form of hidden fields whose page states what the action does; cinder_ma
 decides (a refusal is shown with its reason)."""
 
+from django.urls import reverse
+from django.utils import http
 from django.utils.translation import gettext_lazy as _
 
 from horizon import exceptions
@@ -24,19 +26,30 @@ from horizon import messages
 from cinder_ma_dashboard.api import cinder_ma
 
 
+def next_url(request):
+    """Where an action returns: the page it was started from (its
+    ``next`` parameter, on this site only), or Project > Volumes."""
+    target = request.GET.get('next')
+    if target and http.url_has_allowed_host_and_scheme(
+            target, allowed_hosts={request.get_host()}):
+        return target
+    return reverse('horizon:project:volumes:index')
+
+
 def _reason(exc):
     """The message of cinder_ma's fault (cinderclient's exception)."""
     return getattr(exc, 'message', None) or str(exc)
 
 
 class ActionForm(forms.SelfHandlingForm):
-    """A confirmation; ``failure``: the message when cinder_ma refuses."""
+    """A confirmation; ``failure``: the message when cinder_ma refuses
+    (shown with its reason on the page the action started from)."""
 
     failure = None
 
     def _refused(self, request, exc):
-        exceptions.handle(request, '%s %s' % (self.failure, _reason(exc)))
-        return False
+        exceptions.handle(request, '%s %s' % (self.failure, _reason(exc)),
+                          redirect=next_url(request))
 
 
 class ReadonlyForm(ActionForm):

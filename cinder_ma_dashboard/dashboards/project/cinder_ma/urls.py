@@ -12,12 +12,16 @@
 
 
 from django.urls import re_path
+from django.views import generic
 
 from cinder_ma_dashboard.dashboards.project.cinder_ma import views
 
 ID = r'(?P<%s>[^/]+)'
 
 urlpatterns = [
+    # The panel has no page of its own (nor an entry in the navigation).
+    re_path(r'^$', generic.RedirectView.as_view(
+        pattern_name='horizon:project:volumes:index'), name='index'),
     re_path(r'^volumes/%s/set_readonly/$' % (ID % 'volume_id'),
             views.ReadonlyView.as_view(readonly=True), name='set_readonly'),
     re_path(r'^volumes/%s/clear_readonly/$' % (ID % 'volume_id'),

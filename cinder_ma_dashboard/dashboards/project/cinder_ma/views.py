@@ -15,8 +15,6 @@
 what cinder_ma will do, from the volume's state as the API shows it now
 (who writes, who is fenced), before the user confirms."""
 
-from django.urls import reverse
-from django.utils import http
 from django.utils.translation import gettext_lazy as _
 
 from horizon import exceptions
@@ -44,11 +42,7 @@ class ActionView(forms.ModalFormView):
     cancel_label = _('Cancel')
 
     def get_success_url(self):
-        target = self.request.GET.get('next')
-        if target and http.url_has_allowed_host_and_scheme(
-                target, allowed_hosts={self.request.get_host()}):
-            return target
-        return reverse('horizon:project:volumes:index')
+        return action_forms.next_url(self.request)
 
     def get_cancel_url(self):
         return self.get_success_url()
