@@ -176,15 +176,15 @@ def attachment_get(request, attachment_id):
 
 def attachments_of(volume, attachments, instance_names=None):
     """Fill ``volume.attachments`` from ``attachments`` (dicts of the
-    attachments API), oldest first; returns the volume."""
+    attachments API): the writer of a one-writer volume first, then the
+    oldest first; returns the volume."""
     names = instance_names or {}
-    mine = [a for a in attachments if a.get('volume_id') == volume.id]
-    mine.sort(key=lambda a: (a.get('attached_at') or '', a['id']))
-    volume.attachments = [
-        Attachment(a, host=volume.attachment_hosts.get(a['id']),
-                   instance_name=names.get(a.get('instance')),
-                   writers=volume.writers)
-        for a in mine]
+    volume.attachments = sorted(
+        (Attachment(a, host=volume.attachment_hosts.get(a['id']),
+                    instance_name=names.get(a.get('instance')),
+                    writers=volume.writers)
+         for a in attachments if a.get('volume_id') == volume.id),
+        key=lambda a: (not a.is_writer, a.attached_at or '', a.id))
     return volume
 
 

@@ -56,12 +56,18 @@ class DashboardTest(test_horizon.HorizonTestBase):
                       'virtualenv (tools/openstack/venvs.sh installs it)')
         cls = type(self)
         if 'one_writer_type' not in cls.__dict__:
+            admin = self.keystone.admin_session()
             cls.one_writer_type = fx.unique('one-writer')
             self.cinder('POST', '/types', {'volume_type': {
                 'name': cls.one_writer_type,
                 'extra_specs': {'multiattach': '<is> True',
                                 'multiattach:writers': 'one'}}},
-                session=self.keystone.admin_session())
+                session=admin)
+            # Room for the volumes of every test of the class.
+            self.cinder('PUT', '/os-quota-sets/%s' % self.project,
+                        {'quota_set': {'volumes': 50, 'gigabytes': 100}},
+                        session=admin)
+            cls.servers = None
 
     # Helpers
 
@@ -108,11 +114,16 @@ class DashboardTest(test_horizon.HorizonTestBase):
                 self, 'the cloud has no Nova (tests/openstack/cloud.py '
                       'starts it when CINDER_MA_NOVA_VENV is set)')
         volume = self.create_volume(self.one_writer_type)
-        names = [fx.unique('node-a'), fx.unique('node-b')]
-        if self.nova is not None:
-            instances = [self.boot(name) for name in names]
-        else:
+        cls = type(self)
+        if self.nova is None:
+            names = [fx.unique('node-a'), fx.unique('node-b')]
             instances = [str(uuid.uuid4()) for _name in names]
+        else:
+            # Two servers for the class: each boots from a volume.
+            if cls.servers is None:
+                names = [fx.unique('node-a'), fx.unique('node-b')]
+                cls.servers = (names, [self.boot(name) for name in names])
+            names, instances = cls.servers
         writer = self.attach(volume['id'], instances[0], 'compute-a', 'rw')
         standby = self.attach(volume['id'], instances[1], 'compute-b', 'ro')
         self.wait_volume(volume['id'], 'in-use')
@@ -266,8 +277,9 @@ class DashboardTest(test_horizon.HorizonTestBase):
         text = row.inner_text()
         self.assertIn('one', text)
         for attachment in self.attachments(volume['id']).values():
-            self.assertIn('%s: %s' % (attachment['instance'],
-                                      attachment['attach_mode']), text)
+            # "name (instance): mode, role [host]"
+            self.assertIn('%s): %s' % (attachment['instance'],
+                                       attachment['attach_mode']), text)
         self.assertEqual(0, self.row(page, plain['id']).count())
         self.assertIn('cinder-ma-manage attachment audit',
                       page.locator('#cinder_ma_audit').inner_text())

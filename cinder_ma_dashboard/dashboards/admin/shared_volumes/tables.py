@@ -18,6 +18,7 @@ attachments."""
 from django.template import defaultfilters
 from django.urls import reverse
 from django.utils import html
+from django.utils import safestring
 from django.utils.translation import gettext_lazy as _
 
 from horizon import tables
@@ -47,7 +48,7 @@ def attachments_cell(volume):
         lines.append((text,))
     if not lines:
         return '-'
-    return html.format_html_join(html.format_html('<br>'), '{}', lines)
+    return html.format_html_join(safestring.SafeString('<br>'), '{}', lines)
 
 
 def writer_cell(volume):
