@@ -63,7 +63,8 @@ class ProjectTabTests(DetailPageMixin, base.TestCase):
         self.assertContains(res, 'id="cinder_ma_writer"')
         content = res.content.decode()
         for text in ('node-a (%s)' % base.SERVER_A, 'compute-b',
-                     'Writer', 'Standby', 'One writer'):
+                     'Writer', 'Standby', 'One writer',
+                     '2026-11-27 10:05:00'):
             self.assertIn(text, content)
         table = res.context['tab_group'].get_tab(
             'cinder_ma_attachments')._tables['cinder_ma_attachments']

@@ -17,10 +17,12 @@ it (and when the attachment is in a state the action takes)."""
 
 import urllib.parse
 
+from django.template import defaultfilters
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from horizon import tables
+from horizon.utils import filters
 
 from cinder_ma_dashboard import policy
 
@@ -48,6 +50,11 @@ def role(attachment):
     if attachment.writers == 'one' and attachment.attach_mode == 'ro':
         return _('Standby')
     return '-'
+
+
+def timestamp(value):
+    """A time to the second, in the user's time zone."""
+    return defaultfilters.date(value, 'Y-m-d H:i:s')
 
 
 def fenced(attachment):
@@ -128,6 +135,8 @@ class AttachmentsTable(tables.DataTable):
     generation = tables.Column('generation', verbose_name=_('Generation'),
                                empty_value='-')
     attached_at = tables.Column('attached_at', verbose_name=_('Attached At'),
+                                filters=(filters.parse_isotime,
+                                         timestamp),
                                 empty_value='-')
     id = tables.Column('id', verbose_name=_('Attachment ID'))
 
