@@ -31,8 +31,12 @@ covers resources we do not serve):
 * 3.2  (VOLUME_LIST_BOOTABLE) -- the ``bootable`` filter of volume lists
   takes strict booleans; anything else is a 400 (before: "false"/"False"
   mean non-bootable, any other value bootable).
-* 3.3  (MESSAGES) -- ``/messages``: user messages are not recorded here;
-  the list is empty (see :mod:`cinder_ma.api.v3.unsupported`).
+* 3.3  (MESSAGES) -- ``/messages``: user messages (list, show, delete),
+  the asynchronous failures a user could not otherwise see (see
+  :mod:`cinder_ma.api.v3.messages`).
+* 3.5  (MESSAGES_PAGINATION) -- message lists take ``limit``, ``marker``,
+  ``offset``, ``sort`` and Cinder's filters (``resource_uuid``,
+  ``resource_type``, ``event_id``, ``request_id``, ``message_level``).
 * 3.7  (CLUSTER_SUPPORT) -- services show ``cluster`` (always null: no
   clustering here).
 * 3.11 (GROUP_TYPE) -- ``/group_types``: no groups here; the list is
@@ -142,6 +146,7 @@ from cinder_ma import exception
 BASE_VERSION = '3.0'
 VOLUME_LIST_BOOTABLE = '3.2'
 MESSAGES = '3.3'
+MESSAGES_PAGINATION = '3.5'
 CLUSTER_SUPPORT = '3.7'
 GROUP_TYPE = '3.11'
 VOLUME_SUMMARY = '3.12'

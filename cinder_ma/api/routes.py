@@ -52,6 +52,7 @@ from cinder_ma.api.v3 import capabilities
 from cinder_ma.api.v3 import extensions
 from cinder_ma.api.v3 import hosts
 from cinder_ma.api.v3 import limits
+from cinder_ma.api.v3 import messages
 from cinder_ma.api.v3 import qos_specs
 from cinder_ma.api.v3 import quota_class_sets
 from cinder_ma.api.v3 import quota_sets
@@ -77,7 +78,6 @@ _VOLUME_TRANSFERS = unsupported.VOLUME_TRANSFERS
 _GROUP_TYPES = unsupported.GROUP_TYPES
 _GROUPS = unsupported.GROUPS
 _GROUP_SNAPSHOTS = unsupported.GROUP_SNAPSHOTS
-_MESSAGES = unsupported.MESSAGES
 
 
 def _member(resource, *methods):
@@ -180,11 +180,16 @@ ROUTES = {
     _P + '/scheduler-stats/get_pools': {'GET': scheduler_stats.get_pools},
     _P + '/capabilities/{hostname}': {'GET': capabilities.show},
 
+    # From 3.3 (MESSAGES).
+    _P + '/messages': {'GET': messages.index},
+    _P + '/messages/{message_id}': {'GET': messages.show,
+                                    'DELETE': messages.delete},
+
     # Resources cinder_ma does not have (yet), answered as a Cinder
     # deployment without them: empty lists, ids not found, creations a
     # 400 naming the feature (see unsupported; groups from 3.13, group
-    # types 3.11, group snapshots 3.14, messages 3.3, volume-transfers
-    # 3.55, as in Cinder).
+    # types 3.11, group snapshots 3.14, volume-transfers 3.55, as in
+    # Cinder).
     _P + '/snapshots': _SNAPSHOTS.collection,
     _P + '/snapshots/detail': _SNAPSHOTS.listing,
     _P + '/snapshots/{resource_id}': _member(_SNAPSHOTS, 'GET', 'PUT',
@@ -228,8 +233,6 @@ ROUTES = {
                                                    'DELETE'),
     _P + '/group_snapshots/{resource_id}/action': _member(_GROUP_SNAPSHOTS,
                                                           'POST'),
-    _P + '/messages': _MESSAGES.listing,
-    _P + '/messages/{resource_id}': _member(_MESSAGES, 'GET', 'DELETE'),
 }
 
 # Served without authentication (version discovery).

@@ -18,6 +18,7 @@ from cinder_ma.policies import attachments
 from cinder_ma.policies import availability_zones
 from cinder_ma.policies import base
 from cinder_ma.policies import limits
+from cinder_ma.policies import messages
 from cinder_ma.policies import qos_specs
 from cinder_ma.policies import quotas
 from cinder_ma.policies import scheduler_stats
@@ -39,5 +40,6 @@ def list_rules():
         quotas.list_rules(),
         availability_zones.list_rules(),
         scheduler_stats.list_rules(),
+        messages.list_rules(),
         unsupported.list_rules(),
     ))

@@ -142,10 +142,14 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
             reason = 'No backend can hold the volume: %s.' % '; '.join(
                 reasons)
         LOG.info('Scheduling a %s GiB volume failed: %s', size, reason)
+        full_reason = reason
         if services and not policy.check_persona(context,
                                                   'context_is_admin'):
             reason = PUBLIC_NO_BACKEND
-        raise exception.NoValidBackend(reason=reason)
+        error = exception.NoValidBackend(reason=reason)
+        # What administrators may read (the volume's error_reason).
+        error.full_reason = full_reason
+        raise error
     _free, service, pool, caps = best
     host = '%s#%s' % (service.host, pool.get('pool_name') or
                       caps.get('volume_backend_name'))

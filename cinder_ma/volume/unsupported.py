@@ -26,7 +26,6 @@ LIST_RULES = {
     'transfers': policies.TRANSFERS_GET_ALL,
     'groups': policies.GROUPS_GET_ALL,
     'group_snapshots': policies.GROUP_SNAPSHOTS_GET_ALL,
-    'messages': policies.MESSAGES_GET_ALL,
 }
 
 

@@ -14,7 +14,7 @@
 
 Clients list them as they start or render a page (Horizon's Project >
 Volumes lists snapshots, transfers and groups; its Admin pages group
-types and messages), and a 404 on a documented Cinder path breaks them.
+types), and a 404 on a documented Cinder path breaks them.
 So each is answered as a Cinder deployment without any of them answers,
 at the microversions Cinder serves it from (below, Cinder's 404 "API
 version ... is not supported on this method"):
@@ -114,9 +114,6 @@ GROUP_SNAPSHOTS = Resource('group_snapshots', 'group snapshots',
                            exception.GroupSnapshotNotFound,
                            'group_snapshot_id',
                            min_version=mv.GROUP_SNAPSHOTS)
-MESSAGES = Resource('messages', 'user messages',
-                    exception.MessageNotFound, 'message_id',
-                    min_version=mv.MESSAGES)
 
 RESOURCES = (SNAPSHOTS, BACKUPS, TRANSFERS, VOLUME_TRANSFERS, GROUP_TYPES,
-             GROUPS, GROUP_SNAPSHOTS, MESSAGES)
+             GROUPS, GROUP_SNAPSHOTS)

@@ -54,9 +54,11 @@ from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
 from cinder_ma.api.v3 import unsupported
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
 from cinder_ma.volume import qos_specs
 from cinder_ma.volume import unsupported as unsupported_service
 from tests.unit.api import base
@@ -268,6 +270,12 @@ MATRIX = {
     ('PUT', P + '/os-quota-class-sets/{class_name}'): row(200, 403, 403,
                                                           403, 403),
     ('GET', P + '/capabilities/{hostname}'): row(200, 403, 403, 403, 403),
+
+    # User messages (3.3 on): readers read, members delete, other
+    # projects see nothing.
+    ('GET', P + '/messages'): row(200, 200, 200, 200, 200, 200, 403),
+    ('GET', P + '/messages/{message_id}'): row(200, 200, 200, 404, 200),
+    ('DELETE', P + '/messages/{message_id}'): row(204, 204, 403, 404, 204),
 }
 
 
@@ -353,8 +361,13 @@ class TestPolicyMatrix(base.APITestCase):
                                   {'heartbeat_at': timeutils.utcnow()})
         env = {'volume': self.create_volume(metadata={'k': 'v'}),
                'attachment': None, 'type': self.default_type,
-               'qos': None}
+               'qos': None, 'message': None}
         template = key[1]
+        if '/messages/' in template:
+            env['message'] = message_db.record(
+                self.admin_context, base.PROJECT,
+                message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
+                resource_uuid=env['volume'].id)
         if '/qos-specs/' in template:
             # A type of its own, to (dis)associate.
             env['type'] = type_db.volume_type_create(
@@ -433,6 +446,7 @@ class TestPolicyMatrix(base.APITestCase):
                   'target_project_id': base.PROJECT,
                   'class_name': 'default',
                   'alias': extensions.EXTENSIONS[0].alias,
+                  'message_id': getattr(env['message'], 'id', None),
                   'resource_id': str(uuid.uuid4())}
         if template.endswith('/volumes/{volume_id}/encryption/{key}'):
             params['key'] = 'encryption_key_id'

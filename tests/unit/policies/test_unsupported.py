@@ -22,7 +22,7 @@ from tests import base
 
 NAMES = (unsupported.SNAPSHOTS_GET_ALL, unsupported.BACKUPS_GET_ALL,
          unsupported.TRANSFERS_GET_ALL, unsupported.GROUPS_GET_ALL,
-         unsupported.GROUP_SNAPSHOTS_GET_ALL, unsupported.MESSAGES_GET_ALL)
+         unsupported.GROUP_SNAPSHOTS_GET_ALL)
 
 
 def _context(roles):
