@@ -86,17 +86,20 @@ covers resources we do not serve):
   keys; volume update needs at least one field.
 * 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
   (``rw`` or ``ro``).
-* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- Cinder's volume transfers with
-  snapshots: no transfers here; ``/volume-transfers`` answers as
-  ``/os-volume-transfer`` does (an empty list, a creation a 400).
+* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- ``/volume-transfers``: Cinder's v3
+  volume transfers, whose create takes ``no_snapshots`` and whose detail
+  shows it (see :mod:`cinder_ma.api.v3.transfers`).
   (Before 3.71 was served, cinder_ma used 3.55 for its own "attach
   through a manager"; that is now the extension
   ``cinder-ma-manager-attach``, see :mod:`cinder_ma.api.extensions`, and
   a request in the old form is a 400 naming the new one.)
-* 3.56 (BACKUP_PROJECT_USER_ID), 3.57 (TRANSFER_WITH_HISTORY), 3.58
-  (GROUP_GROUPSNAPSHOT_PROJECT_ID), 3.59 (SUPPORT_TRANSFER_PAGINATION) --
-  backups, transfers and groups: not served here (their lists are
-  empty), nothing changes.
+* 3.56 (BACKUP_PROJECT_USER_ID), 3.58 (GROUP_GROUPSNAPSHOT_PROJECT_ID)
+  -- backups and groups: not served here (their lists are empty),
+  nothing changes.
+* 3.57 (TRANSFER_WITH_HISTORY) -- ``/volume-transfers`` show
+  ``source_project_id``, ``destination_project_id`` and ``accepted``.
+* 3.59 (SUPPORT_TRANSFER_PAGINATION) -- ``/volume-transfers`` lists take
+  ``marker`` and ``sort`` (besides ``limit`` and ``offset``).
 * 3.60 (VOLUME_TIME_COMPARISON_FILTER) -- volume lists accept
   ``created_at`` and ``updated_at`` filters, ``<op>:<ISO 8601 time>``
   with ``op`` one of ``gt``, ``gte``, ``lt``, ``lte``, ``eq``, ``neq``
@@ -123,8 +126,8 @@ covers resources we do not serve):
 * 3.69 (SHARED_TARGETS_TRISTATE) -- ``shared_targets`` may be null
   (forced locking); below, a null shows as true. Backends here always
   say true or false.
-* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- transfers: not served, nothing
-  changes.
+* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- an encrypted volume may be
+  transferred (below, a 400).
 * 3.71 (EXTEND_VOLUME_COMPLETION) -- the ``os-extend_volume_completion``
   volume action (admins and services), with which a compute service
   finishes an online extend that Cinder left waiting for it. cinder_ma's

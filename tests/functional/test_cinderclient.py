@@ -259,7 +259,7 @@ class CinderClientTestCase(_AllInOneTestCase):
 
     def test_resources_cinder_ma_does_not_have(self):
         """The lists Horizon and the CLI make of snapshots, backups,
-        transfers, groups, group types and group snapshots are empty, as
+        groups, group types and group snapshots are empty, as
         a Cinder deployment without them answers; an id is not found; a
         creation names the missing feature."""
         volume = self._create()
@@ -269,8 +269,6 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.assertEqual([], client.volume_snapshots.list(
                 detailed=False))
             self.assertEqual([], client.backups.list())
-            # os-volume-transfer at 3.54, volume-transfers from 3.55.
-            self.assertEqual([], client.transfers.list())
             self.assertEqual([], client.groups.list())
             self.assertEqual([], client.group_types.list())
             self.assertEqual([], client.group_snapshots.list())
@@ -286,19 +284,11 @@ class CinderClientTestCase(_AllInOneTestCase):
                                 self.cinder.volume_snapshots.get, missing)
         self.assertEqual('Snapshot %s could not be found.' % missing,
                          exc.message)
-        exc = self.assertRaises(cinder_exc.NotFound,
-                                self.cinder.transfers.accept, missing, 'k')
-        self.assertEqual('Transfer %s could not be found.' % missing,
-                         exc.message)
         for create, feature in (
                 (lambda: self.cinder.volume_snapshots.create(volume.id),
                  'volume snapshots'),
                 (lambda: self.cinder.backups.create(volume.id),
                  'volume backups'),
-                (lambda: self.cinder.transfers.create(volume.id),
-                 'volume transfers'),
-                (lambda: latest.transfers.create(volume.id),
-                 'volume transfers'),
                 (lambda: latest.groups.create('group-type', 'vt'),
                  'generic volume groups')):
             exc = self.assertRaises(cinder_exc.BadRequest, create)
@@ -310,6 +300,41 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.cinder).show_all()}
         self.assertLessEqual({'AvailabilityZones', 'VolumeTypeEncryption',
                               'Services'}, names)
+
+    def test_volume_transfer(self):
+        """A member offers a volume; another project accepts it with the
+        key (once); a second offer is withdrawn."""
+        volume = self._create()
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        transfer = latest.transfers.create(volume.id, name='gift',
+                                           no_snapshots=True)
+        self.assertTrue(transfer.auth_key)
+        self.assertTrue(transfer.no_snapshots)
+        self.assertEqual('awaiting-transfer',
+                         self.cinder.volumes.get(volume.id).status)
+        self.assertEqual([transfer.id],
+                         [t.id for t in self.cinder.transfers.list()])
+        # The key is not shown again.
+        self.assertFalse(hasattr(self.cinder.transfers.get(transfer.id),
+                                 'auth_key'))
+        bob = cinder(self.server, user='bob', project='other')
+        self.assertEqual([], bob.transfers.list())
+        exc = self.assertRaises(cinder_exc.BadRequest, bob.transfers.accept,
+                                transfer.id, 'not-the-key')
+        self.assertIn('Invalid auth key', exc.message)
+        bob.transfers.accept(transfer.id, transfer.auth_key)
+        # Bob's now: Alice no longer sees it.
+        self.assertEqual('available', bob.volumes.get(volume.id).status)
+        self.assertRaises(cinder_exc.NotFound, self.cinder.volumes.get,
+                          volume.id)
+        self.assertRaises(cinder_exc.NotFound, bob.transfers.accept,
+                          transfer.id, transfer.auth_key)
+        # Withdrawn: the volume is available to its owner again.
+        again = bob.transfers.create(volume.id)
+        bob.transfers.delete(again.id)
+        self.assertEqual('available', bob.volumes.get(volume.id).status)
+        bob.volumes.delete(volume.id)
+        self.assertIsNone(wait_until_gone(bob, volume.id))
 
     def test_invalid_sizes(self):
         cases = {
@@ -330,10 +355,13 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.assertEqual(message, exc.message)
 
     def test_no_backend_is_an_error_volume_with_a_user_message(self):
-        """Valid, but more than any backend holds: as Cinder, the volume
-        is 'error' and its project reads why in a user message (3.3),
-        which it may delete."""
-        volume = self.cinder.volumes.create(2 ** 31 - 1)
+        """A type whose extra specs no backend meets: as Cinder, the
+        volume is 'error' and its project reads why in a user message
+        (3.3), which it may delete."""
+        vtype = self.admin.volume_types.create('no-backend-has-it')
+        self.addCleanup(self.admin.volume_types.delete, vtype.id)
+        vtype.set_keys({'no_such_feature': '<is> True'})
+        volume = self.cinder.volumes.create(1, volume_type=vtype.id)
         self.addCleanup(self._delete_quietly, self.cinder, volume.id)
         self.assertEqual('error', wait_for_volume(self.cinder,
                                                   volume.id).status)

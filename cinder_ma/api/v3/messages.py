@@ -32,21 +32,6 @@ from cinder_ma.volume import messages as message_api
 _LIST_PARAMS = params.PAGING_KEYS | {'offset'}
 
 
-def _offset(query):
-    value = query.get('offset')
-    if value is None:
-        return None
-    try:
-        value = int(value)
-    except ValueError:
-        raise webob.exc.HTTPBadRequest(
-            explanation='offset param must be an integer')
-    if value < 0:
-        raise webob.exc.HTTPBadRequest(
-            explanation='offset param must be positive')
-    return value
-
-
 def _filters(req):
     query = req.GET
     unknown = sorted(set(query) - set(message_api.FILTERS) - _LIST_PARAMS)
@@ -67,7 +52,7 @@ def index(req, project_id):
     sort_keys, sort_dirs = params.sort(query)
     messages = message_api.list_messages(
         req.context, filters=_filters(req), marker=params.marker(query),
-        limit=limit, offset=_offset(query), sort_keys=sort_keys,
+        limit=limit, offset=params.offset(query), sort_keys=sort_keys,
         sort_dirs=sort_dirs)
     return views.index(req, messages, limit)
 

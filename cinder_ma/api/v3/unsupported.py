@@ -98,12 +98,6 @@ SNAPSHOTS = Resource('snapshots', 'volume snapshots',
                      exception.SnapshotNotFound, 'snapshot_id', counted=True)
 BACKUPS = Resource('backups', 'volume backups', exception.BackupNotFound,
                    'backup_id', counted=True)
-TRANSFERS = Resource('transfers', 'volume transfers',
-                     exception.TransferNotFound, 'transfer_id')
-#: Cinder's volume-transfers of 3.55 (transfers with snapshots).
-VOLUME_TRANSFERS = Resource('transfers', 'volume transfers',
-                            exception.TransferNotFound, 'transfer_id',
-                            min_version=mv.TRANSFER_WITH_SNAPSHOTS)
 GROUP_TYPES = Resource('group_types', 'group types',
                        exception.GroupTypeNotFound, 'group_type_id',
                        min_version=mv.GROUP_TYPE)
@@ -115,5 +109,4 @@ GROUP_SNAPSHOTS = Resource('group_snapshots', 'group snapshots',
                            'group_snapshot_id',
                            min_version=mv.GROUP_SNAPSHOTS)
 
-RESOURCES = (SNAPSHOTS, BACKUPS, TRANSFERS, VOLUME_TRANSFERS, GROUP_TYPES,
-             GROUPS, GROUP_SNAPSHOTS)
+RESOURCES = (SNAPSHOTS, BACKUPS, GROUP_TYPES, GROUPS, GROUP_SNAPSHOTS)

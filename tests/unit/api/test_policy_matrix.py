@@ -60,6 +60,7 @@ from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
 from cinder_ma import message_field
 from cinder_ma.volume import qos_specs
+from cinder_ma.volume import transfers
 from cinder_ma.volume import unsupported as unsupported_service
 from tests.unit.api import base
 
@@ -278,6 +279,20 @@ MATRIX = {
     ('DELETE', P + '/messages/{message_id}'): row(204, 204, 403, 404, 204),
 }
 
+# Volume transfers, under both paths: readers read, members create and
+# delete; another project finds none, but a member of any project may
+# accept one whose id and key it was given.
+for _base in (P + '/os-volume-transfer', P + '/volume-transfers'):
+    MATRIX.update({
+        ('GET', _base): row(200, 200, 200, 200, 200, 200, 403),
+        ('GET', _base + '/detail'): row(200, 200, 200, 200, 200, 200, 403),
+        ('POST', _base): row(202, 202, 403, 404, 202),
+        ('GET', _base + '/{transfer_id}'): row(200, 200, 200, 404, 200),
+        ('DELETE', _base + '/{transfer_id}'): row(202, 202, 403, 404, 202),
+        ('POST', _base + '/{transfer_id}/accept'): row(202, 202, 403, 202,
+                                                      202, 202),
+    })
+
 
 # Resources cinder_ma does not have (cinder_ma/api/v3/unsupported.py):
 # their lists under Cinder's list policies (readers of the project; none
@@ -361,8 +376,11 @@ class TestPolicyMatrix(base.APITestCase):
                                   {'heartbeat_at': timeutils.utcnow()})
         env = {'volume': self.create_volume(metadata={'k': 'v'}),
                'attachment': None, 'type': self.default_type,
-               'qos': None, 'message': None}
+               'qos': None, 'message': None, 'transfer': None}
         template = key[1]
+        if '{transfer_id}' in template:
+            env['transfer'] = transfers.create_transfer(
+                self.admin_context, env['volume'].id)
         if '/messages/' in template:
             env['message'] = message_db.record(
                 self.admin_context, base.PROJECT,
@@ -447,6 +465,8 @@ class TestPolicyMatrix(base.APITestCase):
                   'class_name': 'default',
                   'alias': extensions.EXTENSIONS[0].alias,
                   'message_id': getattr(env['message'], 'id', None),
+                  'transfer_id': (env['transfer'][0].id
+                                  if env['transfer'] else None),
                   'resource_id': str(uuid.uuid4())}
         if template.endswith('/volumes/{volume_id}/encryption/{key}'):
             params['key'] = 'encryption_key_id'
@@ -526,7 +546,12 @@ class TestPolicyMatrix(base.APITestCase):
                     'volumes': -1}},
                 P + '/os-quota-class-sets/{class_name}': {
                     'quota_class_set': {'volumes': 20}},
-            }[template]
+            }.get(template)
+        if method == 'POST' and template.endswith(('/os-volume-transfer',
+                                                   '/volume-transfers')):
+            body = {'transfer': {'volume_id': volume.id}}
+        elif method == 'POST' and template.endswith('/accept'):
+            body = {'accept': {'auth_key': env['transfer'][1]}}
         if template.endswith(('/associate', '/disassociate')):
             params['?'] = 'vol_type_id=%s' % env['type'].id
         return params, body, version

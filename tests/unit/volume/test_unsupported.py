@@ -29,7 +29,6 @@ class ListResourcesTestCase(base.TestCase):
         self.assertEqual(
             {'snapshots': 'volume:get_all_snapshots',
              'backups': 'backup:get_all',
-             'transfers': 'volume:get_all_transfers',
              'groups': 'group:get_all',
              'group_snapshots': 'group:get_all_group_snapshots'},
             unsupported.LIST_RULES)

@@ -26,10 +26,6 @@ RESOURCES = (
     ('snapshots', 'snapshots', 'Snapshot %s could not be found.', None,
      True),
     ('backups', 'backups', 'Backup %s could not be found.', None, True),
-    ('os-volume-transfer', 'transfers', 'Transfer %s could not be found.',
-     None, True),
-    ('volume-transfers', 'transfers', 'Transfer %s could not be found.',
-     '3.55', True),
     ('group_types', 'group_types', 'Group type %s could not be found.',
      '3.11', False),
     ('groups', 'groups', 'Group %s could not be found.', '3.13', True),
@@ -38,8 +34,6 @@ RESOURCES = (
 )
 
 FEATURES = {'snapshots': 'volume snapshots', 'backups': 'volume backups',
-            'os-volume-transfer': 'volume transfers',
-            'volume-transfers': 'volume transfers',
             'group_types': 'group types',
             'groups': 'generic volume groups',
             'group_snapshots': 'group snapshots'}
@@ -75,10 +69,6 @@ class TestLists(base.APITestCase):
                 self.url(path + '?with_count=true'),
                 headers=reader(mv.prior(mv.SUPPORT_COUNT_INFO))).json
             self.assertEqual({key: []}, body)
-        # Transfers are not counted in Cinder.
-        body = self.app.get(self.url('os-volume-transfer?with_count=true'),
-                            headers=reader()).json
-        self.assertEqual({'transfers': []}, body)
         response = self.app.get(self.url('snapshots?with_count=maybe'),
                                 headers=reader(), status=400)
         self.assertFault(response, 400, 'badRequest', 'not a boolean')
