@@ -360,7 +360,7 @@ class CinderClientTestCase(_AllInOneTestCase):
         (3.3), which it may delete."""
         vtype = self.admin.volume_types.create('no-backend-has-it')
         self.addCleanup(self.admin.volume_types.delete, vtype.id)
-        vtype.set_keys({'no_such_feature': '<is> True'})
+        vtype.set_keys({'capabilities:no_such_feature': '<is> True'})
         volume = self.cinder.volumes.create(1, volume_type=vtype.id)
         self.addCleanup(self._delete_quietly, self.cinder, volume.id)
         self.assertEqual('error', wait_for_volume(self.cinder,

@@ -414,7 +414,9 @@ class TestPolicyMatrix(base.APITestCase):
                 self.admin_context,
                 {'name': 'type-%s' % uuid.uuid4().hex[:8],
                  'is_public': not private},
-                extra_specs={'k': 'v'})
+                # A retype's new type asks for nothing the backend lacks
+                # (an unscoped key names a capability).
+                extra_specs={'k': 'v'} if '/types/' in template else {})
             if key[-1] == 'removeProjectAccess':
                 type_db.volume_type_access_add(
                     self.admin_context, env['type'].id, base.OTHER_PROJECT)
