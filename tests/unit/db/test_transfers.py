@@ -161,6 +161,14 @@ class TransferDBMixin:
         self.assertEqual(winner, volume_db.volume_get(
             self.admin_context, volume.id).project_id)
 
+    def test_a_deleted_volume_takes_its_transfer(self):
+        volume = self._volume()
+        transfer = self._offer(volume)
+        volume_db.volume_destroy(self.admin_context, volume.id)
+        self.assertRaises(exception.TransferNotFound,
+                          transfer_db.transfer_get, self.admin_context,
+                          transfer.id)
+
     def test_pages(self):
         made = [self._offer(self._volume()) for _ in range(3)]
         first = transfer_db.transfer_get_all(
