@@ -87,6 +87,10 @@ class InvalidVolume(Invalid):
     message = 'Invalid volume: %(reason)s'
 
 
+class InvalidAuthKey(Invalid):
+    message = 'Invalid auth key: %(reason)s'
+
+
 class InvalidVolumeType(Invalid):
     message = 'Invalid volume type: %(reason)s'
 

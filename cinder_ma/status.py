@@ -36,6 +36,8 @@ ERROR = 'error'
 ERROR_DELETING = 'error_deleting'
 ERROR_DETACHING = 'error_detaching'
 ERROR_EXTENDING = 'error_extending'
+# Offered for transfer to another project (no attachment may be made).
+AWAITING_TRANSFER = 'awaiting-transfer'
 
 # Attachment statuses.
 ATTACH_RESERVED = 'reserved'

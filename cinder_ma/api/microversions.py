@@ -31,8 +31,12 @@ covers resources we do not serve):
 * 3.2  (VOLUME_LIST_BOOTABLE) -- the ``bootable`` filter of volume lists
   takes strict booleans; anything else is a 400 (before: "false"/"False"
   mean non-bootable, any other value bootable).
-* 3.3  (MESSAGES) -- ``/messages``: user messages are not recorded here;
-  the list is empty (see :mod:`cinder_ma.api.v3.unsupported`).
+* 3.3  (MESSAGES) -- ``/messages``: user messages (list, show, delete),
+  the asynchronous failures a user could not otherwise see (see
+  :mod:`cinder_ma.api.v3.messages`).
+* 3.5  (MESSAGES_PAGINATION) -- message lists take ``limit``, ``marker``,
+  ``offset``, ``sort`` and Cinder's filters (``resource_uuid``,
+  ``resource_type``, ``event_id``, ``request_id``, ``message_level``).
 * 3.7  (CLUSTER_SUPPORT) -- services show ``cluster`` (always null: no
   clustering here).
 * 3.11 (GROUP_TYPE) -- ``/group_types``: no groups here; the list is
@@ -82,17 +86,20 @@ covers resources we do not serve):
   keys; volume update needs at least one field.
 * 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
   (``rw`` or ``ro``).
-* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- Cinder's volume transfers with
-  snapshots: no transfers here; ``/volume-transfers`` answers as
-  ``/os-volume-transfer`` does (an empty list, a creation a 400).
+* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- ``/volume-transfers``: Cinder's v3
+  volume transfers, whose create takes ``no_snapshots`` and whose detail
+  shows it (see :mod:`cinder_ma.api.v3.transfers`).
   (Before 3.71 was served, cinder_ma used 3.55 for its own "attach
   through a manager"; that is now the extension
   ``cinder-ma-manager-attach``, see :mod:`cinder_ma.api.extensions`, and
   a request in the old form is a 400 naming the new one.)
-* 3.56 (BACKUP_PROJECT_USER_ID), 3.57 (TRANSFER_WITH_HISTORY), 3.58
-  (GROUP_GROUPSNAPSHOT_PROJECT_ID), 3.59 (SUPPORT_TRANSFER_PAGINATION) --
-  backups, transfers and groups: not served here (their lists are
-  empty), nothing changes.
+* 3.56 (BACKUP_PROJECT_USER_ID), 3.58 (GROUP_GROUPSNAPSHOT_PROJECT_ID)
+  -- backups and groups: not served here (their lists are empty),
+  nothing changes.
+* 3.57 (TRANSFER_WITH_HISTORY) -- ``/volume-transfers`` show
+  ``source_project_id``, ``destination_project_id`` and ``accepted``.
+* 3.59 (SUPPORT_TRANSFER_PAGINATION) -- ``/volume-transfers`` lists take
+  ``marker`` and ``sort`` (besides ``limit`` and ``offset``).
 * 3.60 (VOLUME_TIME_COMPARISON_FILTER) -- volume lists accept
   ``created_at`` and ``updated_at`` filters, ``<op>:<ISO 8601 time>``
   with ``op`` one of ``gt``, ``gte``, ``lt``, ``lte``, ``eq``, ``neq``
@@ -119,8 +126,8 @@ covers resources we do not serve):
 * 3.69 (SHARED_TARGETS_TRISTATE) -- ``shared_targets`` may be null
   (forced locking); below, a null shows as true. Backends here always
   say true or false.
-* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- transfers: not served, nothing
-  changes.
+* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- an encrypted volume may be
+  transferred (below, a 400).
 * 3.71 (EXTEND_VOLUME_COMPLETION) -- the ``os-extend_volume_completion``
   volume action (admins and services), with which a compute service
   finishes an online extend that Cinder left waiting for it. cinder_ma's
@@ -142,6 +149,7 @@ from cinder_ma import exception
 BASE_VERSION = '3.0'
 VOLUME_LIST_BOOTABLE = '3.2'
 MESSAGES = '3.3'
+MESSAGES_PAGINATION = '3.5'
 CLUSTER_SUPPORT = '3.7'
 GROUP_TYPE = '3.11'
 VOLUME_SUMMARY = '3.12'

@@ -359,3 +359,57 @@ class QuotaUsage(BASE, _QuotaBase):
     resource = sa.Column(sa.String(300), nullable=False)
     in_use = sa.Column(sa.Integer, nullable=False, default=0,
                        server_default='0')
+
+
+class Message(BASE, CinderMABase):
+    """A user message (Cinder's ``messages``): an asynchronous failure
+    told to the project it happened to, as ids (see
+    :mod:`cinder_ma.message_field`), kept until ``expires_at`` at least
+    (its ``guaranteed_until``)."""
+
+    __tablename__ = 'messages'
+    __table_args__ = (
+        # Lists: a project's messages, newest first.
+        sa.Index('messages_project_created_idx', 'project_id', 'deleted',
+                 'created_at', 'id'),
+        # The purge of expired messages.
+        sa.Index('messages_expires_at_idx', 'expires_at'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    request_id = sa.Column(sa.String(255))
+    resource_type = sa.Column(sa.String(36))
+    resource_uuid = sa.Column(sa.String(255))
+    event_id = sa.Column(sa.String(255), nullable=False)
+    action_id = sa.Column(sa.String(10))
+    detail_id = sa.Column(sa.String(10))
+    message_level = sa.Column(sa.String(255), nullable=False)
+    expires_at = sa.Column(sa.DateTime)
+
+
+class Transfer(BASE, CinderMABase):
+    """A volume transfer (Cinder's ``transfers``): an offer of a volume to
+    whoever presents its authorization key, stored salted and hashed
+    (``salt``, ``crypt_hash``), never in clear."""
+
+    __tablename__ = 'transfers'
+    __table_args__ = (
+        sa.Index('transfers_volume_id_idx', 'volume_id'),
+        sa.Index('transfers_project_created_idx', 'source_project_id',
+                 'deleted', 'created_at', 'id'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    volume_id = sa.Column(sa.String(36), sa.ForeignKey('volumes.id'),
+                          nullable=False)
+    display_name = sa.Column(sa.String(255))
+    salt = sa.Column(sa.String(255))
+    crypt_hash = sa.Column(sa.String(255))
+    expires_at = sa.Column(sa.DateTime)
+    no_snapshots = sa.Column(sa.Boolean, nullable=False, default=False,
+                             server_default=sa.false())
+    source_project_id = sa.Column(sa.String(255))
+    destination_project_id = sa.Column(sa.String(255))
+    accepted = sa.Column(sa.Boolean, nullable=False, default=False,
+                         server_default=sa.false())

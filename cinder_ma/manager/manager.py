@@ -41,6 +41,7 @@ import oslo_messaging as messaging
 
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
@@ -59,6 +60,7 @@ from cinder_ma.manager import locks
 from cinder_ma.manager import nova
 from cinder_ma.manager import rpcapi
 from cinder_ma.manager.tasks import volume as volume_tasks
+from cinder_ma import message_field
 from cinder_ma import notifications
 from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
@@ -313,6 +315,10 @@ class Manager:
             LOG.warning('Extended volume %s to %s GiB; %d attachment(s) do '
                         'not see the new size: %s', volume_id, new_size,
                         len(not_resized), ', '.join(sorted(not_resized)))
+            message_db.record(
+                context, volume.project_id,
+                message_field.Action.EXTEND_VOLUME, resource_uuid=volume_id,
+                detail=message_field.Detail.NOTIFY_COMPUTE_SERVICE_FAILED)
         else:
             LOG.info('Extended volume %s to %s GiB', volume_id, new_size)
         notifications.notify_extend(context,

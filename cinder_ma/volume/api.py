@@ -19,11 +19,15 @@ database and cast to the manager that owns the volume's backend.
 
 from oslo_log import log as logging
 
+from oslo_config import cfg
+
 from cinder_ma.db import api as db_api
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma import policy
 from cinder_ma import status as vstatus
@@ -32,6 +36,7 @@ from cinder_ma.volume import scheduler
 from cinder_ma.volume import services as volume_services
 from cinder_ma.volume import types as vtypes
 
+CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 UNSET = object()
@@ -123,8 +128,12 @@ def create_volume(context, size, name=None, description=None,
         microversion 3.50), allowed by its own policy
         (``volume:multiattach_legacy_flag``, admins by default); a type
         with ``multiattach`` needs ``volume:multiattach``.
-    :raises NoValidBackend: no running backend can hold the volume; nothing
-        is recorded.
+    No backend that can hold the volume is not an error of the request
+    (as in Cinder): the volume is recorded in ``error`` (charged to the
+    quota until it is deleted, as any volume), its ``error_reason`` says
+    why for administrators, and its project gets a user message
+    (``VOLUME_VOLUME_001_003``, "schedule allocate volume:Could not find
+    any available weighted backend.").
     """
     target = {'project_id': context.project_id, 'user_id': context.user_id}
     policy.authorize(context, volume_policies.CREATE, target)
@@ -147,25 +156,46 @@ def create_volume(context, size, name=None, description=None,
                        'cannot be encrypted' % vtype.name)
         charge = quotas.charge_create(context, context.project_id, size,
                                       vtype.id)
-        placement = scheduler.select_backend(
-            context, size, extra_specs, multiattach=shareable,
-            availability_zone=availability_zone)
+        try:
+            placement = scheduler.select_backend(
+                context, size, extra_specs, multiattach=shareable,
+                availability_zone=availability_zone)
+        except exception.NoValidBackend as exc:
+            placement, no_backend = None, exc
+    if placement is None:
+        where = {'status': vstatus.ERROR, 'host': None,
+                 'service_uuid': None, 'shared_targets': False,
+                 'availability_zone': (availability_zone or
+                                       CONF.storage_availability_zone),
+                 'error_reason': getattr(no_backend, 'full_reason',
+                                         no_backend.msg)}
+    else:
+        where = {'status': vstatus.CREATING, 'host': placement.host,
+                 'service_uuid': placement.service_uuid,
+                 'shared_targets': placement.shared_targets,
+                 'availability_zone': placement.availability_zone}
     volume = quotas.run_charged(context, volume_db.volume_create, context, {
         'project_id': context.project_id,
         'user_id': context.user_id,
         'name': name,
         'description': description,
         'size': size,
-        'status': vstatus.CREATING,
-        'host': placement.host,
-        'service_uuid': placement.service_uuid,
-        'shared_targets': placement.shared_targets,
-        'availability_zone': placement.availability_zone,
+        **where,
         'volume_type_id': vtype.id,
         'multiattach': shareable,
         'encrypted': vtype.encrypted,
         'metadata': metadata or {},
     }, quota=charge, volume_type=vtype.record())
+    if placement is None:
+        LOG.warning('Volume %(id)s (%(size)s GiB, type %(type)s) is in '
+                    'error: %(reason)s',
+                    {'id': volume.id, 'size': size, 'type': vtype.name,
+                     'reason': no_backend.msg})
+        message_db.record(
+            context, volume.project_id,
+            message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
+            resource_uuid=volume.id, exception=no_backend)
+        return volume
     LOG.info('Creating volume %(id)s (%(size)s GiB, type %(type)s, '
              'multiattach %(ma)s) on %(host)s',
              {'id': volume.id, 'size': size, 'type': vtype.name,

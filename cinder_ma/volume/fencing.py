@@ -40,12 +40,14 @@ from oslo_log import log as logging
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma.manager.flows import fence_attachment as fence_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
 from cinder_ma.manager.flows import reconnect_attachment as reconnect_flow
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import status as vstatus
@@ -91,6 +93,16 @@ def _revoke_item(attachment):
             'connector': attachment.connector}
 
 
+def _tell_user(context, volume):
+    """The user message of an attachment of ``volume`` fenced: its
+    instance lost its access until it is connected again."""
+    message_db.record(context, volume.project_id,
+                      message_field.Action.FENCE_ATTACHMENT,
+                      resource_uuid=volume.id,
+                      detail=message_field.Detail.ATTACHMENT_FENCED,
+                      level='WARNING')
+
+
 def fence_attachment(context, attachment_id):
     """Fence an attachment: revoke its access at the target at once.
 
@@ -111,6 +123,7 @@ def fence_attachment(context, attachment_id):
                     'the request of %s', fenced.id, volume.id,
                     fenced.generation, context.user_id)
         notifications.notify_fencing(context, 'fence', volume, fenced)
+        _tell_user(context, volume)
     else:
         LOG.info('Attachment %s of volume %s is fenced already; revoking '
                  'its connection again', fenced.id, volume.id)
@@ -268,6 +281,7 @@ def promote_attachment(context, attachment_id):
             if writer.fenced_at is not None:
                 notifications.notify_fencing(context, 'fence', volume,
                                              writer)
+                _tell_user(context, volume)
         LOG.warning('Promoted attachment %s of volume %s to writer '
                     '(generation %d) at the request of %s; demoted and '
                     'fenced: %s', promoted.id, volume.id,

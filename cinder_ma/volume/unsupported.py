@@ -23,10 +23,8 @@ from cinder_ma import policy
 LIST_RULES = {
     'snapshots': policies.SNAPSHOTS_GET_ALL,
     'backups': policies.BACKUPS_GET_ALL,
-    'transfers': policies.TRANSFERS_GET_ALL,
     'groups': policies.GROUPS_GET_ALL,
     'group_snapshots': policies.GROUP_SNAPSHOTS_GET_ALL,
-    'messages': policies.MESSAGES_GET_ALL,
 }
 
 

@@ -259,9 +259,9 @@ class CinderClientTestCase(_AllInOneTestCase):
 
     def test_resources_cinder_ma_does_not_have(self):
         """The lists Horizon and the CLI make of snapshots, backups,
-        transfers, groups, group types, group snapshots and messages are
-        empty, as a Cinder deployment without them answers; an id is not
-        found; a creation names the missing feature."""
+        groups, group types and group snapshots are empty, as
+        a Cinder deployment without them answers; an id is not found; a
+        creation names the missing feature."""
         volume = self._create()
         latest = cinder(self.server, version=mv.MAX_VERSION)
         for client in (self.cinder, latest):
@@ -269,12 +269,9 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.assertEqual([], client.volume_snapshots.list(
                 detailed=False))
             self.assertEqual([], client.backups.list())
-            # os-volume-transfer at 3.54, volume-transfers from 3.55.
-            self.assertEqual([], client.transfers.list())
             self.assertEqual([], client.groups.list())
             self.assertEqual([], client.group_types.list())
             self.assertEqual([], client.group_snapshots.list())
-            self.assertEqual([], client.messages.list())
         self.assertEqual([], self.admin.volume_snapshots.list(
             search_opts={'all_tenants': 1}))
         # Horizon's paged backup list asks for the count (3.45).
@@ -287,19 +284,11 @@ class CinderClientTestCase(_AllInOneTestCase):
                                 self.cinder.volume_snapshots.get, missing)
         self.assertEqual('Snapshot %s could not be found.' % missing,
                          exc.message)
-        exc = self.assertRaises(cinder_exc.NotFound,
-                                self.cinder.transfers.accept, missing, 'k')
-        self.assertEqual('Transfer %s could not be found.' % missing,
-                         exc.message)
         for create, feature in (
                 (lambda: self.cinder.volume_snapshots.create(volume.id),
                  'volume snapshots'),
                 (lambda: self.cinder.backups.create(volume.id),
                  'volume backups'),
-                (lambda: self.cinder.transfers.create(volume.id),
-                 'volume transfers'),
-                (lambda: latest.transfers.create(volume.id),
-                 'volume transfers'),
                 (lambda: latest.groups.create('group-type', 'vt'),
                  'generic volume groups')):
             exc = self.assertRaises(cinder_exc.BadRequest, create)
@@ -311,6 +300,41 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.cinder).show_all()}
         self.assertLessEqual({'AvailabilityZones', 'VolumeTypeEncryption',
                               'Services'}, names)
+
+    def test_volume_transfer(self):
+        """A member offers a volume; another project accepts it with the
+        key (once); a second offer is withdrawn."""
+        volume = self._create()
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        transfer = latest.transfers.create(volume.id, name='gift',
+                                           no_snapshots=True)
+        self.assertTrue(transfer.auth_key)
+        self.assertTrue(transfer.no_snapshots)
+        self.assertEqual('awaiting-transfer',
+                         self.cinder.volumes.get(volume.id).status)
+        self.assertEqual([transfer.id],
+                         [t.id for t in self.cinder.transfers.list()])
+        # The key is not shown again.
+        self.assertFalse(hasattr(self.cinder.transfers.get(transfer.id),
+                                 'auth_key'))
+        bob = cinder(self.server, user='bob', project='other')
+        self.assertEqual([], bob.transfers.list())
+        exc = self.assertRaises(cinder_exc.BadRequest, bob.transfers.accept,
+                                transfer.id, 'not-the-key')
+        self.assertIn('Invalid auth key', exc.message)
+        bob.transfers.accept(transfer.id, transfer.auth_key)
+        # Bob's now: Alice no longer sees it.
+        self.assertEqual('available', bob.volumes.get(volume.id).status)
+        self.assertRaises(cinder_exc.NotFound, self.cinder.volumes.get,
+                          volume.id)
+        self.assertRaises(cinder_exc.NotFound, bob.transfers.accept,
+                          transfer.id, transfer.auth_key)
+        # Withdrawn: the volume is available to its owner again.
+        again = bob.transfers.create(volume.id)
+        bob.transfers.delete(again.id)
+        self.assertEqual('available', bob.volumes.get(volume.id).status)
+        bob.volumes.delete(volume.id)
+        self.assertIsNone(wait_until_gone(bob, volume.id))
 
     def test_invalid_sizes(self):
         cases = {
@@ -329,17 +353,43 @@ class CinderClientTestCase(_AllInOneTestCase):
                                     self.cinder.volumes.create, size)
             self.assertEqual(400, exc.code)
             self.assertEqual(message, exc.message)
-        # Valid, but more than any backend holds.
-        exc = self.assertRaises(cinder_exc.BadRequest,
-                                self.cinder.volumes.create, 2 ** 31 - 1)
-        self.assertIn('No valid backend was found.', exc.message)
-        # Members are not told where the backends are; administrators are.
-        self.assertNotIn('@', exc.message)
-        exc = self.assertRaises(cinder_exc.BadRequest,
-                                self.admin.volumes.create, 2 ** 31 - 1)
-        self.assertIn('has no pool with 2147483647 GiB free', exc.message)
-        self.assertEqual([], [v for v in self.cinder.volumes.list()
-                              if v.size > 100])
+
+    def test_no_backend_is_an_error_volume_with_a_user_message(self):
+        """A type whose extra specs no backend meets: as Cinder, the
+        volume is 'error' and its project reads why in a user message
+        (3.3), which it may delete."""
+        vtype = self.admin.volume_types.create('no-backend-has-it')
+        self.addCleanup(self.admin.volume_types.delete, vtype.id)
+        vtype.set_keys({'capabilities:no_such_feature': '<is> True'})
+        volume = self.cinder.volumes.create(1, volume_type=vtype.id)
+        self.addCleanup(self._delete_quietly, self.cinder, volume.id)
+        self.assertEqual('error', wait_for_volume(self.cinder,
+                                                  volume.id).status)
+        client = cinder(self.server, version='3.5')
+        mine = client.messages.list(
+            search_opts={'resource_uuid': volume.id})
+        self.assertEqual(1, len(mine), mine)
+        message = client.messages.get(mine[0].id)
+        self.assertEqual(
+            ('VOLUME_VOLUME_001_003', 'VOLUME', volume.id, 'ERROR'),
+            (message.event_id, message.resource_type,
+             message.resource_uuid, message.message_level))
+        self.assertEqual('schedule allocate volume:Could not find any '
+                         'available weighted backend.',
+                         message.user_message)
+        # Members are not told where the backends are.
+        self.assertNotIn('@', message.user_message)
+        # Another project does not see it; its own project deletes it.
+        other = cinder(self.server, user='bob', project='other',
+                       version='3.5')
+        self.assertRaises(cinder_exc.NotFound, other.messages.get,
+                          message.id)
+        client.messages.delete(message)
+        self.assertRaises(cinder_exc.NotFound, client.messages.get,
+                          message.id)
+        # The error volume is deleted as any.
+        self.cinder.volumes.delete(volume.id)
+        self.assertIsNone(wait_until_gone(self.cinder, volume.id))
 
     def test_show_unknown_volume(self):
         missing = '2f1b0a4e-0f5c-4c8e-9b1e-6d9e1c1d0a11'

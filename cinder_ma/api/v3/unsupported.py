@@ -14,7 +14,7 @@
 
 Clients list them as they start or render a page (Horizon's Project >
 Volumes lists snapshots, transfers and groups; its Admin pages group
-types and messages), and a 404 on a documented Cinder path breaks them.
+types), and a 404 on a documented Cinder path breaks them.
 So each is answered as a Cinder deployment without any of them answers,
 at the microversions Cinder serves it from (below, Cinder's 404 "API
 version ... is not supported on this method"):
@@ -98,12 +98,6 @@ SNAPSHOTS = Resource('snapshots', 'volume snapshots',
                      exception.SnapshotNotFound, 'snapshot_id', counted=True)
 BACKUPS = Resource('backups', 'volume backups', exception.BackupNotFound,
                    'backup_id', counted=True)
-TRANSFERS = Resource('transfers', 'volume transfers',
-                     exception.TransferNotFound, 'transfer_id')
-#: Cinder's volume-transfers of 3.55 (transfers with snapshots).
-VOLUME_TRANSFERS = Resource('transfers', 'volume transfers',
-                            exception.TransferNotFound, 'transfer_id',
-                            min_version=mv.TRANSFER_WITH_SNAPSHOTS)
 GROUP_TYPES = Resource('group_types', 'group types',
                        exception.GroupTypeNotFound, 'group_type_id',
                        min_version=mv.GROUP_TYPE)
@@ -114,9 +108,5 @@ GROUP_SNAPSHOTS = Resource('group_snapshots', 'group snapshots',
                            exception.GroupSnapshotNotFound,
                            'group_snapshot_id',
                            min_version=mv.GROUP_SNAPSHOTS)
-MESSAGES = Resource('messages', 'user messages',
-                    exception.MessageNotFound, 'message_id',
-                    min_version=mv.MESSAGES)
 
-RESOURCES = (SNAPSHOTS, BACKUPS, TRANSFERS, VOLUME_TRANSFERS, GROUP_TYPES,
-             GROUPS, GROUP_SNAPSHOTS, MESSAGES)
+RESOURCES = (SNAPSHOTS, BACKUPS, GROUP_TYPES, GROUPS, GROUP_SNAPSHOTS)

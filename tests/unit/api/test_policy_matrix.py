@@ -54,10 +54,13 @@ from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
 from cinder_ma.api.v3 import unsupported
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
 from cinder_ma.volume import qos_specs
+from cinder_ma.volume import transfers
 from cinder_ma.volume import unsupported as unsupported_service
 from tests.unit.api import base
 
@@ -268,7 +271,27 @@ MATRIX = {
     ('PUT', P + '/os-quota-class-sets/{class_name}'): row(200, 403, 403,
                                                           403, 403),
     ('GET', P + '/capabilities/{hostname}'): row(200, 403, 403, 403, 403),
+
+    # User messages (3.3 on): readers read, members delete, other
+    # projects see nothing.
+    ('GET', P + '/messages'): row(200, 200, 200, 200, 200, 200, 403),
+    ('GET', P + '/messages/{message_id}'): row(200, 200, 200, 404, 200),
+    ('DELETE', P + '/messages/{message_id}'): row(204, 204, 403, 404, 204),
 }
+
+# Volume transfers, under both paths: readers read, members create and
+# delete; another project finds none, but a member of any project may
+# accept one whose id and key it was given.
+for _base in (P + '/os-volume-transfer', P + '/volume-transfers'):
+    MATRIX.update({
+        ('GET', _base): row(200, 200, 200, 200, 200, 200, 403),
+        ('GET', _base + '/detail'): row(200, 200, 200, 200, 200, 200, 403),
+        ('POST', _base): row(202, 202, 403, 404, 202),
+        ('GET', _base + '/{transfer_id}'): row(200, 200, 200, 404, 200),
+        ('DELETE', _base + '/{transfer_id}'): row(202, 202, 403, 404, 202),
+        ('POST', _base + '/{transfer_id}/accept'): row(202, 202, 403, 202,
+                                                      202, 202),
+    })
 
 
 # Resources cinder_ma does not have (cinder_ma/api/v3/unsupported.py):
@@ -353,8 +376,16 @@ class TestPolicyMatrix(base.APITestCase):
                                   {'heartbeat_at': timeutils.utcnow()})
         env = {'volume': self.create_volume(metadata={'k': 'v'}),
                'attachment': None, 'type': self.default_type,
-               'qos': None}
+               'qos': None, 'message': None, 'transfer': None}
         template = key[1]
+        if '{transfer_id}' in template:
+            env['transfer'] = transfers.create_transfer(
+                self.admin_context, env['volume'].id)
+        if '/messages/' in template:
+            env['message'] = message_db.record(
+                self.admin_context, base.PROJECT,
+                message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
+                resource_uuid=env['volume'].id)
         if '/qos-specs/' in template:
             # A type of its own, to (dis)associate.
             env['type'] = type_db.volume_type_create(
@@ -383,7 +414,9 @@ class TestPolicyMatrix(base.APITestCase):
                 self.admin_context,
                 {'name': 'type-%s' % uuid.uuid4().hex[:8],
                  'is_public': not private},
-                extra_specs={'k': 'v'})
+                # A retype's new type asks for nothing the backend lacks
+                # (an unscoped key names a capability).
+                extra_specs={'k': 'v'} if '/types/' in template else {})
             if key[-1] == 'removeProjectAccess':
                 type_db.volume_type_access_add(
                     self.admin_context, env['type'].id, base.OTHER_PROJECT)
@@ -433,6 +466,9 @@ class TestPolicyMatrix(base.APITestCase):
                   'target_project_id': base.PROJECT,
                   'class_name': 'default',
                   'alias': extensions.EXTENSIONS[0].alias,
+                  'message_id': getattr(env['message'], 'id', None),
+                  'transfer_id': (env['transfer'][0].id
+                                  if env['transfer'] else None),
                   'resource_id': str(uuid.uuid4())}
         if template.endswith('/volumes/{volume_id}/encryption/{key}'):
             params['key'] = 'encryption_key_id'
@@ -512,7 +548,12 @@ class TestPolicyMatrix(base.APITestCase):
                     'volumes': -1}},
                 P + '/os-quota-class-sets/{class_name}': {
                     'quota_class_set': {'volumes': 20}},
-            }[template]
+            }.get(template)
+        if method == 'POST' and template.endswith(('/os-volume-transfer',
+                                                   '/volume-transfers')):
+            body = {'transfer': {'volume_id': volume.id}}
+        elif method == 'POST' and template.endswith('/accept'):
+            body = {'accept': {'auth_key': env['transfer'][1]}}
         if template.endswith(('/associate', '/disassociate')):
             params['?'] = 'vol_type_id=%s' % env['type'].id
         return params, body, version

@@ -29,10 +29,9 @@ class ListResourcesTestCase(base.TestCase):
         self.assertEqual(
             {'snapshots': 'volume:get_all_snapshots',
              'backups': 'backup:get_all',
-             'transfers': 'volume:get_all_transfers',
              'groups': 'group:get_all',
-             'group_snapshots': 'group:get_all_group_snapshots',
-             'messages': 'message:get_all'}, unsupported.LIST_RULES)
+             'group_snapshots': 'group:get_all_group_snapshots'},
+            unsupported.LIST_RULES)
         # Every kind the API serves has one, but group types (none in
         # Cinder either).
         self.assertEqual({'group_types'},

@@ -31,6 +31,7 @@ import webtest
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
@@ -150,6 +151,11 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
                          self.driver.connections)
         self.assertIn(('volume.attachment.fence'),
                       [e for e, _p in self.notifications()])
+        # Its owner is told (a message of cinder_ma's own event).
+        (message,) = message_db.message_get_all(self.admin_context)
+        self.assertEqual(('VOLUME_VOLUME_901_901', volume.id, 'WARNING'),
+                         (message.event_id, message.resource_uuid,
+                          message.message_level))
         # Shown when asked for, never otherwise.
         self.assertTrue(self.show(made['id'])[FENCED])
         plain = self.app.get(self.url('attachments/%s' % made['id']),

@@ -268,10 +268,20 @@ class TestCreate(base.APITestCase):
                               ).json['volume']
         self.assertTrue(volume['multiattach'])
 
-    def test_no_backend_is_a_400(self):
+    def test_no_backend_is_an_error_volume(self):
         service_db.service_update(self.admin_context, self.service.id,
                                   {'disabled': True})
-        self._bad({'size': 1}, 'No backend can hold the volume')
+        casts = self.create_cast.call_count
+        volume = self._create({'size': 1}, headers=base.MEMBER,
+                              status=202).json['volume']
+        # As Cinder: 'error', nothing cast; the project has a message.
+        self.assertEqual('error', volume['status'])
+        self.assertEqual(casts, self.create_cast.call_count)
+        messages = self.app.get(self.url('messages'), headers=base.headers(
+            roles=['reader'], version='3.3')).json['messages']
+        self.assertEqual([(volume['id'], 'VOLUME_VOLUME_001_003')],
+                         [(m['resource_uuid'], m['event_id'])
+                          for m in messages])
 
 
 class TestShowUpdateDelete(base.APITestCase):
