@@ -42,18 +42,22 @@ import oslo_messaging as messaging
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import attach_volume as attach_flow
+from cinder_ma.manager.flows import create_snapshot as snapshot_create_flow
 from cinder_ma.manager.flows import create_volume as create_flow
+from cinder_ma.manager.flows import delete_snapshot as snapshot_delete_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
+from cinder_ma.manager.flows import revert_volume as revert_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import nova
@@ -75,7 +79,8 @@ CLAIM_HANDOVER_POLL = 0.05
 #: Outcomes a caller can expect, not failures of the manager.
 EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
             exception.Conflict, exception.InvalidVolume,
-            exception.InvalidInput, exception.DriverError)
+            exception.InvalidInput, exception.DriverError,
+            exception.SnapshotNotFound, exception.InvalidSnapshot)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +109,12 @@ def volume_ref(volume, qos=None):
     return driver_base.VolumeRef.for_volume(
         volume.id, volume.size, multiattach=volume.multiattach,
         host=volume.host, qos_specs=qos)
+
+
+def snapshot_ref(snapshot, volume):
+    """The SnapshotRef drivers get for a snapshot of ``volume``."""
+    return driver_base.SnapshotRef.for_snapshot(
+        snapshot.id, volume_ref(volume), snapshot.volume_size)
 
 
 class Manager:
@@ -251,12 +262,31 @@ class Manager:
                                      vstatus.ERROR)
         if clean_first:
             backend.driver.delete_volume(volume_ref(volume))
-        flows.run(create_flow.get_flow,
-                  {'context': context, 'volume_id': volume_id,
-                   'volume': volume_ref(volume, back_end), 'claim': owner},
-                  backend.driver)
+        store = {'context': context, 'volume_id': volume_id,
+                 'volume': volume_ref(volume, back_end), 'claim': owner}
+        factory, source = self._source_of(context, volume, store)
+        flows.run(factory, store, backend.driver)
         self._claim_given_up(owner)
-        LOG.info('Created volume %s on %s', volume_id, volume.host)
+        LOG.info('Created volume %s on %s%s', volume_id, volume.host,
+                 source)
+
+    def _source_of(self, context, volume, store):
+        """The create flow of a volume and what it copies, added to its
+        ``store`` (a snapshot of one of this manager's backends, or a
+        volume there)."""
+        if volume.snapshot_id:
+            snapshot = snapshot_db.snapshot_get(context, volume.snapshot_id)
+            source = volume_db.volume_get(context, snapshot.volume_id,
+                                          children=False)
+            store['snapshot'] = snapshot_ref(snapshot, source)
+            return (create_flow.get_flow_from_snapshot,
+                    ' from snapshot %s' % snapshot.id)
+        if volume.source_volid:
+            source = volume_db.volume_get(context, volume.source_volid,
+                                          children=False)
+            store['source'] = volume_ref(source)
+            return create_flow.get_clone_flow, ' from volume %s' % source.id
+        return create_flow.get_flow, ''
 
     @messaging.expected_exceptions(*EXPECTED)
     def delete_volume(self, context, volume_id):
@@ -318,6 +348,120 @@ class Manager:
         notifications.notify_extend(context,
                                     volume_db.volume_get(context, volume_id),
                                     new_size, not_resized)
+
+    # Snapshots (1.7)
+
+    def _load_snapshot(self, context, snapshot_id, expected_status,
+                       error_status):
+        """The snapshot, its volume and backend, or a reason it cannot
+        proceed (recorded on the snapshot when its volume is not on a
+        backend of this manager)."""
+        snapshot = snapshot_db.snapshot_get(context, snapshot_id)
+        if snapshot.status != expected_status:
+            raise exception.InvalidSnapshot(
+                reason='snapshot %s is %s, not %s' % (
+                    snapshot_id, snapshot.status, expected_status))
+        volume = volume_db.volume_get(context, snapshot.volume_id,
+                                      children=False)
+        try:
+            backend = self._backend(volume)
+        except exception.InvalidVolume as exc:
+            LOG.error('%s', exc)
+            try:
+                snapshot_db.snapshot_change(
+                    context, snapshot_id,
+                    {'status': error_status, 'error_reason': str(exc)},
+                    expected={'status': expected_status})
+            except (exception.SnapshotNotFound, exception.Conflict):
+                pass
+            raise
+        return snapshot, volume, backend
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def create_snapshot(self, context, snapshot_id):
+        """Take a snapshot recorded 'creating' of a volume of this node
+        (1.7)."""
+        with self._claimed(context, 'snapshot', snapshot_id,
+                           (vstatus.SNAPSHOT_CREATING,)) as owner:
+            self._create_snapshot(context, snapshot_id, owner)
+
+    def _create_snapshot(self, context, snapshot_id, owner,
+                         clean_first=False):
+        snapshot, volume, backend = self._load_snapshot(
+            context, snapshot_id, vstatus.SNAPSHOT_CREATING,
+            vstatus.SNAPSHOT_ERROR)
+        ref = snapshot_ref(snapshot, volume)
+        if clean_first:
+            backend.driver.delete_snapshot(ref)
+        try:
+            results = flows.run(snapshot_create_flow.get_flow,
+                                {'context': context,
+                                 'snapshot_id': snapshot_id,
+                                 'snapshot': ref, 'claim': owner},
+                                backend.driver)
+        except Exception:
+            notifications.notify_snapshot(
+                context, 'snapshot.create.error',
+                snapshot_db.snapshot_get(context, snapshot_id),
+                priority='error')
+            raise
+        self._claim_given_up(owner)
+        LOG.info('Created snapshot %s of volume %s on %s', snapshot_id,
+                 volume.id, volume.host)
+        notifications.notify_snapshot(
+            context, 'snapshot.create.end',
+            snapshot_db.snapshot_get(context, snapshot_id),
+            paused_seconds=results.get('paused'),
+            consistent=backend.driver.capabilities.consistent_snapshots)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def delete_snapshot(self, context, snapshot_id):
+        """Delete a snapshot recorded 'deleting' of a volume of this node
+        (1.7)."""
+        with self._claimed(context, 'snapshot', snapshot_id,
+                           (vstatus.SNAPSHOT_DELETING,)):
+            self._delete_snapshot(context, snapshot_id)
+
+    def _delete_snapshot(self, context, snapshot_id):
+        snapshot, volume, backend = self._load_snapshot(
+            context, snapshot_id, vstatus.SNAPSHOT_DELETING,
+            vstatus.SNAPSHOT_ERROR_DELETING)
+        flows.run(snapshot_delete_flow.get_flow,
+                  {'context': context, 'snapshot_id': snapshot_id,
+                   'snapshot': snapshot_ref(snapshot, volume)},
+                  backend.driver)
+        LOG.info('Deleted snapshot %s of volume %s', snapshot_id, volume.id)
+        notifications.notify_snapshot(context, 'snapshot.delete.end',
+                                      snapshot)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def revert_to_snapshot(self, context, volume_id, snapshot_id):
+        """Revert a volume recorded 'reverting' of this node to its
+        snapshot recorded 'restoring' (1.7)."""
+        with self._claimed(context, 'volume', volume_id,
+                           (vstatus.REVERTING,)) as owner:
+            self._revert_to_snapshot(context, volume_id, snapshot_id,
+                                     owner)
+
+    def _revert_to_snapshot(self, context, volume_id, snapshot_id, owner):
+        volume, backend = self._load(context, volume_id, vstatus.REVERTING,
+                                     vstatus.ERROR)
+        snapshot = snapshot_db.snapshot_get(context, snapshot_id)
+        if snapshot.volume_id != volume_id:
+            raise exception.InvalidSnapshot(
+                reason='snapshot %s is not a snapshot of volume %s' % (
+                    snapshot_id, volume_id))
+        flows.run(revert_flow.get_flow,
+                  {'context': context, 'volume_id': volume_id,
+                   'volume': volume_ref(volume), 'snapshot_id': snapshot_id,
+                   'snapshot': snapshot_ref(snapshot, volume),
+                   'claim': owner}, backend.driver)
+        self._claim_given_up(owner)
+        LOG.info('Reverted volume %s to snapshot %s', volume_id, snapshot_id)
+        notifications.notify(context, 'volume.revert.end',
+                             {'volume_id': volume_id,
+                              'snapshot_id': snapshot_id,
+                              'project_id': volume.project_id})
 
     # Connections (backend role)
 
@@ -706,6 +850,12 @@ def _refuse_unless_held(context, kind, row_id, statuses):
         if status not in statuses:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (
+                    row_id, status, ' or '.join(statuses)))
+    elif kind == 'snapshot':
+        status = snapshot_db.snapshot_get(context, row_id).status
+        if status not in statuses:
+            raise exception.InvalidSnapshot(
+                reason='snapshot %s is %s, not %s' % (
                     row_id, status, ' or '.join(statuses)))
     else:
         status = attachment_db.attachment_get(context, row_id).attach_status

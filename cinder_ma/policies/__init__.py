@@ -22,6 +22,7 @@ from cinder_ma.policies import qos_specs
 from cinder_ma.policies import quotas
 from cinder_ma.policies import scheduler_stats
 from cinder_ma.policies import services
+from cinder_ma.policies import snapshots
 from cinder_ma.policies import types
 from cinder_ma.policies import unsupported
 from cinder_ma.policies import volumes
@@ -40,4 +41,5 @@ def list_rules():
         availability_zones.list_rules(),
         scheduler_stats.list_rules(),
         unsupported.list_rules(),
+        snapshots.list_rules(),
     ))

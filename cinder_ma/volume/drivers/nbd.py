@@ -251,7 +251,9 @@ class NBDDriver(base.VolumeDriver):
     capabilities = base.Capabilities(multiattach=True,
                                      shared_targets=False,
                                      online_extend=True,
-                                     per_attachment_connections=True)
+                                     per_attachment_connections=True,
+                                     snapshots=True,
+                                     clone=True)
     vendor_name = 'Open Source'
     driver_version = '1.0.0'
     storage_protocol = PROTOCOL
@@ -770,6 +772,31 @@ class NBDDriver(base.VolumeDriver):
         before sees the old size (and cannot write past it) until it
         reconnects; one that connects after sees the new size."""
         self._files.extend_volume(volume, new_size)
+
+    def create_snapshot(self, snapshot):
+        """A copy of the volume's file (see the file driver): exported or
+        not, crash-consistent."""
+        return self._files.create_snapshot(snapshot)
+
+    def delete_snapshot(self, snapshot):
+        self._files.delete_snapshot(snapshot)
+
+    def create_volume_from_snapshot(self, volume, snapshot):
+        self._files.create_volume_from_snapshot(volume, snapshot)
+
+    def create_cloned_volume(self, volume, source):
+        self._files.create_cloned_volume(volume, source)
+
+    def revert_to_snapshot(self, volume, snapshot):
+        """The volume's file replaced by a copy of the snapshot's; the
+        volume has no attachment, and the exports left of earlier
+        connections are stopped first (they would serve the old
+        file)."""
+        with self._locked():
+            for key in [k for k, r in self._records().items()
+                        if r['volume_id'] == volume.id]:
+                self._stop_export(key)
+        self._files.revert_to_snapshot(volume, snapshot)
 
     def initialize_connection(self, volume, connector, attach_mode,
                               attachment_id=None):

@@ -159,6 +159,7 @@ class FileDriverTestCase(base.TestCase):
 
     def test_capabilities(self):
         self.assertEqual(driver_base.Capabilities(
-            multiattach=True, shared_targets=False, online_extend=True),
+            multiattach=True, shared_targets=False, online_extend=True,
+            snapshots=True, clone=True),
             file_driver.FileDriver.capabilities)
         self.assertEqual('file', file_driver.FileDriver.storage_protocol)
