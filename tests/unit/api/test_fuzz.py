@@ -40,6 +40,7 @@ from oslo_serialization import jsonutils
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.volume import qos_specs
 from tests.unit.api import base
 
@@ -212,6 +213,13 @@ class TestFuzz(base.APITestCase):
             'class_name': 'default',
             'hostname': base.BACKEND_HOST,
             'resource_id': 'c8f0f7a2-5b1e-4c9e-9d55-2f1f7f0e0a11',
+            'snapshot_id': snapshot_db.snapshot_create(
+                self.admin_context, {
+                    'project_id': base.PROJECT, 'user_id': 'fake-user',
+                    'volume_id': self.volume.id,
+                    'volume_type_id': self.volume.volume_type_id,
+                    'volume_size': self.volume.size,
+                    'status': 'available'}, ('available',)).id,
         }
 
     def _path(self, template, made_up):

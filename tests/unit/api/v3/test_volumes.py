@@ -153,7 +153,7 @@ class TestCreate(base.APITestCase):
         self._bad({'size': '1.5'}, "does not match '^[0-9]+$'")
         self._bad({'size': 1.5}, "is not of type 'integer', 'string'")
         self._bad({'size': True}, 'field/attribute size')
-        self._bad({'name': 'x'}, "'size' is a required property")
+        self._bad({'name': 'x'}, 'field/attribute size')
 
     def test_wrong_types(self):
         self._bad({'size': 1, 'name': 5}, 'field/attribute name')
