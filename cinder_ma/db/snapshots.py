@@ -283,11 +283,10 @@ def volume_delete_begin(context, volume_id, values, expected, cascade=False,
     if cascade:
         where = [_TABLE.c.volume_id == volume_id,
                  _TABLE.c.deleted == sa.false()]
-        blocked = list(where)
-        if snapshot_statuses is not None:
-            blocked.append(_TABLE.c.status.notin_(snapshot_statuses))
-        if context.session.execute(
-                sa.select(sa.func.count()).where(*blocked)).scalar():
+        if snapshot_statuses is not None and context.session.execute(
+                sa.select(sa.func.count()).where(
+                    *where, _TABLE.c.status.notin_(snapshot_statuses))
+        ).scalar():
             # Rolled back with the volume's move.
             raise _CascadeRefused()
         context.session.execute(sa.update(_TABLE).where(*where).values(
