@@ -17,10 +17,15 @@ functional test compares the two on every supported database.
 """
 
 from oslo_db.sqlalchemy import models
+from oslo_utils import timeutils
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 BASE = orm.declarative_base()
+
+#: A time to the microsecond on every database.
+PRECISE_TIME = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
 
 
 class CinderMABase(models.TimestampMixin, models.ModelBase):
@@ -303,6 +308,9 @@ class Snapshot(BASE, CinderMABase):
         sa.Index('snapshots_status_idx', 'status'),
     )
 
+    # To the microsecond on MariaDB too (whose DATETIME keeps seconds):
+    # a volume reverts to its latest snapshot, found by this order.
+    created_at = sa.Column(PRECISE_TIME, default=timeutils.utcnow)
     id = sa.Column(sa.String(36), primary_key=True)
     project_id = sa.Column(sa.String(255), nullable=False)
     user_id = sa.Column(sa.String(255))

@@ -277,6 +277,13 @@ def volume_delete_begin(context, volume_id, values, expected, cascade=False,
     conditions = dict(expected)
     if not cascade:
         conditions['no_snapshots'] = no_snapshots()
+        # The volume row's lock first, in a statement of its own: a
+        # snapshot create holding it (it locks the row as it checks the
+        # volume) has committed once this returns, and the next
+        # statement sees its snapshot (PostgreSQL's READ COMMITTED reads
+        # a new snapshot per statement, but re-checks only the row itself
+        # of an UPDATE that waited for its lock, not the EXISTS).
+        conditional_update(context.session, models.Volume, volume_id, {})
     if not conditional_update(context.session, models.Volume, volume_id,
                               values, conditions):
         return False

@@ -27,6 +27,7 @@ Create Date: 2026-11-27
 
 from alembic import op
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 
 revision = '0012'
 down_revision = '0011'
@@ -54,7 +55,10 @@ def upgrade():
         sa.Column('deleted_at', sa.DateTime),
         sa.Column('deleted', sa.Boolean, nullable=False,
                   server_default=sa.false()),
-        sa.Column('created_at', sa.DateTime),
+        # To the microsecond on MariaDB too: the latest snapshot of a
+        # volume is found by it.
+        sa.Column('created_at', sa.DateTime().with_variant(
+            mysql.DATETIME(fsp=6), 'mysql')),
         sa.Column('updated_at', sa.DateTime),
         mysql_engine='InnoDB', mysql_charset='utf8mb4')
     op.create_index('snapshots_project_created_idx', 'snapshots',
