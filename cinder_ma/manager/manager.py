@@ -412,7 +412,7 @@ class Manager:
             context, 'snapshot.create.end',
             snapshot_db.snapshot_get(context, snapshot_id),
             paused_seconds=results.get('paused'),
-            consistent=backend.driver.capabilities.consistent_snapshots)
+            consistent=results.get('paused') is not None)
 
     @messaging.expected_exceptions(*EXPECTED)
     def delete_snapshot(self, context, snapshot_id):

@@ -69,7 +69,7 @@ class SupportMatrixTestCase(base.BaseTestCase):
                           'online_extend': True,
                           'per_attachment_connections': True,
                           'snapshots': True, 'clone': True,
-                          'consistent_snapshots': False},
+                          'consistent_snapshots': True},
                          nbd_row.capabilities)
 
     def test_hypervisor_drivers(self):

@@ -340,8 +340,10 @@ class VolumeDriver(abc.ABC):
 
         When this raises, it must leave nothing behind. A driver declaring
         ``consistent_snapshots`` holds the writes of every connection of
-        the volume while it copies (and returns how long it held them, in
-        seconds; None otherwise).
+        the volume while it copies, and returns how long it held them, in
+        seconds (0.0 with no connection); it returns None when the
+        snapshot is crash-consistent only (the default), which the
+        ``snapshot.create.end`` notification reports.
         """
         self._unsupported('take snapshots')
 
