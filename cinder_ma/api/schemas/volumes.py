@@ -33,8 +33,9 @@ import copy
 
 from cinder_ma.api.schemas import parameter_types
 
-NOT_SUPPORTED = ('cinder_ma creates empty volumes only: creating a volume '
-                  'from %s is not supported.')
+NOT_SUPPORTED = ('cinder_ma makes empty volumes, volumes from snapshots and '
+                 'copies of volumes: creating a volume from %s is not '
+                 'supported.')
 
 MULTIATTACH_REMOVED = (
     'The multiattach flag of volume create is not accepted from '
