@@ -815,19 +815,31 @@ class NBDDriver(base.VolumeDriver):
 
     def create_snapshot(self, snapshot):
         """A copy of the volume's file (see the file driver) that is one
-        point in time for every export of the volume: each export is
-        paused (nbdkit's pause filter: requests received from then on
-        wait, and the pause is acknowledged once those in flight have
-        completed, within ``nbd_snapshot_drain_timeout``), the file
-        copied, and every export resumed, whatever happened. No new
-        export of the volume starts meanwhile (the driver's lock).
+        point in time for every export of the volume (see
+        :meth:`_paused`).
 
         :returns: how long the exports were paused, in seconds (0.0 for a
             volume without exports), or None when an export could not be
             paused (one started without the pause filter, by an older
             release: the snapshot is then crash-consistent only).
         """
-        volume_id = snapshot.volume.id
+        with self._paused(snapshot.volume.id, 'snapshot %s' % snapshot.id
+                          ) as pause:
+            self._files.create_snapshot(snapshot)
+        return pause['seconds']
+
+    @contextlib.contextmanager
+    def _paused(self, volume_id, what):
+        """Hold the writes of every export of a volume while the block
+        runs: each export is paused (nbdkit's pause filter: requests
+        received from then on wait, and the pause is acknowledged once
+        those in flight have completed, within
+        ``nbd_snapshot_drain_timeout``), and every export is resumed
+        afterwards, whatever happened. No new export of the volume starts
+        meanwhile (the driver's lock). Yields a dict whose ``seconds``
+        is, after the block, how long the exports were held (0.0 without
+        exports, None when one could not be paused)."""
+        result = {'seconds': None}
         with self._locked():
             keys = sorted(k for k, r in self._records().items()
                           if r['volume_id'] == volume_id)
@@ -840,18 +852,18 @@ class NBDDriver(base.VolumeDriver):
                         consistent = False
                     else:
                         paused.append((key, control))
-                self._files.create_snapshot(snapshot)
+                yield result
             finally:
                 for key, control in paused:
                     self._resume(key, control)
                 elapsed = time.monotonic() - started
             if keys:
-                LOG.info('Snapshot %s of volume %s: %d export(s) paused for '
-                         '%.3f s%s', snapshot.id, volume_id, len(paused),
-                         elapsed, '' if consistent else
+                LOG.info('%s of volume %s: %d export(s) paused for %.3f s%s',
+                         what, volume_id, len(paused), elapsed,
+                         '' if consistent else
                          ' (some could not be paused: crash-consistent)')
-            return round(elapsed, 3) if consistent and keys else (
-                0.0 if consistent else None)
+            if consistent:
+                result['seconds'] = round(elapsed, 3) if keys else 0.0
 
     def _pause(self, key):
         """Pause an export and wait until its requests in flight are
@@ -913,7 +925,10 @@ class NBDDriver(base.VolumeDriver):
         self._files.create_volume_from_snapshot(volume, snapshot)
 
     def create_cloned_volume(self, volume, source):
-        self._files.create_cloned_volume(volume, source)
+        """A copy of the source's file, one point in time for all of its
+        exports, as a snapshot."""
+        with self._paused(source.id, 'clone %s' % volume.id):
+            self._files.create_cloned_volume(volume, source)
 
     def revert_to_snapshot(self, volume, snapshot):
         """The volume's file replaced by a copy of the snapshot's; the

@@ -344,3 +344,14 @@ class NBDSnapshotTestCase(base.TestCase):
     def test_a_volume_without_exports(self):
         self.driver._records.return_value = {}
         self.assertEqual(0.0, self.driver.create_snapshot(self.snapshot))
+
+    def test_a_clone_pauses_the_source_exports(self):
+        control = PauseControl(self.driver._control_path(self.key))
+        self.addCleanup(control.close)
+        clone = driver_base.VolumeRef.for_volume(
+            '11111111-2222-4333-8444-666666666666', 1)
+        self.driver.create_cloned_volume(clone, self.volume)
+        control.thread.join(5)
+        self.assertEqual([b'p', b'r'], control.seen)
+        self.assertTrue(os.path.exists(os.path.join(
+            self.driver._files.volumes_dir, clone.name)))
