@@ -264,7 +264,18 @@ class Manager:
             backend.driver.delete_volume(volume_ref(volume))
         store = {'context': context, 'volume_id': volume_id,
                  'volume': volume_ref(volume, back_end), 'claim': owner}
-        factory, source = self._source_of(context, volume, store)
+        try:
+            factory, source = self._source_of(context, volume, store)
+        except (exception.SnapshotNotFound, exception.VolumeNotFound) as exc:
+            # Its source is gone (deleted by an administrator's force):
+            # nothing to make the volume from.
+            LOG.error('Volume %s cannot be created: %s', volume_id, exc)
+            volume_db.volume_change(
+                context, volume_id,
+                {'status': vstatus.ERROR,
+                 'error_reason': 'its source is gone: %s' % exc},
+                expected={'status': vstatus.CREATING})
+            raise
         flows.run(factory, store, backend.driver)
         self._claim_given_up(owner)
         LOG.info('Created volume %s on %s%s', volume_id, volume.host,

@@ -674,3 +674,12 @@ class SnapshotEndpointsTestCase(ManagerBase):
                           snapshot_id=snapshot.id)
         self.assertEqual('error', snapshot_db.snapshot_get(
             self.context, snapshot.id).status)
+
+    def test_a_volume_whose_source_is_gone_is_error(self):
+        made = self.volumes.create(size=1,
+                                   snapshot_id=self.volume.id)  # no such
+        self.assertRaises(exception.SnapshotNotFound, self.client.call,
+                          self.context, 'create_volume', volume_id=made.id)
+        got = self._get(made)
+        self.assertEqual('error', got.status)
+        self.assertIn('its source is gone', got.error_reason)
