@@ -49,19 +49,16 @@ from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import attach_volume as attach_flow
-from cinder_ma.manager.flows import create_snapshot as snapshot_create_flow
-from cinder_ma.manager.flows import create_volume as create_flow
-from cinder_ma.manager.flows import delete_snapshot as snapshot_delete_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
-from cinder_ma.manager.flows import revert_volume as revert_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import nova
 from cinder_ma.manager import rpcapi
+from cinder_ma.manager import snapshots as snapshot_endpoints
 from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma import notifications
 from cinder_ma import status as vstatus
@@ -111,14 +108,10 @@ def volume_ref(volume, qos=None):
         host=volume.host, qos_specs=qos)
 
 
-def snapshot_ref(snapshot, volume):
-    """The SnapshotRef drivers get for a snapshot of ``volume``."""
-    return driver_base.SnapshotRef.for_snapshot(
-        snapshot.id, volume_ref(volume), snapshot.volume_size)
-
-
-class Manager:
-    """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x)."""
+class Manager(snapshot_endpoints.SnapshotEndpoints):
+    """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x); those
+    of snapshots are :class:`~cinder_ma.manager.snapshots.SnapshotEndpoints`'
+    (1.7)."""
 
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
@@ -281,24 +274,6 @@ class Manager:
         LOG.info('Created volume %s on %s%s', volume_id, volume.host,
                  source)
 
-    def _source_of(self, context, volume, store):
-        """The create flow of a volume and what it copies, added to its
-        ``store`` (a snapshot of one of this manager's backends, or a
-        volume there)."""
-        if volume.snapshot_id:
-            snapshot = snapshot_db.snapshot_get(context, volume.snapshot_id)
-            source = volume_db.volume_get(context, snapshot.volume_id,
-                                          children=False)
-            store['snapshot'] = snapshot_ref(snapshot, source)
-            return (create_flow.get_flow_from_snapshot,
-                    ' from snapshot %s' % snapshot.id)
-        if volume.source_volid:
-            source = volume_db.volume_get(context, volume.source_volid,
-                                          children=False)
-            store['source'] = volume_ref(source)
-            return create_flow.get_clone_flow, ' from volume %s' % source.id
-        return create_flow.get_flow, ''
-
     @messaging.expected_exceptions(*EXPECTED)
     def delete_volume(self, context, volume_id):
         """Delete a volume recorded as 'deleting' on this node."""
@@ -359,120 +334,6 @@ class Manager:
         notifications.notify_extend(context,
                                     volume_db.volume_get(context, volume_id),
                                     new_size, not_resized)
-
-    # Snapshots (1.7)
-
-    def _load_snapshot(self, context, snapshot_id, expected_status,
-                       error_status):
-        """The snapshot, its volume and backend, or a reason it cannot
-        proceed (recorded on the snapshot when its volume is not on a
-        backend of this manager)."""
-        snapshot = snapshot_db.snapshot_get(context, snapshot_id)
-        if snapshot.status != expected_status:
-            raise exception.InvalidSnapshot(
-                reason='snapshot %s is %s, not %s' % (
-                    snapshot_id, snapshot.status, expected_status))
-        volume = volume_db.volume_get(context, snapshot.volume_id,
-                                      children=False)
-        try:
-            backend = self._backend(volume)
-        except exception.InvalidVolume as exc:
-            LOG.error('%s', exc)
-            try:
-                snapshot_db.snapshot_change(
-                    context, snapshot_id,
-                    {'status': error_status, 'error_reason': str(exc)},
-                    expected={'status': expected_status})
-            except (exception.SnapshotNotFound, exception.Conflict):
-                pass
-            raise
-        return snapshot, volume, backend
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def create_snapshot(self, context, snapshot_id):
-        """Take a snapshot recorded 'creating' of a volume of this node
-        (1.7)."""
-        with self._claimed(context, 'snapshot', snapshot_id,
-                           (vstatus.SNAPSHOT_CREATING,)) as owner:
-            self._create_snapshot(context, snapshot_id, owner)
-
-    def _create_snapshot(self, context, snapshot_id, owner,
-                         clean_first=False):
-        snapshot, volume, backend = self._load_snapshot(
-            context, snapshot_id, vstatus.SNAPSHOT_CREATING,
-            vstatus.SNAPSHOT_ERROR)
-        ref = snapshot_ref(snapshot, volume)
-        if clean_first:
-            backend.driver.delete_snapshot(ref)
-        try:
-            results = flows.run(snapshot_create_flow.get_flow,
-                                {'context': context,
-                                 'snapshot_id': snapshot_id,
-                                 'snapshot': ref, 'claim': owner},
-                                backend.driver)
-        except Exception:
-            notifications.notify_snapshot(
-                context, 'snapshot.create.error',
-                snapshot_db.snapshot_get(context, snapshot_id),
-                priority='error')
-            raise
-        self._claim_given_up(owner)
-        LOG.info('Created snapshot %s of volume %s on %s', snapshot_id,
-                 volume.id, volume.host)
-        notifications.notify_snapshot(
-            context, 'snapshot.create.end',
-            snapshot_db.snapshot_get(context, snapshot_id),
-            paused_seconds=results.get('paused'),
-            consistent=results.get('paused') is not None)
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def delete_snapshot(self, context, snapshot_id):
-        """Delete a snapshot recorded 'deleting' of a volume of this node
-        (1.7)."""
-        with self._claimed(context, 'snapshot', snapshot_id,
-                           (vstatus.SNAPSHOT_DELETING,)):
-            self._delete_snapshot(context, snapshot_id)
-
-    def _delete_snapshot(self, context, snapshot_id):
-        snapshot, volume, backend = self._load_snapshot(
-            context, snapshot_id, vstatus.SNAPSHOT_DELETING,
-            vstatus.SNAPSHOT_ERROR_DELETING)
-        flows.run(snapshot_delete_flow.get_flow,
-                  {'context': context, 'snapshot_id': snapshot_id,
-                   'snapshot': snapshot_ref(snapshot, volume)},
-                  backend.driver)
-        LOG.info('Deleted snapshot %s of volume %s', snapshot_id, volume.id)
-        notifications.notify_snapshot(context, 'snapshot.delete.end',
-                                      snapshot)
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def revert_to_snapshot(self, context, volume_id, snapshot_id):
-        """Revert a volume recorded 'reverting' of this node to its
-        snapshot recorded 'restoring' (1.7)."""
-        with self._claimed(context, 'volume', volume_id,
-                           (vstatus.REVERTING,)) as owner:
-            self._revert_to_snapshot(context, volume_id, snapshot_id,
-                                     owner)
-
-    def _revert_to_snapshot(self, context, volume_id, snapshot_id, owner):
-        volume, backend = self._load(context, volume_id, vstatus.REVERTING,
-                                     vstatus.ERROR)
-        snapshot = snapshot_db.snapshot_get(context, snapshot_id)
-        if snapshot.volume_id != volume_id:
-            raise exception.InvalidSnapshot(
-                reason='snapshot %s is not a snapshot of volume %s' % (
-                    snapshot_id, volume_id))
-        flows.run(revert_flow.get_flow,
-                  {'context': context, 'volume_id': volume_id,
-                   'volume': volume_ref(volume), 'snapshot_id': snapshot_id,
-                   'snapshot': snapshot_ref(snapshot, volume),
-                   'claim': owner}, backend.driver)
-        self._claim_given_up(owner)
-        LOG.info('Reverted volume %s to snapshot %s', volume_id, snapshot_id)
-        notifications.notify(context, 'volume.revert.end',
-                             {'volume_id': volume_id,
-                              'snapshot_id': snapshot_id,
-                              'project_id': volume.project_id})
 
     # Connections (backend role)
 

@@ -27,7 +27,6 @@ from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import qos_specs as qos_db
 from cinder_ma.db import quotas as quota_db
-from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import manager
@@ -38,7 +37,6 @@ from cinder_ma.volume.drivers import file as file_driver
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.unit.manager import fixtures as mgr_fixtures
-from tests.unit.manager.flows import test_create_snapshot as snapshot_helpers
 
 
 class ManagerBase(base.DBTestCase):
@@ -595,91 +593,3 @@ class ResizeAttachmentEndpointTestCase(ManagerBase):
                       'gone' % self.attachment.id, str(exc))
         self.assertEqual([], self.hypervisor.resizes)
 
-
-class SnapshotEndpointsTestCase(ManagerBase):
-    """1.7: snapshots, volumes made from them and from other volumes,
-    revert, on the file backend."""
-
-    def setUp(self):
-        super().setUp()
-        self.client = self.client.prepare(version='1.7')
-        self.volume = self.volumes.create(size=1)
-        self.client.call(self.context, 'create_volume',
-                         volume_id=self.volume.id)
-        with open(self._path(self.volume), 'r+b') as f:
-            f.write(b'one!')
-
-    def _snapshot(self):
-        snapshot = snapshot_helpers.make_snapshot(
-            self.context, self._get(self.volume))
-        self.client.call(self.context, 'create_snapshot',
-                         snapshot_id=snapshot.id)
-        return snapshot_db.snapshot_get(self.context, snapshot.id)
-
-    def _read(self, volume):
-        with open(self._path(volume), 'rb') as f:
-            return f.read(4)
-
-    def test_snapshot_copy_revert_delete(self):
-        snapshot = self._snapshot()
-        self.assertEqual(('available', None),
-                         (snapshot.status, snapshot.claimed_by))
-        # A volume from the snapshot, then a clone of the volume.
-        made = self.volumes.create(size=2, snapshot_id=snapshot.id)
-        self.client.call(self.context, 'create_volume', volume_id=made.id)
-        self.assertEqual('available', self._get(made).status)
-        self.assertEqual(b'one!', self._read(made))
-        clone = self.volumes.create(size=1, source_volid=self.volume.id)
-        self.client.call(self.context, 'create_volume', volume_id=clone.id)
-        self.assertEqual(b'one!', self._read(clone))
-        # Revert.
-        with open(self._path(self.volume), 'r+b') as f:
-            f.write(b'two!')
-        snapshot_db.revert_begin(self.context, self.volume.id, snapshot.id)
-        self.client.call(self.context, 'revert_to_snapshot',
-                         volume_id=self.volume.id, snapshot_id=snapshot.id)
-        self.assertEqual(b'one!', self._read(self.volume))
-        self.assertEqual(('available', None),
-                         (self._get(self.volume).status,
-                          self._get(self.volume).claimed_by))
-        # Delete.
-        snapshot_db.snapshot_change(self.context, snapshot.id,
-                                    {'status': 'deleting'})
-        self.client.call(self.context, 'delete_snapshot',
-                         snapshot_id=snapshot.id)
-        self.assertRaises(exception.SnapshotNotFound,
-                          snapshot_db.snapshot_get, self.context,
-                          snapshot.id)
-        self.assertFalse(os.path.exists(os.path.join(
-            self.driver.volumes_dir, 'snapshot-' + snapshot.id)))
-
-    def test_cascade_delete(self):
-        snapshot = self._snapshot()
-        self.assertTrue(snapshot_db.volume_delete_begin_checked(
-            self.context, self.volume.id, {'status': 'deleting'},
-            {'status': ('available',)}, cascade=True))
-        self.client.call(self.context, 'delete_volume',
-                         volume_id=self.volume.id)
-        self.assertRaises(exception.VolumeNotFound, self._get, self.volume)
-        self.assertRaises(exception.SnapshotNotFound,
-                          snapshot_db.snapshot_get, self.context,
-                          snapshot.id)
-
-    def test_snapshot_of_another_backend_is_recorded_error(self):
-        other = self.volumes.create(status='available',
-                                    host='otherhost@file#file')
-        snapshot = snapshot_helpers.make_snapshot(self.context, other)
-        self.assertRaises(exception.InvalidVolume, self.client.call,
-                          self.context, 'create_snapshot',
-                          snapshot_id=snapshot.id)
-        self.assertEqual('error', snapshot_db.snapshot_get(
-            self.context, snapshot.id).status)
-
-    def test_a_volume_whose_source_is_gone_is_error(self):
-        made = self.volumes.create(size=1,
-                                   snapshot_id=self.volume.id)  # no such
-        self.assertRaises(exception.SnapshotNotFound, self.client.call,
-                          self.context, 'create_volume', volume_id=made.id)
-        got = self._get(made)
-        self.assertEqual('error', got.status)
-        self.assertIn('its source is gone', got.error_reason)
