@@ -37,6 +37,7 @@ from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
 from cinder_ma.db import records
+from cinder_ma.db.services import host_filter
 from cinder_ma import exception
 
 _TABLE = models.Snapshot.__table__
@@ -384,3 +385,32 @@ def volumes_copying(context, volume_id):
         sa.select(volume.id).where(volume.source_volid == volume_id,
                                    volume.deleted == sa.false(),
                                    volume.status == 'creating'))]
+
+
+def _usage(statement):
+    return statement.with_only_columns(
+        sa.func.count(_TABLE.c.id),
+        sa.func.coalesce(sa.func.sum(_TABLE.c.volume_size), 0))
+
+
+@reader
+def snapshot_usage_on_host(context, host):
+    """(count, GiB) of the live snapshots of the volumes of a host
+    (matched as :func:`cinder_ma.db.services.host_filter` does)."""
+    volume = models.Volume.__table__
+    count, gigabytes = context.session.execute(_usage(
+        sa.select(_TABLE.c.id).join(volume, volume.c.id ==
+                                    _TABLE.c.volume_id).where(
+            _TABLE.c.deleted == sa.false(),
+            host_filter(volume.c.host, host)))).one()
+    return int(count), int(gigabytes)
+
+
+@reader
+def snapshot_usage_of_project(context, project_id):
+    """(count, GiB) of the live snapshots of a project."""
+    count, gigabytes = context.session.execute(_usage(
+        sa.select(_TABLE.c.id).where(_TABLE.c.deleted == sa.false(),
+                                     _TABLE.c.project_id == project_id))
+    ).one()
+    return int(count), int(gigabytes)

@@ -63,6 +63,12 @@ class _SnapshotMixin:
             self.context, 'p1', {'status': 'creating'}))
         self.assertEqual(made[-1].id, snapshot_db.latest_snapshot(
             self.context, self.volume.id).id)
+        self.assertEqual((3, 6), snapshot_db.snapshot_usage_on_host(
+            self.context, 'h'))
+        self.assertEqual((0, 0), snapshot_db.snapshot_usage_on_host(
+            self.context, 'other'))
+        self.assertEqual((3, 6), snapshot_db.snapshot_usage_of_project(
+            self.context, 'p1'))
 
     def test_creates_race_a_delete(self):
         barrier = threading.Barrier(THREADS)
