@@ -58,6 +58,9 @@ from cinder_ma.api.v3 import quota_class_sets
 from cinder_ma.api.v3 import quota_sets
 from cinder_ma.api.v3 import scheduler_stats
 from cinder_ma.api.v3 import services
+from cinder_ma.api.v3 import snapshot_actions
+from cinder_ma.api.v3 import snapshot_metadata
+from cinder_ma.api.v3 import snapshots
 from cinder_ma.api.v3 import transfers
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import unsupported
@@ -72,7 +75,6 @@ from cinder_ma.api.v3 import volumes
 
 _P = '/v3/{project_id}'
 
-_SNAPSHOTS = unsupported.SNAPSHOTS
 _BACKUPS = unsupported.BACKUPS
 _GROUP_TYPES = unsupported.GROUP_TYPES
 _GROUPS = unsupported.GROUPS
@@ -161,6 +163,22 @@ ROUTES = {
     _P + '/qos-specs/{qos_id}/disassociate_all': {
         'GET': qos_specs.disassociate_all},
 
+    _P + '/snapshots': {'GET': snapshots.index, 'POST': snapshots.create},
+    _P + '/snapshots/detail': {'GET': snapshots.detail},
+    _P + '/snapshots/{snapshot_id}': {'GET': snapshots.show,
+                                      'PUT': snapshots.update,
+                                      'DELETE': snapshots.delete},
+    _P + '/snapshots/{snapshot_id}/action': {
+        'POST': snapshot_actions.action},
+    _P + '/snapshots/{snapshot_id}/metadata': {
+        'GET': snapshot_metadata.index,
+        'POST': snapshot_metadata.create,
+        'PUT': snapshot_metadata.update_all},
+    _P + '/snapshots/{snapshot_id}/metadata/{key}': {
+        'GET': snapshot_metadata.show,
+        'PUT': snapshot_metadata.update,
+        'DELETE': snapshot_metadata.delete},
+
     _P + '/extensions': {'GET': extensions.index},
     _P + '/extensions/{alias}': {'GET': extensions.show},
 
@@ -204,13 +222,6 @@ ROUTES = {
     # deployment without them: empty lists, ids not found, creations a
     # 400 naming the feature (see unsupported; groups from 3.13, group
     # types 3.11, group snapshots 3.14, as in Cinder).
-    _P + '/snapshots': _SNAPSHOTS.collection,
-    _P + '/snapshots/detail': _SNAPSHOTS.listing,
-    _P + '/snapshots/{resource_id}': _member(_SNAPSHOTS, 'GET', 'PUT',
-                                             'DELETE'),
-    _P + '/snapshots/{resource_id}/action': _member(_SNAPSHOTS, 'POST'),
-    _P + '/snapshots/{resource_id}/metadata': _member(_SNAPSHOTS, 'GET',
-                                                      'POST', 'PUT'),
     _P + '/backups': _BACKUPS.collection,
     _P + '/backups/detail': _BACKUPS.listing,
     _P + '/backups/import_record': {'POST': _BACKUPS.create},

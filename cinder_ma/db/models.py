@@ -17,10 +17,15 @@ functional test compares the two on every supported database.
 """
 
 from oslo_db.sqlalchemy import models
+from oslo_utils import timeutils
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 BASE = orm.declarative_base()
+
+#: A time to the microsecond on every database.
+PRECISE_TIME = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
 
 
 class CinderMABase(models.TimestampMixin, models.ModelBase):
@@ -213,6 +218,10 @@ class Volume(BASE, CinderMABase):
     claimed_by = sa.Column(sa.String(80))
     claimed_until = sa.Column(sa.DateTime)
     target_size = sa.Column(sa.Integer)
+    # What the volume was made from: a snapshot or another volume (None:
+    # an empty volume).
+    snapshot_id = sa.Column(sa.String(36))
+    source_volid = sa.Column(sa.String(36))
 
     volume_type = orm.relationship(VolumeType, lazy='joined',
                                    viewonly=True)
@@ -282,6 +291,56 @@ class VolumeAttachment(BASE, CinderMABase):
     # None otherwise. It stays 'attached' meanwhile (as in Cinder) and
     # counts as 'detaching' for its volume's status (cinder_ma.status).
     detach_begun_at = sa.Column(sa.DateTime)
+
+
+class Snapshot(BASE, CinderMABase):
+    """A point-in-time copy of a volume, on the volume's backend."""
+
+    __tablename__ = 'snapshots'
+    __table_args__ = (
+        # Lists: a project's snapshots, newest first.
+        sa.Index('snapshots_project_created_idx', 'project_id', 'deleted',
+                 'created_at', 'id'),
+        # A volume's snapshots (delete refusal, cascade, revert).
+        sa.Index('snapshots_volume_idx', 'volume_id', 'deleted',
+                 'created_at'),
+        # The reconcile loop looks for snapshots in transient statuses.
+        sa.Index('snapshots_status_idx', 'status'),
+    )
+
+    # To the microsecond on MariaDB too (whose DATETIME keeps seconds):
+    # a volume reverts to its latest snapshot, found by this order.
+    created_at = sa.Column(PRECISE_TIME, default=timeutils.utcnow)
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255))
+    volume_id = sa.Column(sa.String(36), sa.ForeignKey('volumes.id'),
+                          nullable=False)
+    # The volume's type and size when the snapshot was taken (quotas,
+    # and the type of a volume made from it).
+    volume_type_id = sa.Column(sa.String(36), nullable=False)
+    volume_size = sa.Column(sa.Integer, nullable=False)
+    name = sa.Column(sa.String(255))
+    description = sa.Column(sa.String(255))
+    status = sa.Column(sa.String(255), nullable=False)
+    progress = sa.Column(sa.String(255))
+    error_reason = sa.Column(sa.Text)
+    # As on volumes: the claim on in-flight work (see db.work).
+    claimed_by = sa.Column(sa.String(80))
+    claimed_until = sa.Column(sa.DateTime)
+
+
+class SnapshotMetadata(BASE, CinderMABase):
+    __tablename__ = 'snapshot_metadata'
+    __table_args__ = (
+        sa.Index('snapshot_metadata_snapshot_id_idx', 'snapshot_id', 'key'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    snapshot_id = sa.Column(sa.String(36), sa.ForeignKey('snapshots.id'),
+                            nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255))
 
 
 class Service(BASE, CinderMABase):

@@ -43,13 +43,13 @@ from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import attach_volume as attach_flow
-from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
@@ -59,6 +59,7 @@ from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import nova
 from cinder_ma.manager import rpcapi
+from cinder_ma.manager import snapshots as snapshot_endpoints
 from cinder_ma.manager.tasks import volume as volume_tasks
 from cinder_ma import message_field
 from cinder_ma import notifications
@@ -77,7 +78,8 @@ CLAIM_HANDOVER_POLL = 0.05
 #: Outcomes a caller can expect, not failures of the manager.
 EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
             exception.Conflict, exception.InvalidVolume,
-            exception.InvalidInput, exception.DriverError)
+            exception.InvalidInput, exception.DriverError,
+            exception.SnapshotNotFound, exception.InvalidSnapshot)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,8 +110,10 @@ def volume_ref(volume, qos=None):
         host=volume.host, qos_specs=qos)
 
 
-class Manager:
-    """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x)."""
+class Manager(snapshot_endpoints.SnapshotEndpoints):
+    """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x); those
+    of snapshots are :class:`~cinder_ma.manager.snapshots.SnapshotEndpoints`'
+    (1.7)."""
 
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
@@ -253,12 +257,24 @@ class Manager:
                                      vstatus.ERROR)
         if clean_first:
             backend.driver.delete_volume(volume_ref(volume))
-        flows.run(create_flow.get_flow,
-                  {'context': context, 'volume_id': volume_id,
-                   'volume': volume_ref(volume, back_end), 'claim': owner},
-                  backend.driver)
+        store = {'context': context, 'volume_id': volume_id,
+                 'volume': volume_ref(volume, back_end), 'claim': owner}
+        try:
+            factory, source = self._source_of(context, volume, store)
+        except (exception.SnapshotNotFound, exception.VolumeNotFound) as exc:
+            # Its source is gone (deleted by an administrator's force):
+            # nothing to make the volume from.
+            LOG.error('Volume %s cannot be created: %s', volume_id, exc)
+            volume_db.volume_change(
+                context, volume_id,
+                {'status': vstatus.ERROR,
+                 'error_reason': 'its source is gone: %s' % exc},
+                expected={'status': vstatus.CREATING})
+            raise
+        flows.run(factory, store, backend.driver)
         self._claim_given_up(owner)
-        LOG.info('Created volume %s on %s', volume_id, volume.host)
+        LOG.info('Created volume %s on %s%s', volume_id, volume.host,
+                 source)
 
     @messaging.expected_exceptions(*EXPECTED)
     def delete_volume(self, context, volume_id):
@@ -712,6 +728,12 @@ def _refuse_unless_held(context, kind, row_id, statuses):
         if status not in statuses:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (
+                    row_id, status, ' or '.join(statuses)))
+    elif kind == 'snapshot':
+        status = snapshot_db.snapshot_get(context, row_id).status
+        if status not in statuses:
+            raise exception.InvalidSnapshot(
+                reason='snapshot %s is %s, not %s' % (
                     row_id, status, ' or '.join(statuses)))
     else:
         status = attachment_db.attachment_get(context, row_id).attach_status

@@ -174,6 +174,11 @@ class ManagerAPI:
     * 1.6 - resize_attachment (call to the manager of an attachment's
       host: its hypervisor driver makes the instance see the new size of
       a volume extended online).
+    * 1.7 - create_snapshot, delete_snapshot and revert_to_snapshot
+      (casts to the manager of the volume's backend); create_volume
+      makes a volume recorded with a ``snapshot_id`` or
+      ``source_volid`` from that source (the API sends such creates to
+      1.7 managers only).
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
@@ -186,7 +191,7 @@ class ManagerAPI:
     older form exists).
     """
 
-    RPC_API_VERSION = '1.6'
+    RPC_API_VERSION = '1.7'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -396,6 +401,38 @@ class ManagerAPI:
                    self._client(instance_host, '1.5'), 'promote_attachment',
                    attachment_id=attachment_id,
                    revoke_ids=list(revoke_ids))
+
+    def require_snapshots(self, context, host):
+        """Refuse, before anything is recorded, a snapshot, revert or
+        create from a source for the manager of ``host`` when the pin or
+        that manager's reported version is below 1.7.
+
+        :raises ServiceTooOld:
+        """
+        self._require('1.7', 'take snapshots or copy volumes', host)
+        require_reported(context, server_for(host), '1.7',
+                         'take snapshots or copy volumes')
+
+    def create_snapshot(self, context, snapshot_id, host):
+        """Have the manager of ``host`` (the volume's) take a snapshot
+        recorded 'creating' (cast, 1.7); it ends 'available', or 'error'
+        with error_reason."""
+        self._client(host, '1.7').cast(context, 'create_snapshot',
+                                       snapshot_id=snapshot_id)
+
+    def delete_snapshot(self, context, snapshot_id, host):
+        """Have the manager of ``host`` delete a snapshot recorded
+        'deleting' (cast, 1.7); its record is deleted, or it ends
+        'error_deleting' with error_reason."""
+        self._client(host, '1.7').cast(context, 'delete_snapshot',
+                                       snapshot_id=snapshot_id)
+
+    def revert_to_snapshot(self, context, volume_id, snapshot_id, host):
+        """Have the manager of ``host`` revert a volume recorded
+        'reverting' to its snapshot recorded 'restoring' (cast, 1.7)."""
+        self._client(host, '1.7').cast(context, 'revert_to_snapshot',
+                                       volume_id=volume_id,
+                                       snapshot_id=snapshot_id)
 
     def list_connections(self, context, host):
         """What the backends and the hypervisor of the manager of ``host``

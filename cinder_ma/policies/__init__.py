@@ -23,6 +23,7 @@ from cinder_ma.policies import qos_specs
 from cinder_ma.policies import quotas
 from cinder_ma.policies import scheduler_stats
 from cinder_ma.policies import services
+from cinder_ma.policies import snapshots
 from cinder_ma.policies import transfers
 from cinder_ma.policies import types
 from cinder_ma.policies import unsupported
@@ -44,4 +45,5 @@ def list_rules():
         messages.list_rules(),
         transfers.list_rules(),
         unsupported.list_rules(),
+        snapshots.list_rules(),
     ))

@@ -21,7 +21,6 @@ from cinder_ma import policy
 #: Cinder's list policy of each kind, by the key of its lists; group
 #: types have none, as in Cinder.
 LIST_RULES = {
-    'snapshots': policies.SNAPSHOTS_GET_ALL,
     'backups': policies.BACKUPS_GET_ALL,
     'groups': policies.GROUPS_GET_ALL,
     'group_snapshots': policies.GROUP_SNAPSHOTS_GET_ALL,

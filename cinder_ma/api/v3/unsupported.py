@@ -19,11 +19,11 @@ So each is answered as a Cinder deployment without any of them answers,
 at the microversions Cinder serves it from (below, Cinder's 404 "API
 version ... is not supported on this method"):
 
-* its lists are empty, in Cinder's shape (``{"snapshots": []}``, with
+* its lists are empty, in Cinder's shape (``{"backups": []}``, with
   ``"count": 0`` where Cinder counts from 3.45), under Cinder's list
   policy of the resource;
 * an id (show, update, delete, an action on it) is Cinder's 404 of that
-  resource ("Snapshot <id> could not be found."): there is none;
+  resource ("Backup <id> could not be found."): there is none;
 * a creation is a 400 naming the feature cinder_ma lacks
   (:class:`cinder_ma.exception.FeatureNotSupported`).
 
@@ -43,7 +43,7 @@ class Resource:
     """One resource cinder_ma does not have, and the handlers of its
     routes (:mod:`cinder_ma.api.routes` maps its paths to them).
 
-    :param key: the key of its lists in Cinder's bodies (``snapshots``).
+    :param key: the key of its lists in Cinder's bodies (``backups``).
     :param feature: what a refused creation says cinder_ma lacks.
     :param not_found: the exception of an id, built with the id as
         ``id_name``.
@@ -94,8 +94,6 @@ class Resource:
         return {'GET': self.index}
 
 
-SNAPSHOTS = Resource('snapshots', 'volume snapshots',
-                     exception.SnapshotNotFound, 'snapshot_id', counted=True)
 BACKUPS = Resource('backups', 'volume backups', exception.BackupNotFound,
                    'backup_id', counted=True)
 GROUP_TYPES = Resource('group_types', 'group types',
@@ -109,4 +107,4 @@ GROUP_SNAPSHOTS = Resource('group_snapshots', 'group snapshots',
                            'group_snapshot_id',
                            min_version=mv.GROUP_SNAPSHOTS)
 
-RESOURCES = (SNAPSHOTS, BACKUPS, GROUP_TYPES, GROUPS, GROUP_SNAPSHOTS)
+RESOURCES = (BACKUPS, GROUP_TYPES, GROUPS, GROUP_SNAPSHOTS)

@@ -15,8 +15,9 @@
 adds to them (``os-vol-tenant-attr``, ``os-vol-host-attr``,
 ``os-vol-mig-status-attr``).
 
+``snapshot_id`` and ``source_volid`` name what a volume was made from.
 Fields of features cinder_ma does not have are there with Cinder's empty
-value (``snapshot_id``, ``source_volid``, ``consistencygroup_id``,
+value (``consistencygroup_id``,
 ``group_id``: null; ``replication_status``: "disabled"), so that clients
 parsing Cinder's shape work unchanged. ``bootable`` is the string "true"
 or "false", as in Cinder. The volume's ``error_reason`` (why its last
@@ -175,8 +176,8 @@ def _detail(opts, volume, extended=True):
         'name': volume.name,
         'description': volume.description,
         'volume_type': _volume_type(opts, volume),
-        'snapshot_id': None,
-        'source_volid': None,
+        'snapshot_id': volume.snapshot_id,
+        'source_volid': volume.source_volid,
         'metadata': _metadata(volume),
         'links': opts.links(volume.id),
         'user_id': volume.user_id,

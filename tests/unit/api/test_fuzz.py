@@ -41,6 +41,7 @@ from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
 from cinder_ma.db import messages as message_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma import message_field
 from cinder_ma.volume import qos_specs
 from cinder_ma.volume import transfers
@@ -221,6 +222,13 @@ class TestFuzz(base.APITestCase):
                 self.admin_context, base.PROJECT,
                 message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
                 resource_uuid=self.volume.id).id,
+            'snapshot_id': snapshot_db.snapshot_create(
+                self.admin_context, {
+                    'project_id': base.PROJECT, 'user_id': 'fake-user',
+                    'volume_id': self.volume.id,
+                    'volume_type_id': self.volume.volume_type_id,
+                    'volume_size': self.volume.size,
+                    'status': 'available'}, ('available',)).id,
         }
 
     def _path(self, template, made_up):

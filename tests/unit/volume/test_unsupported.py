@@ -27,8 +27,7 @@ class ListResourcesTestCase(base.TestCase):
 
     def test_cinders_list_policies(self):
         self.assertEqual(
-            {'snapshots': 'volume:get_all_snapshots',
-             'backups': 'backup:get_all',
+            {'backups': 'backup:get_all',
              'groups': 'group:get_all',
              'group_snapshots': 'group:get_all_group_snapshots'},
             unsupported.LIST_RULES)

@@ -19,7 +19,7 @@ a volume to the holder of its authorization key, of which only a salted
 hash is stored. Both are new: nothing to move.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-27
 """
 
@@ -27,7 +27,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = '0013'
-down_revision = '0011'
+down_revision = '0012'
 branch_labels = None
 depends_on = None
 

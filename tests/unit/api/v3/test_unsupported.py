@@ -23,8 +23,6 @@ from tests.unit.api import base
 #: (path, key of the list, not-found message, first version, list policy
 #: or None), for every resource.
 RESOURCES = (
-    ('snapshots', 'snapshots', 'Snapshot %s could not be found.', None,
-     True),
     ('backups', 'backups', 'Backup %s could not be found.', None, True),
     ('group_types', 'group_types', 'Group type %s could not be found.',
      '3.11', False),
@@ -33,7 +31,7 @@ RESOURCES = (
      'GroupSnapshot %s could not be found.', '3.14', True),
 )
 
-FEATURES = {'snapshots': 'volume snapshots', 'backups': 'volume backups',
+FEATURES = {'backups': 'volume backups',
             'group_types': 'group types',
             'groups': 'generic volume groups',
             'group_snapshots': 'group snapshots'}
@@ -59,8 +57,7 @@ class TestLists(base.APITestCase):
                 self.assertEqual({key: []}, response.json, listed)
 
     def test_count_from_3_45(self):
-        for path in ('snapshots', 'backups', 'snapshots/detail',
-                     'backups/detail'):
+        for path in ('backups', 'backups/detail'):
             key = path.split('/')[0]
             body = self.app.get(self.url(path + '?with_count=true'),
                                 headers=reader()).json
@@ -69,7 +66,7 @@ class TestLists(base.APITestCase):
                 self.url(path + '?with_count=true'),
                 headers=reader(mv.prior(mv.SUPPORT_COUNT_INFO))).json
             self.assertEqual({key: []}, body)
-        response = self.app.get(self.url('snapshots?with_count=maybe'),
+        response = self.app.get(self.url('backups?with_count=maybe'),
                                 headers=reader(), status=400)
         self.assertFault(response, 400, 'badRequest', 'not a boolean')
 
@@ -103,8 +100,8 @@ class TestLists(base.APITestCase):
             self.app.get(self.url(path), headers=reader(
                 project=base.OTHER_PROJECT), status=400)
         # Administrators list them too.
-        self.assertEqual({'snapshots': []}, self.app.get(
-            self.url('snapshots?all_tenants=1'), headers=base.headers(
+        self.assertEqual({'backups': []}, self.app.get(
+            self.url('backups?all_tenants=1'), headers=base.headers(
                 user='admin-user', version=mv.MAX_VERSION)).json)
 
 
