@@ -318,5 +318,5 @@ class HungExportTestCase(test_nbd.NBDTestBase):
 
     @staticmethod
     def _kill_stopped(export):
-        if nbd._runs_nbdkit_of(export.pid, export.psk_path):
+        if nbd._runs_nbdkit_of(export.pid, export.credentials):
             os.kill(export.pid, signal.SIGKILL)
