@@ -414,9 +414,7 @@ class NBDDriver(base.VolumeDriver):
                        'the driver checks with it that the exports it '
                        'finds running serve' % cfg_.nbdinfo_path)
         self._write_gnutls_config()
-        self._authority = nbd_x509.Authority(
-            cfg_.nbd_tls_dir, [cfg_.nbd_export_host, cfg_.nbd_listen_address,
-                               self._probe_address()])
+        self._authority = x509_authority(cfg_)
         self._authority.setup()
         self._restore_exports()
         self._start_supervisor()
@@ -491,12 +489,7 @@ class NBDDriver(base.VolumeDriver):
 
     def _probe_address(self):
         """Where the manager reaches its own exports."""
-        address = self.configuration.nbd_listen_address
-        if address in ('0.0.0.0', ''):
-            return '127.0.0.1'
-        if address == '::':
-            return '::1'
-        return address
+        return _probe_address(self.configuration)
 
     def serves(self, key, record):
         """Whether the export of ``key`` completes an NBD handshake (TCP,
@@ -980,6 +973,27 @@ class NBDDriver(base.VolumeDriver):
 
     def get_stats(self):
         return self._files.get_stats()
+
+
+def _probe_address(configuration):
+    """Where a storage host reaches its own exports."""
+    address = configuration.nbd_listen_address
+    if address in ('0.0.0.0', ''):
+        return '127.0.0.1'
+    if address == '::':
+        return '::1'
+    return address
+
+
+def x509_authority(configuration):
+    """The :class:`~cinder_ma.volume.drivers.nbd_x509.Authority` of the
+    backend of ``configuration`` (call its ``setup()`` before use): its
+    server certificate names every address clients and the manager's
+    checks connect to."""
+    return nbd_x509.Authority(
+        configuration.nbd_tls_dir,
+        [configuration.nbd_export_host, configuration.nbd_listen_address,
+         _probe_address(configuration)])
 
 
 def _tls_of(record):

@@ -46,11 +46,11 @@ import os
 import re
 
 from cryptography import exceptions as crypto_exceptions
-from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf import hkdf
 from cryptography.hazmat.primitives import serialization
+from cryptography import x509
 from cryptography.x509 import oid
 
 from cinder_ma import exception
@@ -137,14 +137,14 @@ def _signed_by(cert, issuer):
 
 def _still_valid(cert, margin_days=30):
     return cert.not_valid_after_utc - datetime.timedelta(
-        days=margin_days) > datetime.datetime.now(datetime.timezone.utc)
+        days=margin_days) > datetime.datetime.now(datetime.UTC)
 
 
 def _certificate(subject, public_key, issuer_cert, issuer_key, ca=False,
                  purpose=None, names=()):
     """A certificate of ``public_key`` for ``subject`` signed by
     ``issuer_key`` (self-signed when ``issuer_cert`` is None)."""
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     issuer = subject if issuer_cert is None else issuer_cert.subject
     builder = (x509.CertificateBuilder()
                .subject_name(subject)

@@ -18,6 +18,7 @@ import os
 import shutil
 import stat
 
+from cryptography import exceptions
 from cryptography import x509
 from cryptography.x509 import oid
 
@@ -124,7 +125,7 @@ class AuthorityTestCase(base.TestCase):
         [two] = _certs(os.path.join(self.authority.client_dir('compute-2'),
                                     nbd_x509.CLIENT_CERT))
         one.verify_directly_issued_by(trusted)
-        self.assertRaises(Exception, two.verify_directly_issued_by, trusted)
+        self.assertRaises(ValueError, two.verify_directly_issued_by, trusted)
         self.assertEqual(0o600, stat.S_IMODE(os.stat(
             os.path.join(export, nbd_x509.SERVER_KEY)).st_mode))
 
@@ -155,7 +156,8 @@ class AuthorityTestCase(base.TestCase):
         [trusted] = _certs(os.path.join(export, nbd_x509.CA_CERT))
         [cert] = _certs(os.path.join(self.authority.client_dir('compute-1'),
                                      nbd_x509.CLIENT_CERT))
-        self.assertRaises(Exception, cert.verify_directly_issued_by, trusted)
+        self.assertRaises(exceptions.InvalidSignature,
+                          cert.verify_directly_issued_by, trusted)
 
     def test_long_host_names_fit_a_common_name(self):
         host = 'c' * 100 + '.example'
