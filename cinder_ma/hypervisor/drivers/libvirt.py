@@ -25,6 +25,14 @@ After an online extend, :meth:`LibvirtDriver.resize_volume` tells the
 running domain the disk's new size (``virDomainBlockResize``).
 libvirt-python is imported lazily: the driver can be listed, and its
 options generated, on a host without libvirt.
+
+NBD volumes (``driver_volume_type`` 'nbd') are network disks QEMU
+connects to itself. libvirt's QEMU cannot present a TLS pre-shared key,
+so a host running this driver asks nbd backends for exports that take
+its X.509 certificate (:func:`cinder_ma.manager.connector.
+get_connector_properties`), and such connection info (``tls_x509``)
+becomes ``<source protocol='nbd' tls='yes'>``: QEMU presents the
+certificate of qemu.conf's ``nbd_tls_x509_cert_dir``.
 """
 
 import posixpath

@@ -21,6 +21,14 @@ manager, listening on ``nbd_listen_address`` at a port of
 (``--tls=require --tls-psk``): the export name is checked as well, but it
 is not what keeps other clients out.
 
+A host whose connector asks for X.509 (``nbd_tls: x509``: the managers
+running the libvirt hypervisor driver, whose QEMU cannot present a PSK)
+gets instead an export requiring the client certificate of that host
+(``--tls-certificates --tls-verify-peer``, the export trusting that
+host's authority alone; see :mod:`cinder_ma.volume.drivers.nbd_x509`),
+named ``volume-<id>.<random>`` so that a client of an earlier export of
+the host cannot open a later one on the same port.
+
 A connection is one attachment's (``per_attachment_connections``): the
 manager names the attachment, and the export, its port and its key are
 that attachment's alone, so that one attachment can be cut off without
@@ -68,6 +76,9 @@ pidfile, never by a program name.
               'volume_id': '<id>',
               'tls_psk_identity': '<identity>',
               'tls_psk_secret': '<hex key>'}}
+
+or, for an X.509 export, ``'tls_x509': True`` instead of the two PSK
+keys (the host presents its own certificate; nothing secret is sent).
 
 The PSK secret is a credential: it is never logged (the flows' logging
 listener masks ``connection_info``; this module logs only ids and ports).
