@@ -673,6 +673,16 @@ class DataPathBenchmarkTestCase(base.TestCase):
             'iscsi_one_session', 'iscsi_two_sessions'))
         self.assertIn('no CHAP', settings['iscsi'])
 
+    def test_x509_exports_and_extra_nbdkit_args(self):
+        """The exports of libvirt hosts (X.509), with nbdkit options the
+        driver does not set (levers measured in docs/admin/
+        nbd-driver.rst)."""
+        settings = self._run('--tls', 'x509', '--nbdkit-arg=--threads=4',
+                             '--plugin-arg', 'fadvise=sequential')
+        self.assertEqual('x509', settings['tls'])
+        self.assertEqual(['--threads=4'], settings['nbdkit_args'])
+        self.assertEqual(['fadvise=sequential'], settings['plugin_args'])
+
     def test_requests_in_flight(self):
         """Requests in groups (aio_read, aio_write, timed by wall clock),
         the raw path's own cache mode and glibc's default buffers."""
