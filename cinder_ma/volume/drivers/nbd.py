@@ -779,10 +779,9 @@ class NBDDriver(base.VolumeDriver):
             time.sleep(0.02)
 
     def _write_secret_files(self, key, record, identity, secret):
-        if _tls_of(record) == TLS_X509:
-            self._authority.export_dir(
-                self._export_path(key, TLS_DIR_SUFFIX), record['host'])
-        else:
+        # (An X.509 export's certificates directory is written when its
+        # nbdkit starts: _spawn.)
+        if _tls_of(record) != TLS_X509:
             psk = self._export_path(key, '.psk')
             fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, 'w') as f:

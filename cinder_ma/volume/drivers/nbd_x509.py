@@ -39,7 +39,9 @@ H's authority, ``client-cert.pem``, ``client-key.pem``) are kept in
 copies to H's ``nbd_tls_x509_cert_dir``.
 """
 
+import contextlib
 import datetime
+import fcntl
 import hashlib
 import ipaddress
 import os
@@ -205,6 +207,18 @@ class Authority:
     def _path(self, *parts):
         return os.path.join(self.directory, *parts)
 
+    @contextlib.contextmanager
+    def _locked(self):
+        """One process at a time makes credentials in the directory (the
+        manager's workers, ``cinder-ma-manage nbd credentials``): a key
+        and its certificate are two files."""
+        fd = os.open(self._path('.lock'), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
     def setup(self):
         """Make the directory, the root CA (unless there is one) and a
         server certificate for :attr:`server_names` (unless the one there
@@ -216,6 +230,10 @@ class Authority:
         except OSError as exc:
             raise _error('cannot create nbd_tls_dir %s: %s' % (
                 self.directory, exc.strerror))
+        with self._locked():
+            self._setup()
+
+    def _setup(self):
         cert_path, key_path = self._path(CA_CERT), self._path(CA_KEY)
         if os.path.exists(cert_path) != os.path.exists(key_path):
             raise _error('%s holds only one of %s and %s' % (
@@ -298,6 +316,10 @@ class Authority:
         :returns: the host authority's certificate (PEM).
         """
         directory = self.host_dir(host)
+        with self._locked():
+            return self._ensure_host(host, directory)
+
+    def _ensure_host(self, host, directory):
         client = self.client_dir(host)
         os.makedirs(client, mode=0o700, exist_ok=True)
         key = self._host_key(host)
@@ -343,10 +365,13 @@ class Authority:
         of ``host`` into the directory ``path`` (nbdkit's
         ``--tls-certificates``): the server certificate and key, and as
         ``ca-cert.pem`` the authority of ``host`` alone."""
-        authority = self.ensure_host(host)
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        with open(self._path(SERVER_CERT), 'rb') as f:
-            _write(os.path.join(path, SERVER_CERT), f.read())
-        with open(self._path(SERVER_KEY), 'rb') as f:
-            _write(os.path.join(path, SERVER_KEY), f.read(), private=True)
-        _write(os.path.join(path, CA_CERT), authority)
+        directory = self.host_dir(host)
+        with self._locked():
+            authority = self._ensure_host(host, directory)
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            with open(self._path(SERVER_CERT), 'rb') as f:
+                _write(os.path.join(path, SERVER_CERT), f.read())
+            with open(self._path(SERVER_KEY), 'rb') as f:
+                _write(os.path.join(path, SERVER_KEY), f.read(),
+                       private=True)
+            _write(os.path.join(path, CA_CERT), authority)
