@@ -866,7 +866,13 @@ class NBDDriver(base.VolumeDriver):
         ``attachment_id`` in ``attach_mode`` (a new one, with a new key,
         ending the attachment's earlier export); without an attachment id,
         start (or reuse) the export of the host of ``connector`` in that
-        mode."""
+        mode.
+
+        The export requires the TLS credentials the connector asks for
+        (``nbd_tls``): 'psk' (the default), a key of the export's own,
+        sent in the connection info; or 'x509', the client certificate of
+        the connector's host (made by this backend's CA, see
+        :mod:`~cinder_ma.volume.drivers.nbd_x509`)."""
         self.validate_attach_mode(attach_mode)
         host = connector.get('host')
         if not host:
@@ -897,7 +903,10 @@ class NBDDriver(base.VolumeDriver):
                 # The host now asks for other credentials (its hypervisor
                 # driver changed): its export of the volume is made again.
                 self._stop_export(key)
-            if record is not None:
+                LOG.info('Stopped the NBD export of volume %s for host %s '
+                         '(TLS %s): the host asks for TLS %s', volume.id,
+                         host, _tls_of(record), tls)
+            elif record is not None:
                 # The attachment connects again (reconnected after being
                 # fenced, or promoted): its earlier access ends first.
                 self._stop_export(key)

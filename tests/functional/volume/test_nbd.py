@@ -597,6 +597,22 @@ class X509ExportsTestCase(NBDTestBase):
         self.assertIOAs('compute-1', info, 'write -P 0x44 0 4k',
                         'read -P 0x44 0 4k')
 
+    def test_a_hosts_export_follows_the_credentials_it_asks_for(self):
+        # Without an attachment id (a manager older than RPC API 1.5):
+        # the host's export, made again when the host switches from
+        # X.509 to PSK (its hypervisor driver changed).
+        x509 = self.driver.initialize_connection(
+            self.volume, {'host': 'compute-1', 'nbd_tls': 'x509'}, 'rw')
+        self.assertEqual(x509, self.driver.initialize_connection(
+            self.volume, {'host': 'compute-1', 'nbd_tls': 'x509'}, 'rw'))
+        self.assertIOAs('compute-1', x509, 'write -P 0x46 0 4k')
+        psk = self.driver.initialize_connection(
+            self.volume, {'host': 'compute-1'}, 'rw')
+        self.assertNotIn('tls_x509', psk['data'])
+        self.assertIO(psk, 'read -P 0x46 0 4k')
+        self.assertRefused('compute-1', x509)
+        self.assertEqual(1, len(self.driver.exports))
+
     def test_psk_and_x509_attachments_side_by_side(self):
         psk = self.driver.initialize_connection(
             self.volume, {'host': 'compute-9'}, 'rw', attachment_id='att-p')
