@@ -613,6 +613,20 @@ class X509ExportsTestCase(NBDTestBase):
         self.assertRefused('compute-1', x509)
         self.assertEqual(1, len(self.driver.exports))
 
+    def test_read_only_x509_export(self):
+        # As a PSK export: the open for writing is refused at once
+        # (docs/admin/nbd-driver.rst, "Read-only exports").
+        rw = self.attach('att-1')
+        self.assertIOAs('compute-1', rw, 'write -P 0x47 0 4k')
+        ro = self.attach('att-2', mode='ro')
+        code, out = self.qemu_io_as('compute-1', ro, 'read -P 0x47 0 4k',
+                                    read_only=True)
+        self.assertEqual(0, code, out)
+        self.assertNotIn('failed', out)
+        code, out = self.qemu_io_as('compute-1', ro, 'write 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.assertIn('Permission denied', out)
+
     def test_psk_and_x509_attachments_side_by_side(self):
         psk = self.driver.initialize_connection(
             self.volume, {'host': 'compute-9'}, 'rw', attachment_id='att-p')
