@@ -46,6 +46,7 @@ import hashlib
 import ipaddress
 import os
 import re
+import secrets
 
 from cryptography import exceptions as crypto_exceptions
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -240,8 +241,11 @@ class Authority:
                 self.directory, CA_CERT, CA_KEY))
         if not os.path.exists(cert_path):
             key = ec.generate_private_key(_CURVE)
-            cert = _certificate(_name('root CA', 'root CA'),
-                                key.public_key(), None, key, ca=True)
+            # A name of its own: roots made by different backends are
+            # told apart by name, not only by key.
+            cert = _certificate(
+                _name('root CA %s' % secrets.token_hex(8), 'root CA'),
+                key.public_key(), None, key, ca=True)
             _write(key_path, _key_pem(key), private=True)
             _write(cert_path, _pem(cert))
         try:
@@ -251,10 +255,6 @@ class Authority:
             raise _error('cannot read the root CA of %s: %s' % (
                 self.directory, exc))
         self._ensure_server()
-
-    @property
-    def root_cert_pem(self):
-        return _pem(self._root_cert)
 
     def _ensure_server(self):
         cert_path, key_path = self._path(SERVER_CERT), self._path(SERVER_KEY)
