@@ -119,8 +119,19 @@ _TIMING_RE = re.compile(r'^\S+ \S+, (\d+) ops; .* and ([0-9.]+) ops/sec\)',
                         re.M)
 
 
-def nbd_args(info, directory, priority):
+def nbd_args(info, directory, priority, cert_dir=None):
+    """qemu-io arguments of an NBD client of the export of ``info``: with
+    its TLS-PSK key (written in ``directory``), or, for an X.509 export,
+    the host's credentials in ``cert_dir`` (as libvirt's QEMU)."""
     data = info['data']
+    if data.get('tls_x509'):
+        return ['--object',
+                'tls-creds-x509,id=tls0,endpoint=client,dir=%s,'
+                'verify-peer=on,priority=%s' % (cert_dir, priority),
+                '--image-opts',
+                'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
+                'file.export=%s,file.tls-creds=tls0' % (
+                    data['host'], data['port'], data['export'])]
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, 'keys.psk')
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -386,6 +397,17 @@ def summarize(per_round):
     return results
 
 
+def _with_extra_args(command, server_args, plugin_args):
+    """The driver's nbdkit command line with extra server options (before
+    the plugin's name) and extra file plugin parameters."""
+    def extended(key, record, path):
+        cmd = command(key, record, path)
+        plugin = cmd.index('file')
+        return cmd[:plugin] + list(server_args) + cmd[plugin:] + list(
+            plugin_args)
+    return extended
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--size-mib', type=int, default=512)
@@ -438,6 +460,22 @@ def main(argv=None):
                         help='first of the 10 TCP ports the exports may '
                              'use (with --iscsi, the next one is tgt\'s '
                              'portal)')
+    parser.add_argument('--tls', default='psk', choices=('psk', 'x509'),
+                        help='the exports\' credentials: psk (a key per '
+                             'attachment, as for external consumers) or '
+                             'x509 (the certificate of the attachment\'s '
+                             'host, as for libvirt hosts)')
+    parser.add_argument('--nbdkit-arg', action='append', default=[],
+                        metavar='ARG',
+                        help='an extra nbdkit server option of every '
+                             'export (e.g. --nbdkit-arg=--threads=4), '
+                             'repeatable: to '
+                             'measure what the driver does not set')
+    parser.add_argument('--plugin-arg', action='append', default=[],
+                        metavar='KEY=VALUE',
+                        help='an extra parameter of the file plugin of '
+                             'every export (e.g. cache=none, '
+                             'fadvise=sequential), repeatable')
     parser.add_argument('--iscsi', action='store_true',
                         help='also measure the same file through tgt\'s '
                              'iSCSI target (Debian tgt, run as root) read '
@@ -465,6 +503,9 @@ def main(argv=None):
                               [c for c in args.disabled_ciphers.split(',')
                                if c], group='nbd')
         driver = nbd.NBDDriver(configuration=config, host='bench@nbd')
+        if args.nbdkit_arg or args.plugin_arg:
+            driver._command = _with_extra_args(
+                driver._command, args.nbdkit_arg, args.plugin_arg)
         driver.do_setup()
         volume = driver_base.VolumeRef.for_volume(
             '00000000-0000-4000-8000-00000000be4c',
@@ -475,13 +516,14 @@ def main(argv=None):
         attachments = ('bench-a', 'bench-b')
         target = None
         try:
-            infos = [driver.initialize_connection(volume, {'host': a}, 'rw',
-                                                  attachment_id=a)
-                     for a in attachments]
+            infos = [driver.initialize_connection(
+                volume, {'host': a, 'nbd_tls': args.tls}, 'rw',
+                attachment_id=a) for a in attachments]
             servers = [driver.exports[driver._attachment_key(volume.id, a)]
                        .pid for a in attachments]
             clients = [['-t', args.cache] + nbd_args(
-                info, os.path.join(state, a), args.tls_priority)
+                info, os.path.join(state, a), args.tls_priority,
+                cert_dir=driver._authority.client_dir(a))
                 for a, info in zip(attachments, infos)]
             paths = {'raw_file': [['-t', raw_cache, '-f', 'raw', path]],
                      'nbd_one_export': clients[:1],
@@ -515,6 +557,8 @@ def main(argv=None):
         'queue_depth': args.queue_depth,
         'client_buffers': args.client_buffers,
         'client': 'qemu-io', 'client_tls_priority': args.tls_priority,
+        'tls': args.tls, 'nbdkit_args': args.nbdkit_arg,
+        'plugin_args': args.plugin_arg,
         'nbd_tls_disabled_ciphers': list(ciphers),
         'cache': args.cache, 'raw_cache': raw_cache,
         'page_cache': 'raw: qemu-io -t %s; nbd: qemu-io -t %s, nbdkit '

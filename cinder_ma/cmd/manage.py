@@ -22,6 +22,7 @@
     cinder-ma-manage attachment audit
     cinder-ma-manage attachment detach ATTACHMENT_ID
     cinder-ma-manage message purge
+    cinder-ma-manage nbd credentials BACKEND HOST DIRECTORY
 
 Exit status 0 on success, 1 when the command failed (with a message on
 standard error), 2 for a command line that cannot be parsed; ``volume
@@ -377,12 +378,62 @@ class MessageCommands:
         print('Purged %d expired user messages' % count)
 
 
+class NbdCommands:
+    """The X.509 credentials of compute hosts for nbd backends' exports."""
+
+    @args('backend', metavar='BACKEND',
+          help='an nbd backend of this storage host (a section named in '
+               'enabled_backends)')
+    @args('compute_host', metavar='HOST',
+          help='the compute host, named as its manager names itself '
+               '([DEFAULT] host)')
+    @args('directory', metavar='DIRECTORY',
+          help='where to write ca-cert.pem, client-cert.pem and '
+               'client-key.pem (made, mode 0700)')
+    def credentials(self, backend, compute_host, directory):
+        """Write a compute host's X.509 client credentials for the exports
+        of an nbd backend (issued by the backend's CA when the host has
+        none yet): the files its libvirt's nbd_tls_x509_cert_dir must
+        hold.
+        """
+        import shutil
+
+        from cinder_ma.conf import backend as backend_conf
+        from cinder_ma.volume.drivers import nbd
+        from cinder_ma.volume.drivers import nbd_x509
+
+        if backend not in CONF.enabled_backends:
+            raise ValueError('%s is not in enabled_backends (%s)' % (
+                backend, ', '.join(CONF.enabled_backends) or 'empty'))
+        config = backend_conf.BackendConfig(CONF, backend,
+                                            nbd.NBDDriver.get_driver_options())
+        if config.volume_driver != 'nbd':
+            raise ValueError('backend %s runs the %s driver, not nbd' % (
+                backend, config.volume_driver))
+        authority = nbd.x509_authority(config)
+        authority.setup()
+        host = compute_host
+        authority.ensure_host(host)
+        source = authority.client_dir(host)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        for name in (nbd_x509.CA_CERT, nbd_x509.CLIENT_CERT,
+                     nbd_x509.CLIENT_KEY):
+            target = os.path.join(directory, name)
+            shutil.copyfile(os.path.join(source, name), target)
+            os.chmod(target, 0o600 if name == nbd_x509.CLIENT_KEY else 0o644)
+        print('Wrote the credentials of host %s for backend %s to %s: '
+              'copy them to the nbd_tls_x509_cert_dir of its libvirt '
+              '(qemu.conf), readable by the user QEMU runs as.' % (
+                  host, backend, directory))
+
+
 CATEGORIES = {
     'db': (DbCommands, ('sync', 'version', 'purge')),
     'service': (ServiceCommands, ('list',)),
     'volume': (VolumeCommands, ('check',)),
     'attachment': (AttachmentCommands, ('audit', 'detach')),
     'message': (MessageCommands, ('purge',)),
+    'nbd': (NbdCommands, ('credentials',)),
 }
 
 

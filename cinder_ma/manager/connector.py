@@ -70,20 +70,31 @@ def _read_initiator(path=None):
     return None
 
 
+#: The hypervisor drivers whose NBD client presents the host's X.509
+#: certificate, not a TLS pre-shared key (libvirt's QEMU takes its NBD
+#: TLS credentials from qemu.conf's ``nbd_tls_x509_cert_dir``): their
+#: hosts ask nbd backends for X.509 exports (``nbd_tls``).
+X509_NBD_HYPERVISOR_DRIVERS = ('libvirt',)
+
+
 def get_connector_properties(host=None, conf=None):
     """What a backend needs to know about this host to connect it.
 
     :param host: the host name; ``[DEFAULT] host`` when None.
     :returns: ``{'host', 'initiator', 'platform', 'os_type',
         'multipath'}`` (``initiator`` is None on a host without an iSCSI
-        initiator name).
+        initiator name), and ``'nbd_tls': 'x509'`` on a host whose
+        hypervisor driver is one of :data:`X509_NBD_HYPERVISOR_DRIVERS`.
     """
     conf = conf or CONF
-    return {'host': host or conf.host,
-            'initiator': _read_initiator(),
-            'platform': platform.machine(),
-            'os_type': sys.platform,
-            'multipath': False}
+    props = {'host': host or conf.host,
+             'initiator': _read_initiator(),
+             'platform': platform.machine(),
+             'os_type': sys.platform,
+             'multipath': False}
+    if conf.hypervisor.driver in X509_NBD_HYPERVISOR_DRIVERS:
+        props['nbd_tls'] = 'x509'
+    return props
 
 
 def with_device(connection_info, device_info):

@@ -25,6 +25,14 @@ After an online extend, :meth:`LibvirtDriver.resize_volume` tells the
 running domain the disk's new size (``virDomainBlockResize``).
 libvirt-python is imported lazily: the driver can be listed, and its
 options generated, on a host without libvirt.
+
+NBD volumes (``driver_volume_type`` 'nbd') are network disks QEMU
+connects to itself. libvirt's QEMU cannot present a TLS pre-shared key,
+so a host running this driver asks nbd backends for exports that take
+its X.509 certificate (:func:`cinder_ma.manager.connector.
+get_connector_properties`), and such connection info (``tls_x509``)
+becomes ``<source protocol='nbd' tls='yes'>``: QEMU presents the
+certificate of qemu.conf's ``nbd_tls_x509_cert_dir``.
 """
 
 import posixpath
@@ -162,8 +170,10 @@ def disk_xml(connection_info, target_dev, attachment_id, mode='rw',
         ``data['device_path']``) or a block type (:data:`BLOCK_VOLUME_TYPES`,
         ``data['device_path']``) or a network type
         (:data:`NETWORK_VOLUME_TYPES`: 'nbd' with ``host``, ``port`` and
-        ``export``; libvirt's NBD client knows no TLS-PSK, so connection
-        info carrying PSK credentials is refused).
+        ``export``, and ``tls_x509`` for an export requiring the host's
+        X.509 certificate, ``<source tls='yes'>``; libvirt's NBD client
+        knows no TLS-PSK, so connection info carrying only PSK
+        credentials is refused).
     :param target_dev: the guest device name ('vdb').
     :param attachment_id: names the disk (alias ``ua-<attachment_id>``).
     :param mode: 'rw', or 'ro' for a ``<readonly/>`` disk.
@@ -215,14 +225,22 @@ def _network_disk(volume_type, data):
         raise _driver_error(
             'connection info of driver_volume_type %s has no %s' % (
                 volume_type, ', '.join(missing)))
-    if data.get('tls_psk_identity') or data.get('tls_psk_secret'):
+    tls = data.get('tls_x509') is True
+    if not tls and (data.get('tls_psk_identity') or
+                    data.get('tls_psk_secret')):
         raise _driver_error(
             'the %s export requires TLS-PSK credentials, which libvirt '
-            'cannot present (its NBD TLS uses X.509 certificates)' % (
+            'cannot present (its NBD TLS uses X.509 certificates: the '
+            'connector of a host running this driver asks for them)' % (
                 volume_type,))
     disk = ElementTree.Element('disk', type='network', device='disk')
     source = ElementTree.SubElement(disk, 'source', protocol=volume_type,
                                     name=str(data['export']))
+    if tls:
+        # QEMU presents the host's client certificate from qemu.conf's
+        # nbd_tls_x509_cert_dir (default_tls_x509_cert_dir when unset)
+        # and checks the server's against its ca-cert.pem.
+        source.set('tls', 'yes')
     ElementTree.SubElement(source, 'host', name=str(data['host']),
                            port=str(int(data['port'])))
     return disk

@@ -21,6 +21,14 @@ manager, listening on ``nbd_listen_address`` at a port of
 (``--tls=require --tls-psk``): the export name is checked as well, but it
 is not what keeps other clients out.
 
+A host whose connector asks for X.509 (``nbd_tls: x509``: the managers
+running the libvirt hypervisor driver, whose QEMU cannot present a PSK)
+gets instead an export requiring the client certificate of that host
+(``--tls-certificates --tls-verify-peer``, the export trusting that
+host's authority alone; see :mod:`cinder_ma.volume.drivers.nbd_x509`),
+named ``volume-<id>.<random>`` so that a client of an earlier export of
+the host cannot open a later one on the same port.
+
 A connection is one attachment's (``per_attachment_connections``): the
 manager names the attachment, and the export, its port and its key are
 that attachment's alone, so that one attachment can be cut off without
@@ -69,6 +77,9 @@ pidfile, never by a program name.
               'tls_psk_identity': '<identity>',
               'tls_psk_secret': '<hex key>'}}
 
+or, for an X.509 export, ``'tls_x509': True`` instead of the two PSK
+keys (the host presents its own certificate; nothing secret is sent).
+
 The PSK secret is a credential: it is never logged (the flows' logging
 listener masks ``connection_info``; this module logs only ids and ports).
 """
@@ -95,6 +106,7 @@ from oslo_log import log as logging
 from cinder_ma import exception
 from cinder_ma.volume.drivers import base
 from cinder_ma.volume.drivers import file as file_driver
+from cinder_ma.volume.drivers import nbd_x509
 
 LOG = logging.getLogger(__name__)
 
@@ -149,6 +161,22 @@ nbd_opts = [
                      'instead of the host\'s system-wide one. An empty '
                      'list leaves nbdkit with the host\'s GnuTLS '
                      'configuration.'),
+    cfg.StrOpt('nbd_tls_dir',
+               default='$state_path/nbd-tls',
+               help='Directory of the X.509 credentials of the exports '
+                    'made for hosts that ask for them (connector '
+                    '"nbd_tls": "x509", which cinder_ma managers running '
+                    'the libvirt hypervisor driver send: libvirt\'s QEMU '
+                    'cannot present a TLS pre-shared key). It holds the '
+                    'backend\'s root CA (ca-cert.pem and ca-key.pem, '
+                    'made when missing; put the same pair on every '
+                    'storage host whose exports one compute host uses), '
+                    'the exports\' server certificate, and per compute '
+                    'host an authority derived from the root CA and '
+                    'that host\'s client credentials, in '
+                    'hosts/<host>/client: the files the host\'s '
+                    'nbd_tls_x509_cert_dir (libvirt\'s qemu.conf) must '
+                    'hold. Readable by the manager\'s user only.'),
     cfg.IntOpt('nbd_start_timeout',
                default=10, min=1, max=300,
                help='Seconds an nbdkit process may take to start '
@@ -198,6 +226,14 @@ STOP_GRACE = 1.0
 #: The longest path of a Unix socket (sockaddr_un's sun_path, less its
 #: NUL).
 MAX_SOCKET_PATH = 107
+#: The TLS credentials of an export: a pre-shared key of its own, or
+#: X.509 certificates (the host's, for QEMU clients started by libvirt).
+TLS_PSK = 'psk'
+TLS_X509 = 'x509'
+#: The connector key with which a host asks for X.509 exports.
+CONNECTOR_TLS_KEY = 'nbd_tls'
+#: Suffix of an X.509 export's certificates directory.
+TLS_DIR_SUFFIX = '.tls'
 
 # What an attachment id may be to name an export's files.
 _ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$')
@@ -226,34 +262,45 @@ def _alive(pid):
     return state != 'Z'
 
 
-def _runs_nbdkit_of(pid, psk_path):
-    """Whether process ``pid`` is a live nbdkit reading the key file
-    ``psk_path`` (pids are reused: the command line tells)."""
+def _credentials_option(path):
+    """The nbdkit option naming an export's own credentials: its PSK
+    file, or (X.509) its certificates directory."""
+    if path.endswith(TLS_DIR_SUFFIX):
+        return '--tls-certificates=%s' % path
+    return '--tls-psk=%s' % path
+
+
+def _runs_nbdkit_of(pid, credentials):
+    """Whether process ``pid`` is a live nbdkit reading the export
+    credentials ``credentials`` (the key file, or the certificates
+    directory, of one export: pids are reused, the command line
+    tells)."""
     try:
         with open('/proc/%d/cmdline' % pid, 'rb') as f:
             cmdline = f.read()
     except OSError:
         return False
-    return (b'--tls-psk=' + os.fsencode(psk_path) in cmdline.split(b'\0')
-            and _alive(pid))
+    return (os.fsencode(_credentials_option(credentials)) in
+            cmdline.split(b'\0') and _alive(pid))
 
 
 class Export:
     """One export: one nbdkit daemon (process ``pid``) serving one
-    connection with the key file ``psk_path``."""
+    connection with the credentials ``credentials`` (its PSK file, or
+    its X.509 certificates directory)."""
 
-    def __init__(self, key, record, pid, psk_path):
+    def __init__(self, key, record, pid, credentials):
         self.key = key
         self.record = record
         self.pid = pid
-        self.psk_path = psk_path
+        self.credentials = credentials
 
     @property
     def port(self):
         return self.record['port']
 
     def alive(self):
-        return _runs_nbdkit_of(self.pid, self.psk_path)
+        return _runs_nbdkit_of(self.pid, self.credentials)
 
 
 class NBDDriver(base.VolumeDriver):
@@ -336,7 +383,14 @@ class NBDDriver(base.VolumeDriver):
         return export
 
     def _export(self, key, record, pid):
-        return Export(key, record, pid, self._export_path(key, '.psk'))
+        return Export(key, record, pid, self._credentials_path(key, record))
+
+    def _credentials_path(self, key, record):
+        """The export's PSK file, or (X.509) its certificates
+        directory."""
+        if _tls_of(record) == TLS_X509:
+            return self._export_path(key, TLS_DIR_SUFFIX)
+        return self._export_path(key, '.psk')
 
     # Paths
 
@@ -393,6 +447,8 @@ class NBDDriver(base.VolumeDriver):
                        'the driver checks with it that the exports it '
                        'finds running serve' % cfg_.nbdinfo_path)
         self._write_gnutls_config()
+        self._authority = x509_authority(cfg_)
+        self._authority.setup()
         self._restore_exports()
         self._start_supervisor()
 
@@ -466,25 +522,29 @@ class NBDDriver(base.VolumeDriver):
 
     def _probe_address(self):
         """Where the manager reaches its own exports."""
-        address = self.configuration.nbd_listen_address
-        if address in ('0.0.0.0', ''):
-            return '127.0.0.1'
-        if address == '::':
-            return '::1'
-        return address
+        return _probe_address(self.configuration)
 
     def serves(self, key, record):
         """Whether the export of ``key`` completes an NBD handshake (TCP,
-        TLS with the export's own key, the export's name) within
-        ``nbd_probe_timeout`` seconds."""
-        identity, _secret = self._read_psk(key)
+        TLS with the export's own key, or the certificate of the host it
+        is for, the export's name) within ``nbd_probe_timeout``
+        seconds."""
         host = self._probe_address()
         if ':' in host:
             host = '[%s]' % host
-        uri = 'nbds://%s@%s:%d/%s?tls-psk-file=%s' % (
-            urllib.parse.quote(identity, safe=''), host, record['port'],
-            urllib.parse.quote(record['export'], safe=''),
-            urllib.parse.quote(self._export_path(key, '.psk'), safe='/'))
+        if _tls_of(record) == TLS_X509:
+            uri = 'nbds://%s:%d/%s?tls-certificates=%s' % (
+                host, record['port'],
+                urllib.parse.quote(record['export'], safe=''),
+                urllib.parse.quote(
+                    self._authority.client_dir(record['host']), safe='/'))
+        else:
+            identity, _secret = self._read_psk(key)
+            uri = 'nbds://%s@%s:%d/%s?tls-psk-file=%s' % (
+                urllib.parse.quote(identity, safe=''), host, record['port'],
+                urllib.parse.quote(record['export'], safe=''),
+                urllib.parse.quote(self._export_path(key, '.psk'),
+                                   safe='/'))
         try:
             result = subprocess.run(
                 [self.configuration.nbdinfo_path, '--size', uri],
@@ -516,9 +576,15 @@ class NBDDriver(base.VolumeDriver):
                 pid = int(f.read().strip())
         except (OSError, ValueError):
             return None
-        # Only an nbdkit of this export: pids are reused.
-        return pid if _runs_nbdkit_of(
-            pid, self._export_path(key, '.psk')) else None
+        # Only an nbdkit of this export (its own key file or
+        # certificates directory on its command line): pids are reused.
+        try:
+            with open(self._export_path(key, '.json')) as f:
+                paths = [self._credentials_path(key, json.load(f))]
+        except (OSError, ValueError):
+            paths = [self._export_path(key, '.psk'),
+                     self._export_path(key, TLS_DIR_SUFFIX)]
+        return pid if any(_runs_nbdkit_of(pid, p) for p in paths) else None
 
     def _start_supervisor(self):
         if self._supervisor is not None:
@@ -629,8 +695,12 @@ class NBDDriver(base.VolumeDriver):
                '--ipaddr', self.configuration.nbd_listen_address,
                '--port', str(record['port']),
                '--tls=require',
-               '--tls-psk=%s' % self._export_path(key, '.psk'),
-               '--filter=exportname']
+               _credentials_option(self._credentials_path(key, record))]
+        if _tls_of(record) == TLS_X509:
+            # Only a certificate signed by the authority of the host the
+            # export is for (its ca-cert.pem) completes the handshake.
+            cmd.append('--tls-verify-peer')
+        cmd.append('--filter=exportname')
         control = self._control_path(key)
         if control is not None:
             # Paused while a snapshot copies the volume (see
@@ -659,6 +729,11 @@ class NBDDriver(base.VolumeDriver):
         if not os.path.isfile(path):
             raise exception.DriverError(
                 reason='volume file %s does not exist' % path)
+        if _tls_of(record) == TLS_X509:
+            # (Again, after a restart: the server certificate may have
+            # been renewed meanwhile.)
+            self._authority.export_dir(
+                self._export_path(key, TLS_DIR_SUFFIX), record['host'])
         pidfile = self._export_path(key, '.pid')
         try:
             os.unlink(pidfile)
@@ -734,10 +809,13 @@ class NBDDriver(base.VolumeDriver):
             time.sleep(0.02)
 
     def _write_secret_files(self, key, record, identity, secret):
-        psk = self._export_path(key, '.psk')
-        fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, 'w') as f:
-            f.write('%s:%s\n' % (identity, secret))
+        # (An X.509 export's certificates directory is written when its
+        # nbdkit starts: _spawn.)
+        if _tls_of(record) != TLS_X509:
+            psk = self._export_path(key, '.psk')
+            fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, 'w') as f:
+                f.write('%s:%s\n' % (identity, secret))
         tmp = self._export_path(key, '.json.tmp')
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, 'w') as f:
@@ -750,6 +828,8 @@ class NBDDriver(base.VolumeDriver):
                 os.unlink(self._export_path(key, suffix))
             except FileNotFoundError:
                 pass
+        shutil.rmtree(self._export_path(key, TLS_DIR_SUFFIX),
+                      ignore_errors=True)
         self._remove_control(key)
 
     def _remove_control(self, key):
@@ -777,22 +857,30 @@ class NBDDriver(base.VolumeDriver):
                                  self.configuration.nbd_port_max + 1)
                 if p not in used]
 
-    def _read_psk(self, key):
+    def _read_psk(self, key, record=None):
+        """(identity, secret) of a PSK export; (None, None) for an X.509
+        one."""
+        if record is not None and _tls_of(record) == TLS_X509:
+            return None, None
         with open(self._export_path(key, '.psk')) as f:
             identity, _, secret = f.read().strip().partition(':')
         return identity, secret
 
     def _connection_info(self, record, identity, secret):
         cfg_ = self.configuration
-        return {'driver_volume_type': PROTOCOL,
-                'data': {'host': cfg_.nbd_export_host or
-                         cfg_.nbd_listen_address,
-                         'port': record['port'],
-                         'export': record['export'],
-                         'access_mode': record['access_mode'],
-                         'volume_id': record['volume_id'],
-                         'tls_psk_identity': identity,
-                         'tls_psk_secret': secret}}
+        data = {'host': cfg_.nbd_export_host or cfg_.nbd_listen_address,
+                'port': record['port'],
+                'export': record['export'],
+                'access_mode': record['access_mode'],
+                'volume_id': record['volume_id']}
+        if _tls_of(record) == TLS_X509:
+            # The host presents its own certificate (nbd_tls_dir/hosts/
+            # <host>/client); nothing secret travels here.
+            data['tls_x509'] = True
+        else:
+            data['tls_psk_identity'] = identity
+            data['tls_psk_secret'] = secret
+        return {'driver_volume_type': PROTOCOL, 'data': data}
 
     # The driver interface
 
@@ -947,23 +1035,47 @@ class NBDDriver(base.VolumeDriver):
         ``attachment_id`` in ``attach_mode`` (a new one, with a new key,
         ending the attachment's earlier export); without an attachment id,
         start (or reuse) the export of the host of ``connector`` in that
-        mode."""
+        mode.
+
+        The export requires the TLS credentials the connector asks for
+        (``nbd_tls``): 'psk' (the default), a key of the export's own,
+        sent in the connection info; or 'x509', the client certificate of
+        the connector's host (made by this backend's CA, see
+        :mod:`~cinder_ma.volume.drivers.nbd_x509`)."""
         self.validate_attach_mode(attach_mode)
         host = connector.get('host')
         if not host:
             raise exception.DriverError(
                 reason='the connector names no host')
+        tls = connector.get(CONNECTOR_TLS_KEY) or TLS_PSK
+        if tls not in (TLS_PSK, TLS_X509):
+            raise exception.DriverError(
+                reason='the connector asks for %s %r; the nbd driver '
+                       'serves %s' % (CONNECTOR_TLS_KEY, tls,
+                                      ' or '.join((TLS_PSK, TLS_X509))))
+        if tls == TLS_X509:
+            # Refused here, before an export is made, when the host's
+            # name cannot name its credentials.
+            self._authority.host_dir(host)
         if attachment_id is not None:
             key = self._attachment_key(volume.id, attachment_id)
         else:
             key = self._key(volume.id, host, attach_mode)
         with self._locked():
             record = self._records().get(key)
-            if record is not None and attachment_id is None:
+            if (record is not None and attachment_id is None and
+                    _tls_of(record) == tls):
                 self._ensure(key, record)
-                identity, secret = self._read_psk(key)
+                identity, secret = self._read_psk(key, record)
                 return self._connection_info(record, identity, secret)
-            if record is not None:
+            if record is not None and attachment_id is None:
+                # The host now asks for other credentials (its hypervisor
+                # driver changed): its export of the volume is made again.
+                self._stop_export(key)
+                LOG.info('Stopped the NBD export of volume %s for host %s '
+                         '(TLS %s): the host asks for TLS %s', volume.id,
+                         host, _tls_of(record), tls)
+            elif record is not None:
                 # The attachment connects again (reconnected after being
                 # fenced, or promoted): its earlier access ends first.
                 self._stop_export(key)
@@ -971,17 +1083,29 @@ class NBDDriver(base.VolumeDriver):
                          'of volume %s (port %d)', attachment_id, volume.id,
                          record['port'])
             return self._start_export(volume, key, host, attach_mode,
-                                      attachment_id)
+                                      attachment_id, tls)
 
-    def _start_export(self, volume, key, host, attach_mode, attachment_id):
-        identity = 'cinder-ma-%s' % secrets.token_hex(8)
-        secret = secrets.token_hex(32)
+    def _start_export(self, volume, key, host, attach_mode, attachment_id,
+                      tls=TLS_PSK):
+        if tls == TLS_X509:
+            identity = secret = None
+            # The host's certificate opens every export made for the
+            # host: a name of this export's own keeps a client of an
+            # earlier export of the host (one fenced, reconnecting on its
+            # own) out of whatever export now has its port.
+            export = '%s.%s' % (volume.name, secrets.token_hex(8))
+        else:
+            identity = 'cinder-ma-%s' % secrets.token_hex(8)
+            secret = secrets.token_hex(32)
+            export = volume.name
         last_error = None
         for port in self._free_ports():
             record = {'volume_id': volume.id,
                       'volume_name': volume.name,
                       'host': host, 'access_mode': attach_mode,
-                      'export': volume.name, 'port': port}
+                      'export': export, 'port': port}
+            if tls == TLS_X509:
+                record['tls'] = TLS_X509
             if attachment_id is not None:
                 record['attachment_id'] = attachment_id
             self._write_secret_files(key, record, identity, secret)
@@ -995,10 +1119,13 @@ class NBDDriver(base.VolumeDriver):
                 if not os.path.isfile(self._files.path_of(volume.name)):
                     raise
                 continue
-            LOG.info('Exported volume %s over NBD on port %d for %s (%s)',
+            LOG.info('Exported volume %s over NBD on port %d for %s (%s, '
+                     'TLS %s%s)',
                      volume.id, port,
                      'attachment %s' % attachment_id if attachment_id
-                     else 'host %s' % host, attach_mode)
+                     else 'host %s' % host, attach_mode,
+                     tls, ' certificate of host %s' % host
+                     if tls == TLS_X509 else '')
             return self._connection_info(record, identity, secret)
         raise exception.DriverError(
             reason='no free NBD port in %d-%d for volume %s%s' % (
@@ -1034,6 +1161,33 @@ class NBDDriver(base.VolumeDriver):
 
     def get_stats(self):
         return self._files.get_stats()
+
+
+def _probe_address(configuration):
+    """Where a storage host reaches its own exports."""
+    address = configuration.nbd_listen_address
+    if address in ('0.0.0.0', ''):
+        return '127.0.0.1'
+    if address == '::':
+        return '::1'
+    return address
+
+
+def x509_authority(configuration):
+    """The :class:`~cinder_ma.volume.drivers.nbd_x509.Authority` of the
+    backend of ``configuration`` (call its ``setup()`` before use): its
+    server certificate names every address clients and the manager's
+    checks connect to."""
+    return nbd_x509.Authority(
+        configuration.nbd_tls_dir,
+        [configuration.nbd_export_host, configuration.nbd_listen_address,
+         _probe_address(configuration)])
+
+
+def _tls_of(record):
+    """The TLS credentials an export record's export requires (records
+    of earlier releases: PSK)."""
+    return record.get('tls', TLS_PSK)
 
 
 class _FilesConfig:

@@ -280,6 +280,43 @@ class FencingDataPathTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertIO(nested(other['connection_info']),
                       'read -P 0x5a 0 4k', 'write -P 0x6b 4k 4k')
 
+    def test_fencing_revokes_a_hosts_certificate_at_once(self):
+        # A libvirt host's attachment (X.509): fenced through the API,
+        # its open connection drops and the host's certificate opens
+        # nothing of it any more, while the host's other attachment goes
+        # on.
+        volume = self.nbd_volume(one_writer=False)
+        connector = {'host': 'node-a', 'nbd_tls': 'x509'}
+        made = []
+        for _ in range(2):
+            attachment = self.app.post_json(
+                self.url('attachments'),
+                {'attachment': {'volume_uuid': volume.id,
+                                'instance_uuid': str(uuid.uuid4()),
+                                'connector': connector, 'mode': 'rw'}},
+                headers=service()).json['attachment']
+            made.append(attachment)
+        fenced, other = (nested(a['connection_info']) for a in made)
+        self.assertIs(True, fenced['data']['tls_x509'])
+        cert_dir = self.nbd._authority.client_dir('node-a')
+        client = OpenClient(['qemu-io'] + test_nbd.x509_client_args(
+            fenced, cert_dir))
+        self.addCleanup(client.close)
+        self.assertIn('wrote 4096/4096', client.run('write -P 0x5c 0 4k'))
+        self.act(made[0]['id'], FENCE)
+        self.assertIn('failed', client.run('read -P 0x5c 0 4k'))
+        for info, refused in ((fenced, True), (other, False)):
+            result = subprocess.run(
+                ['qemu-io'] + test_nbd.x509_client_args(info, cert_dir) +
+                ['-c', 'read -P 0x5c 0 4k'],
+                capture_output=True, text=True, timeout=60)
+            out = result.stdout + result.stderr
+            if refused:
+                self.assertNotEqual(0, result.returncode, out)
+            else:
+                self.assertEqual(0, result.returncode, out)
+                self.assertNotIn('failed', out)
+
     def test_reconnect_with_a_new_connector_after_fencing(self):
         volume = self.nbd_volume(one_writer=False)
         made = self.consumer_attach(volume, 'rw', 'node-a')

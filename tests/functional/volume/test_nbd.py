@@ -464,6 +464,177 @@ class PerAttachmentExportsTestCase(NBDTestBase):
             self.assertNotEqual(0, code, out)
 
 
+def x509_client_args(info, cert_dir):
+    """qemu-io arguments opening the export of ``info`` as QEMU started
+    by libvirt does for ``<source protocol='nbd' tls='yes'>``: the
+    credentials of the host's ``nbd_tls_x509_cert_dir`` (``cert_dir``),
+    the server's certificate checked against its ``ca-cert.pem``."""
+    data = info['data']
+    return ['--object',
+            'tls-creds-x509,id=tls0,endpoint=client,dir=%s,'
+            'verify-peer=on' % cert_dir,
+            '--image-opts',
+            'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
+            'file.export=%s,file.tls-creds=tls0' % (
+                data['host'], data['port'], data['export'])]
+
+
+class X509ExportsTestCase(NBDTestBase):
+    """Exports for hosts whose NBD client is QEMU started by libvirt:
+    the host's X.509 certificate opens its attachments' exports, and
+    only those."""
+
+    def attach(self, attachment_id, mode='rw', host='compute-1'):
+        return self.driver.initialize_connection(
+            self.volume, {'host': host, 'nbd_tls': 'x509'}, mode,
+            attachment_id=attachment_id)
+
+    def cert_dir(self, host):
+        """The host's client credentials, as the operator copies them to
+        its nbd_tls_x509_cert_dir."""
+        return self.driver._authority.client_dir(host)
+
+    def qemu_io_as(self, host, info, *commands, read_only=False):
+        argv = ['qemu-io'] + (['-r'] if read_only else []) + \
+            x509_client_args(info, self.cert_dir(host))
+        for command in commands:
+            argv += ['-c', command]
+        result = subprocess.run(argv, capture_output=True, text=True,
+                                timeout=60)
+        return result.returncode, result.stdout + result.stderr
+
+    def assertIOAs(self, host, info, *commands):
+        code, out = self.qemu_io_as(host, info, *commands)
+        self.assertEqual(0, code, out)
+        self.assertNotIn('failed', out)
+        return out
+
+    def assertRefused(self, host, info):
+        code, out = self.qemu_io_as(host, info, 'read 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.assertIn("can't open", out)
+
+    def test_connection_info_and_libvirt_disk(self):
+        from cinder_ma.hypervisor.drivers import libvirt as libvirt_driver
+        info = self.attach('att-1')
+        data = info['data']
+        self.assertIs(True, data['tls_x509'])
+        self.assertNotIn('tls_psk_secret', data)
+        # The export's name is its own, not the volume's.
+        self.assertTrue(data['export'].startswith(self.volume.name + '.'))
+        disk = libvirt_driver.disk_xml(info, 'vdb', 'att-1', shareable=True)
+        self.assertIn("tls=\"yes\"", disk)
+        self.assertIn('name="%s"' % data['export'], disk)
+        self.assertIn('port="%d"' % data['port'], disk)
+
+    def test_the_hosts_certificate_opens_its_attachment_only(self):
+        one = self.attach('att-1', host='compute-1')
+        two = self.attach('att-2', host='compute-2')
+        self.assertIOAs('compute-1', one, 'write -P 0x41 0 64k',
+                        'read -P 0x41 0 64k')
+        self.assertIOAs('compute-2', two, 'read -P 0x41 0 64k')
+        # Each host's certificate is refused by the other's export.
+        self.assertRefused('compute-2', one)
+        self.assertRefused('compute-1', two)
+        # Without a certificate, or with the PSK kind of client: refused.
+        psk_info = {'data': dict(one['data'], tls_psk_identity='x',
+                                 tls_psk_secret='00' * 32)}
+        code, out = self.qemu_io(psk_info, 'read 0 4k', name='psk')
+        self.assertNotEqual(0, code, out)
+        code, out = self.qemu_io_plain(one)
+        self.assertNotEqual(0, code, out)
+
+    def qemu_io_plain(self, info):
+        data = info['data']
+        result = subprocess.run(
+            ['qemu-io', '--image-opts',
+             'driver=raw,file.driver=nbd,file.host=%s,file.port=%d,'
+             'file.export=%s' % (data['host'], data['port'], data['export']),
+             '-c', 'read 0 4k'], capture_output=True, text=True, timeout=60)
+        return result.returncode, result.stdout + result.stderr
+
+    def test_fencing_refuses_the_certificate_at_once(self):
+        old = self.attach('att-1')
+        self.assertIOAs('compute-1', old, 'write -P 0x42 0 4k')
+        self.driver.terminate_connection(
+            self.volume, {'host': 'compute-1'}, attachment_id='att-1')
+        self.assertRefused('compute-1', old)
+        # Connected again (the attachment reconnects after the fence):
+        # the same port, a new export name; the host's certificate opens
+        # the new export, not under the old name, which the fenced
+        # client still holds.
+        new = self.attach('att-1')
+        self.assertEqual(old['data']['port'], new['data']['port'])
+        self.assertNotEqual(old['data']['export'], new['data']['export'])
+        self.assertRefused('compute-1', old)
+        self.assertIOAs('compute-1', new, 'read -P 0x42 0 4k')
+
+    def test_a_promoted_standby_on_another_host(self):
+        # The writer on compute-1 is fenced, the standby on compute-2
+        # promoted: compute-1's certificate opens nothing any more.
+        writer = self.attach('att-1', host='compute-1')
+        standby = self.attach('att-2', mode='ro', host='compute-2')
+        self.driver.terminate_connection(
+            self.volume, {'host': 'compute-1'}, attachment_id='att-1')
+        promoted = self.attach('att-2', mode='rw', host='compute-2')
+        self.assertIOAs('compute-2', promoted, 'write -P 0x43 0 4k')
+        for info in (writer, standby, promoted):
+            self.assertRefused('compute-1', info)
+
+    def test_restart_adopts_and_brings_back_x509_exports(self):
+        info = self.attach('att-1')
+        [export] = self.driver.exports.values()
+        self.driver.stop_supervisor()
+        # Adopted: the probe completes a handshake with the host's
+        # certificate.
+        self.driver = self._driver()
+        self.assertEqual(export.pid, self.driver.exports[export.key].pid)
+        self.driver.stop_supervisor()
+        kill(export.pid)
+        self.driver = self._driver()
+        self.assertNotEqual(export.pid,
+                            self.driver.exports[export.key].pid)
+        self.assertIOAs('compute-1', info, 'write -P 0x44 0 4k',
+                        'read -P 0x44 0 4k')
+
+    def test_a_hosts_export_follows_the_credentials_it_asks_for(self):
+        # Without an attachment id (a manager older than RPC API 1.5):
+        # the host's export, made again when the host switches from
+        # X.509 to PSK (its hypervisor driver changed).
+        x509 = self.driver.initialize_connection(
+            self.volume, {'host': 'compute-1', 'nbd_tls': 'x509'}, 'rw')
+        self.assertEqual(x509, self.driver.initialize_connection(
+            self.volume, {'host': 'compute-1', 'nbd_tls': 'x509'}, 'rw'))
+        self.assertIOAs('compute-1', x509, 'write -P 0x46 0 4k')
+        psk = self.driver.initialize_connection(
+            self.volume, {'host': 'compute-1'}, 'rw')
+        self.assertNotIn('tls_x509', psk['data'])
+        self.assertIO(psk, 'read -P 0x46 0 4k')
+        self.assertRefused('compute-1', x509)
+        self.assertEqual(1, len(self.driver.exports))
+
+    def test_read_only_x509_export(self):
+        # As a PSK export: the open for writing is refused at once
+        # (docs/admin/nbd-driver.rst, "Read-only exports").
+        rw = self.attach('att-1')
+        self.assertIOAs('compute-1', rw, 'write -P 0x47 0 4k')
+        ro = self.attach('att-2', mode='ro')
+        code, out = self.qemu_io_as('compute-1', ro, 'read -P 0x47 0 4k',
+                                    read_only=True)
+        self.assertEqual(0, code, out)
+        self.assertNotIn('failed', out)
+        code, out = self.qemu_io_as('compute-1', ro, 'write 0 4k')
+        self.assertNotEqual(0, code, out)
+        self.assertIn('Permission denied', out)
+
+    def test_psk_and_x509_attachments_side_by_side(self):
+        psk = self.driver.initialize_connection(
+            self.volume, {'host': 'compute-9'}, 'rw', attachment_id='att-p')
+        x509 = self.attach('att-x')
+        self.assertIOAs('compute-1', x509, 'write -P 0x45 0 4k')
+        self.assertIO(psk, 'read -P 0x45 0 4k')
+
+
 class DataPathBenchmarkTestCase(base.TestCase):
     """tools/benchmark_datapath.py runs and reports every figure (no
     speed is asserted: that is the tool's job, on a quiet machine)."""
@@ -531,6 +702,16 @@ class DataPathBenchmarkTestCase(base.TestCase):
             'raw_file', 'nbd_one_export', 'nbd_two_attachments',
             'iscsi_one_session', 'iscsi_two_sessions'))
         self.assertIn('no CHAP', settings['iscsi'])
+
+    def test_x509_exports_and_extra_nbdkit_args(self):
+        """The exports of libvirt hosts (X.509), with nbdkit options the
+        driver does not set (levers measured in docs/admin/
+        nbd-driver.rst)."""
+        settings = self._run('--tls', 'x509', '--nbdkit-arg=--threads=4',
+                             '--plugin-arg', 'fadvise=sequential')
+        self.assertEqual('x509', settings['tls'])
+        self.assertEqual(['--threads=4'], settings['nbdkit_args'])
+        self.assertEqual(['fadvise=sequential'], settings['plugin_args'])
 
     def test_requests_in_flight(self):
         """Requests in groups (aio_read, aio_write, timed by wall clock),

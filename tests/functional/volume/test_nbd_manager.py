@@ -192,13 +192,15 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
             return ''
 
     def restart_manager(self, logged):
-        """Start the manager again and wait until it is up and its log
-        shows ``logged``."""
+        """Start the manager again and wait until it has reported itself
+        up (its own heartbeat: the services table may still show the
+        stopped manager's) and its log shows ``logged``."""
         self.deployment.start_manager()
         self.deployment.wait_for_services('up')
-        func_fixtures.wait_for(lambda: logged in self.manager_log(),
-                               repr(logged), timeout=WAIT,
-                               processes=[self.deployment.manager])
+        for line in (logged, 'Manager of %s started' % self.deployment.host):
+            func_fixtures.wait_for(
+                lambda line=line: line in self.manager_log(), repr(line),
+                timeout=WAIT, processes=[self.deployment.manager])
 
     def assertOutsideOfTheManager(self, pid):
         manager = self.deployment.manager.proc.pid
@@ -318,5 +320,5 @@ class HungExportTestCase(test_nbd.NBDTestBase):
 
     @staticmethod
     def _kill_stopped(export):
-        if nbd._runs_nbdkit_of(export.pid, export.psk_path):
+        if nbd._runs_nbdkit_of(export.pid, export.credentials):
             os.kill(export.pid, signal.SIGKILL)

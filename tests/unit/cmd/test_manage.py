@@ -484,3 +484,54 @@ class MessageCommandsTestCase(base.DBTestCase):
                       self.cmd.stdout.getvalue())
         self.assertEqual([kept.id], [m.id for m in message_db.message_get_all(
             self.admin_context)])
+
+
+class NbdCommandsTestCase(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = self.useFixture(CommandFixture())
+        self.conf_file = os.path.join(self.state_path, 'nbd.conf')
+        with open(self.conf_file, 'w') as f:
+            f.write('[DEFAULT]\nenabled_backends = nbd-1,files\n'
+                    'state_path = %s\n'
+                    '[nbd-1]\nvolume_driver = nbd\n'
+                    'nbd_export_host = 192.0.2.10\n'
+                    '[files]\nvolume_driver = file\n' % self.state_path)
+
+    def run_manage(self, *argv):
+        return manage.main(['cinder-ma-manage', '--config-file',
+                            self.conf_file, 'nbd', 'credentials'] +
+                           list(argv))
+
+    def test_writes_the_hosts_credentials(self):
+        from cryptography import x509
+
+        out = os.path.join(self.state_path, 'out')
+        self.assertEqual(0, self.run_manage('nbd-1', 'compute-1', out),
+                         self.cmd.stderr.getvalue())
+        self.assertIn('nbd_tls_x509_cert_dir', self.cmd.stdout.getvalue())
+        self.assertEqual(['ca-cert.pem', 'client-cert.pem',
+                          'client-key.pem'], sorted(os.listdir(out)))
+        self.assertEqual(0o600, os.stat(os.path.join(
+            out, 'client-key.pem')).st_mode & 0o777)
+        with open(os.path.join(out, 'client-cert.pem'), 'rb') as f:
+            cert = x509.load_pem_x509_certificate(f.read())
+        self.assertIn('compute-1', cert.subject.rfc4514_string())
+        # The backend's directory keeps them: the same ones next time.
+        again = os.path.join(self.state_path, 'again')
+        self.assertEqual(0, self.run_manage('nbd-1', 'compute-1', again))
+        for name in os.listdir(out):
+            with open(os.path.join(out, name), 'rb') as a, \
+                    open(os.path.join(again, name), 'rb') as b:
+                self.assertEqual(a.read(), b.read())
+
+    def test_refuses_other_backends(self):
+        out = os.path.join(self.state_path, 'out')
+        self.assertEqual(1, self.run_manage('files', 'compute-1', out))
+        self.assertIn('not nbd', self.cmd.stderr.getvalue())
+        self.assertEqual(1, self.run_manage('nope', 'compute-1', out))
+        self.assertIn('not in enabled_backends', self.cmd.stderr.getvalue())
+        self.assertEqual(1, self.run_manage('nbd-1', '../x', out))
+        self.assertIn('cannot name', self.cmd.stderr.getvalue())
+        self.assertFalse(os.path.exists(out))

@@ -52,6 +52,15 @@ class ConnectorPropertiesTestCase(base.TestCase):
         self.assertEqual('compute1', connector.get_connector_properties(
             host='compute1')['host'])
 
+    def test_libvirt_hosts_ask_for_x509_nbd_exports(self):
+        # libvirt's QEMU presents the host's certificate, never a PSK.
+        self.assertNotIn('nbd_tls', connector.get_connector_properties())
+        self.conf.set_override('driver', 'libvirt', group='hypervisor')
+        self.assertEqual('x509',
+                         connector.get_connector_properties()['nbd_tls'])
+        self.conf.set_override('driver', 'fake', group='hypervisor')
+        self.assertNotIn('nbd_tls', connector.get_connector_properties())
+
     def test_initiator(self):
         path = os.path.join(self.state_path, 'initiatorname.iscsi')
         with open(path, 'w') as f:

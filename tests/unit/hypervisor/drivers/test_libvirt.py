@@ -136,6 +136,17 @@ class DiskXmlTestCase(base.TestCase):
                                 libvirt_driver.disk_xml, info, 'vdb', 'a')
         self.assertIn('port', str(exc))
 
+    def test_nbd_with_x509(self):
+        info = _nbd_info(tls_x509=True)
+        source = self._disk(info=info).find('source')
+        self.assertEqual({'protocol': 'nbd', 'name': 'volume-vol-1',
+                          'tls': 'yes'}, source.attrib)
+        self.assertEqual({'name': '192.0.2.10', 'port': '10811'},
+                         source.find('host').attrib)
+        # Only the boolean true asks for TLS.
+        info = _nbd_info(tls_x509='yes')
+        self.assertIsNone(self._disk(info=info).find('source').get('tls'))
+
     def test_nbd_with_psk_refused(self):
         info = _nbd_info(tls_psk_identity='cinder-ma-1',
                          tls_psk_secret='00ff')
@@ -422,6 +433,21 @@ class LibvirtDriverTestCase(base.TestCase):
                              disk.find('readonly') is not None)
         self.driver.detach_volume(first, info, rw)
         self.assertNotIn('ua-' + rw, self.live_disks(first))
+
+    def test_attach_nbd_disk_with_x509(self):
+        instance = self.make_instance()
+        info = _nbd_info(volume_id=str(uuid.uuid4()), tls_x509=True)
+        attachment_id = str(uuid.uuid4())
+        self.driver.attach_volume(instance, info, attachment_id, mode='rw',
+                                  shareable=True)
+        # libvirt keeps tls='yes': QEMU gets tls-creds-x509 from
+        # nbd_tls_x509_cert_dir for this disk.
+        source = self.live_disks(instance)['ua-' + attachment_id].find(
+            'source')
+        self.assertEqual('yes', source.get('tls'))
+        self.assertEqual(info['data']['export'], source.get('name'))
+        self.assertEqual({'name': '192.0.2.10', 'port': '10811'},
+                         source.find('host').attrib)
 
     # -- reconnect ---------------------------------------------------------
 

@@ -119,6 +119,69 @@ class NBDDriverTestCase(base.TestCase):
         self.assertNotIn('--readonly',
                          self.driver._command('k', record, '/v'))
 
+    def test_command_of_an_x509_export(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        record = {'volume_id': self.volume.id,
+                  'volume_name': self.volume.name, 'host': 'compute-1',
+                  'access_mode': 'rw', 'export': self.volume.name + '.ab',
+                  'port': 10900, 'tls': nbd.TLS_X509}
+        cmd = self.driver._command('k', record, '/v')
+        self.assertIn('--tls=require', cmd)
+        self.assertIn('--tls-certificates=%s' % os.path.join(
+            self.driver.exports_dir, 'k.tls'), cmd)
+        # Only the certificate of the export's host completes the
+        # handshake (k.tls/ca-cert.pem is that host's authority).
+        self.assertIn('--tls-verify-peer', cmd)
+        self.assertFalse([a for a in cmd if a.startswith('--tls-psk')])
+        self.assertIn('exportname=%s.ab' % self.volume.name, cmd)
+        self.assertIn('exportname-strict=true', cmd)
+        self.assertEqual(
+            os.path.join(self.driver.exports_dir, 'k.tls'),
+            self.driver._export('k', record, 1).credentials)
+
+    def test_setup_makes_the_root_ca(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        tls_dir = os.path.join(self.state_path, 'nbd-tls')
+        self.assertEqual(0o700, stat.S_IMODE(os.stat(tls_dir).st_mode))
+        for name in ('ca-cert.pem', 'ca-key.pem', 'server-cert.pem',
+                     'server-key.pem'):
+            self.assertTrue(os.path.isfile(os.path.join(tls_dir, name)))
+
+    def test_connector_tls_choices(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.driver.create_volume(self.volume)
+        exc = self.assertRaises(
+            exception.DriverError, self.driver.initialize_connection,
+            self.volume, {'host': 'h', 'nbd_tls': 'kerberos'}, 'rw',
+            attachment_id='a1')
+        self.assertIn('nbd_tls', str(exc))
+        # A host name that cannot name its credentials is refused before
+        # anything is exported.
+        exc = self.assertRaises(
+            exception.DriverError, self.driver.initialize_connection,
+            self.volume, {'host': '../h', 'nbd_tls': 'x509'}, 'rw',
+            attachment_id='a1')
+        self.assertIn('credentials', str(exc))
+        self.assertEqual({}, self.driver._records())
+
+    def test_connection_info_of_an_x509_export(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        record = {'volume_id': self.volume.id, 'port': 10900,
+                  'access_mode': 'rw', 'export': 'volume-x.ab',
+                  'tls': nbd.TLS_X509}
+        data = self.driver._connection_info(record, None, None)['data']
+        self.assertIs(True, data['tls_x509'])
+        self.assertNotIn('tls_psk_identity', data)
+        self.assertNotIn('tls_psk_secret', data)
+        del record['tls']
+        data = self.driver._connection_info(record, 'i', 's')['data']
+        self.assertNotIn('tls_x509', data)
+        self.assertEqual('s', data['tls_psk_secret'])
+
     def test_setup_refuses_missing_nbdinfo(self):
         self.conf.set_override('nbdinfo_path', '/nonexistent/nbdinfo',
                                group='nbd')
