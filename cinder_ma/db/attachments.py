@@ -338,7 +338,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
                        connector=None, manager_host=None,
                        max_attachments=None, exclusive_bootable=False,
                        one_writer=False,
-                       cap_source='multiattach:max_attachments'):
+                       cap_source='multiattach:max_attachments',
+                       claim=None):
     """Reserve an attachment of a volume for an instance.
 
     A volume that is not multiattach takes attachments for one instance at
@@ -363,6 +364,9 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     re-check of a row updated concurrently does not see rows other
     transactions inserted.)
 
+    :param claim: the values of a claim on the new attachment's work
+        (:func:`cinder_ma.db.work.claim_values`), for a reservation
+        whose connect flow follows in the same request.
     :raises InvalidVolume: with the reason the rules refuse.
     :raises PolicyNotAuthorized: a bootable shareable volume held by
         another instance, and ``exclusive_bootable``.
@@ -411,6 +415,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         attached_host=manager_host, manager_host=manager_host,
         connector=records.dumps(connector or None),
         created_at=now, deleted=False, generation=1)
+    if claim:
+        values.update(claim)
     context.session.connection().execute(_INSERT_ATTACHMENT, values)
     recompute_volume_status(context, volume_id)
     return records.attachment_from_row(values)

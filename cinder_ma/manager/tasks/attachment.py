@@ -171,6 +171,25 @@ class ReleaseReservationOnRevert(task.Task):
                     'is released', attachment_id, reason)
 
 
+class ReleaseReservation(task.Task):
+    """Release a reservation that nobody will connect: that of a one-step
+    create whose client never learned of it (its process died before it
+    answered). Cannot be undone; a reservation that moved on meanwhile is
+    left alone."""
+
+    def execute(self, context, attachment_id):
+        try:
+            attachment_db.attachment_destroy(
+                context, attachment_id,
+                expected_status=vstatus.ATTACH_RESERVED)
+        except _MOVED_ON as exc:
+            LOG.info('Reservation %s was not released: %s', attachment_id,
+                     exc)
+            return
+        LOG.warning('Released reservation %s: the request that made it '
+                    'died before it answered', attachment_id)
+
+
 class CheckNotConnectedElsewhere(task.Task):
     """Refuse (409), before the backend is called, an attachment whose
     instance already has the volume connected on the same host (Cinder
