@@ -195,10 +195,14 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
         """Start the manager again and wait until it is up and its log
         shows ``logged``."""
         self.deployment.start_manager()
+        # Registered (its heartbeat written) once it says it started: the
+        # heartbeat of the manager before it may look recent still.
+        started = 'Manager of %s started' % self.deployment.host
+        for line in (started, logged):
+            func_fixtures.wait_for(
+                lambda line=line: line in self.manager_log(), repr(line),
+                timeout=WAIT, processes=[self.deployment.manager])
         self.deployment.wait_for_services('up')
-        func_fixtures.wait_for(lambda: logged in self.manager_log(),
-                               repr(logged), timeout=WAIT,
-                               processes=[self.deployment.manager])
 
     def assertOutsideOfTheManager(self, pid):
         manager = self.deployment.manager.proc.pid
