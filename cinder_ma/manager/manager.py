@@ -183,19 +183,25 @@ class Manager:
 
     @contextlib.contextmanager
     def _claimed(self, context, kind, row_id, statuses, stale_before=None,
-                 handover=None, pending=None):
+                 handover=None, pending=None, rows=None):
         """Hold the claim on a volume's or attachment's work while the
         block runs, then give it up (see :func:`cinder_ma.db.work.claim`
         for ``handover`` and ``pending``).
 
+        :param rows: (attachments) a list that gets the attachment and its
+            volume, read in the transaction that claims it.
         :raises Conflict: the row is not in ``statuses`` any more, or
             another flow holds it (a repeated or stale message).
         """
         owner = work_db.owner_token(self.worker_id)
         deadline = time.monotonic() + CLAIM_HANDOVER_WAIT
-        while not work_db.claim(context, kind, row_id, owner, statuses,
-                                self._lease, stale_before=stale_before,
-                                handover=handover, pending=pending):
+        if rows is None:
+            claim = work_db.claim
+        else:
+            claim = attachment_db.attachment_claim
+        while not (claimed := claim(context, kind, row_id, owner, statuses,
+                                    self._lease, stale_before=stale_before,
+                                    handover=handover, pending=pending)):
             # The flow before this one on the row (a create before a
             # delete, an attach before a detach) moves the row out of its
             # status, then gives its claim up in the next transaction: a
@@ -207,6 +213,8 @@ class Manager:
                 raise exception.Conflict(
                     reason='another flow works on %s %s' % (kind, row_id))
             time.sleep(CLAIM_HANDOVER_POLL)
+        if rows is not None:
+            rows.extend(claimed)
         with self._claims_lock:
             self._active_claims.add(owner)
         try:
@@ -677,13 +685,12 @@ class Manager:
 
     # Consumers' attachments (backend role, 1.7)
 
-    def _consumer_attachment(self, context, attachment_id,
-                             consumers_only=True):
+    def _consumer_attachment(self, rows, consumers_only=True):
         """A consumer's attachment of a volume of this node (any
-        attachment of it, without ``consumers_only``), and its volume
-        (the rows, read under the flow's claim)."""
-        attachment, volume = attachment_db.attachment_and_volume_get(
-            context, attachment_id)
+        attachment of it, without ``consumers_only``), and its volume,
+        from the ``rows`` read with the flow's claim."""
+        attachment, volume = rows
+        attachment_id = attachment.id
         if consumers_only and attachment.manager_host:
             raise exception.InvalidVolume(
                 reason='attachment %s is attached through the manager of '
@@ -719,15 +726,18 @@ class Manager:
             ``legacy`` (os-initialize_connection).
         """
         pending = {'op': 'connect', 'kind': kind, 'connector': connector}
+        rows = []
         with self._claimed(context, 'attachment', attachment_id,
                            (vstatus.ATTACH_RESERVED,), handover=handover,
-                           pending=pending):
-            attachment, volume = self._consumer_attachment(context,
-                                                           attachment_id)
-            self._run_consumer_flow(
-                connect_flow.get_flow,
-                connect_flow.store_of(context, volume, attachment,
-                                      connector), volume, kind)
+                           pending=pending, rows=rows) as owner:
+            attachment, volume = self._consumer_attachment(rows)
+            store = connect_flow.store_of(context, volume, attachment,
+                                          connector)
+            # Its last write gives the claim up.
+            store['claim'] = owner
+            self._run_consumer_flow(connect_flow.get_flow, store, volume,
+                                    kind)
+            self._claim_given_up(owner)
         LOG.info('Connected attachment %s of volume %s to host %s (%s)',
                  attachment_id, volume.id, connector.get('host'),
                  attachment.attach_mode)
@@ -752,13 +762,16 @@ class Manager:
             statuses = (vstatus.ATTACH_DETACHING,)
             factory = disconnect_flow.get_flow
         pending = {'op': 'terminate' if terminate else 'disconnect'}
+        rows = []
         with self._claimed(context, 'attachment', attachment_id, statuses,
-                           pending=pending):
-            attachment, volume = self._consumer_attachment(context,
-                                                           attachment_id)
+                           pending=pending, rows=rows) as owner:
+            attachment, volume = self._consumer_attachment(rows)
             self._run_consumer_flow(
                 factory, disconnect_flow.store_of(context, volume,
                                                   attachment), volume)
+            if not terminate:
+                # Deleted: its claim goes with it.
+                self._claim_given_up(owner)
         if not terminate:
             notifications.notify_attach(context, 'detach.end', volume,
                                         attachment)
@@ -773,11 +786,12 @@ class Manager:
         through a manager (1.7; the fence flow, under a claim on the
         attachment: the reconcile loop repeats it if this process
         dies)."""
+        rows = []
         with self._claimed(context, 'attachment', attachment_id,
                            fencing_db.FENCEABLE_STATUSES,
-                           pending={'op': 'fence'}):
+                           pending={'op': 'fence'}, rows=rows):
             attachment, volume = self._consumer_attachment(
-                context, attachment_id, consumers_only=False)
+                rows, consumers_only=False)
             self._fence(context, attachment, volume)
 
     def _fence(self, context, attachment, volume):
@@ -798,11 +812,11 @@ class Manager:
         attachment: the reconcile loop ends a connection it made if this
         process dies before recording it)."""
         pending = {'op': 'reconnect', 'connector': connector}
+        rows = []
         with self._claimed(context, 'attachment', attachment_id,
                            fencing_db.RECONNECTABLE_STATUSES,
-                           pending=pending):
-            attachment, volume = self._consumer_attachment(context,
-                                                           attachment_id)
+                           pending=pending, rows=rows):
+            attachment, volume = self._consumer_attachment(rows)
             if attachment.fenced_at is None:
                 raise exception.Conflict(
                     reason='attachment %s is not fenced (any more)' %
@@ -822,10 +836,11 @@ class Manager:
         attachment: the reconcile loop runs it again if this process
         dies)."""
         pending = {'op': 'promote', 'revoke_ids': list(revoke_ids or ())}
+        rows = []
         with self._claimed(context, 'attachment', attachment_id,
-                           fencing_db.PROMOTABLE_STATUSES, pending=pending):
-            attachment, volume = self._consumer_attachment(context,
-                                                           attachment_id)
+                           fencing_db.PROMOTABLE_STATUSES, pending=pending,
+                           rows=rows):
+            attachment, volume = self._consumer_attachment(rows)
             self._promote_consumer(context, attachment, volume,
                                    pending['revoke_ids'])
 

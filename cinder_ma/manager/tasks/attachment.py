@@ -254,7 +254,8 @@ class RecordConnected(task.Task):
     ``os-initialize_connection``: the consumer connects its host itself);
     refused (409) in the same compare-and-swap when the instance has the
     volume connected on that host already. Revert: back to 'reserved'
-    without them.
+    without them. Given the ``claim`` the flow runs under (the backend's
+    manager's), it gives the claim up in the same compare-and-swap.
 
     Provides the attachment's record as updated.
     """
@@ -262,14 +263,14 @@ class RecordConnected(task.Task):
     default_provides = 'attachment'
 
     def execute(self, context, attachment_id, host, connector,
-                connection_info, mountpoint=None):
+                connection_info, mountpoint=None, claim=None):
         return attachment_db.attachment_update(
             context, attachment_id,
             {'attach_status': vstatus.ATTACH_ATTACHING,
              'connector': connector, 'attached_host': host,
              'mountpoint': mountpoint, 'connection_info': connection_info},
             expected_status=vstatus.ATTACH_RESERVED,
-            not_connected_elsewhere=host)
+            not_connected_elsewhere=host, held_by=claim)
 
     def revert(self, context, attachment_id, result, *args, **kwargs):
         if not isinstance(result, tf_failure.Failure):

@@ -49,7 +49,7 @@ CONNECT_CONTRACT = [
       'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
     (attachment_tasks.RecordConnected,
      {'context', 'attachment_id', 'host', 'connector', 'connection_info'},
-     {'mountpoint'}, {'attachment'}),
+     {'mountpoint', 'claim'}, {'attachment'}),
 ]
 
 
