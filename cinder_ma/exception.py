@@ -87,6 +87,14 @@ class InvalidVolume(Invalid):
     message = 'Invalid volume: %(reason)s'
 
 
+class InvalidAuthKey(Invalid):
+    message = 'Invalid auth key: %(reason)s'
+
+
+class InvalidSnapshot(Invalid):
+    message = 'Invalid snapshot: %(reason)s'
+
+
 class InvalidVolumeType(Invalid):
     message = 'Invalid volume type: %(reason)s'
 
@@ -309,6 +317,11 @@ class VolumeSizeExceedsLimit(QuotaError):
 class VolumeLimitExceeded(QuotaError):
     message = ("Maximum number of volumes allowed (%(allowed)d) exceeded for "
                "quota '%(name)s'.")
+
+
+class SnapshotLimitExceeded(QuotaError):
+    message = ("Maximum number of snapshots allowed (%(allowed)d) exceeded "
+               "for quota '%(name)s'.")
 
 
 class OverQuota(QuotaError):

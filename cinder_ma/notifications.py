@@ -165,3 +165,31 @@ def notify_fencing(context, event, volume, attachment):
                    fenced=attachment.fenced_at is not None)
     notify(context, 'volume.attachment.' + event, payload,
            priority='warn' if event == 'fence' else 'info')
+
+
+def snapshot_payload(snapshot):
+    """What a snapshot notification carries (Cinder's snapshot usage
+    fields that cinder_ma has)."""
+    return {
+        'tenant_id': snapshot.project_id,
+        'user_id': snapshot.user_id,
+        'snapshot_id': snapshot.id,
+        'volume_id': snapshot.volume_id,
+        'volume_size': snapshot.volume_size,
+        'display_name': snapshot.name,
+        'status': snapshot.status,
+        'created_at': str(snapshot.created_at),
+        'metadata': dict(snapshot.metadata or {}),
+    }
+
+
+def notify_snapshot(context, event_type, snapshot, priority='info',
+                    **extra):
+    """Emit ``<event_type>`` (``snapshot.create.start``, ...) of a
+    snapshot; ``extra`` adds to its payload (``paused_seconds`` and
+    ``consistent`` at ``snapshot.create.end``: how long the driver held
+    the writes of the volume's connections, and whether the snapshot is
+    one point in time for all of them)."""
+    payload = snapshot_payload(snapshot)
+    payload.update(extra)
+    notify(context, event_type, payload, priority=priority)

@@ -36,6 +36,19 @@ ERROR = 'error'
 ERROR_DELETING = 'error_deleting'
 ERROR_DETACHING = 'error_detaching'
 ERROR_EXTENDING = 'error_extending'
+# Offered for transfer to another project (no attachment may be made).
+AWAITING_TRANSFER = 'awaiting-transfer'
+# Reverting to a snapshot (3.40): a status of its own, as extending.
+REVERTING = 'reverting'
+
+# Snapshot statuses (Cinder's SnapshotStatus that cinder_ma uses).
+SNAPSHOT_CREATING = 'creating'
+SNAPSHOT_AVAILABLE = 'available'
+SNAPSHOT_DELETING = 'deleting'
+SNAPSHOT_ERROR = 'error'
+SNAPSHOT_ERROR_DELETING = 'error_deleting'
+# A volume is being reverted to it.
+SNAPSHOT_RESTORING = 'restoring'
 
 # Attachment statuses.
 ATTACH_RESERVED = 'reserved'

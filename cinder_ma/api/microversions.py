@@ -31,8 +31,12 @@ covers resources we do not serve):
 * 3.2  (VOLUME_LIST_BOOTABLE) -- the ``bootable`` filter of volume lists
   takes strict booleans; anything else is a 400 (before: "false"/"False"
   mean non-bootable, any other value bootable).
-* 3.3  (MESSAGES) -- ``/messages``: user messages are not recorded here;
-  the list is empty (see :mod:`cinder_ma.api.v3.unsupported`).
+* 3.3  (MESSAGES) -- ``/messages``: user messages (list, show, delete),
+  the asynchronous failures a user could not otherwise see (see
+  :mod:`cinder_ma.api.v3.messages`).
+* 3.5  (MESSAGES_PAGINATION) -- message lists take ``limit``, ``marker``,
+  ``offset``, ``sort`` and Cinder's filters (``resource_uuid``,
+  ``resource_type``, ``event_id``, ``request_id``, ``message_level``).
 * 3.7  (CLUSTER_SUPPORT) -- services show ``cluster`` (always null: no
   clustering here).
 * 3.11 (GROUP_TYPE) -- ``/group_types``: no groups here; the list is
@@ -43,30 +47,37 @@ covers resources we do not serve):
   groups); create accepts ``group_id`` (null only). ``/groups``: the
   list is empty, a creation a 400.
 * 3.14 (GROUP_SNAPSHOTS) -- ``/group_snapshots``: the list is empty, a
-  creation a 400.
+  creation a 400. Snapshots show ``group_snapshot_id`` (always null).
 * 3.15 (ETAGS) -- ``GET /volumes/{id}/metadata`` answers an ``Etag``;
   ``PUT /volumes/{id}/metadata`` and ``PUT .../metadata/{key}`` with an
   ``If-Match`` that no longer holds are a 412 (lost updates).
 * 3.21 (VOLUME_DETAIL_PROVIDER_ID) -- volumes show ``provider_id`` to
   admins.
+* 3.22 (SNAPSHOT_LIST_METADATA_FILTER) -- snapshot lists accept a
+  ``metadata`` filter.
 * 3.23 (VOLUME_DELETE_FORCE) -- volume delete honours ``force``.
 * 3.27 (NEW_ATTACH) -- the attachments API: ``/attachments`` (create,
   show, list, list with details, update with a connector, delete).
   Below, those URLs are a 404.
-* 3.31 (RESOURCE_FILTER) -- unknown filters of volume lists are a 400
-  instead of being ignored.
+* 3.30 (SNAPSHOT_SORT) -- snapshot lists sort by ``name``.
+* 3.31 (RESOURCE_FILTER) -- unknown filters of volume and snapshot lists
+  are a 400 instead of being ignored.
 * 3.34 (LIKE_FILTER) -- volume lists accept ``name~`` (substring match).
 * 3.36 (VOLUME_SUMMARY_METADATA) -- the volume summary shows the
   metadata of the volumes (each key with its distinct values).
 * 3.39 (LIMITS_ADMIN_FILTER) -- admins get the absolute limits of
   another project with ``GET /limits?project_id=``.
+* 3.40 (VOLUME_REVERT) -- the ``revert`` volume action: the volume's
+  data back to its latest snapshot (available volumes only, of the
+  snapshot's size).
+* 3.41 (SNAPSHOT_LIST_USER_ID) -- snapshots show ``user_id``.
 * 3.42 (VOLUME_EXTEND_INUSE) -- ``os-extend`` grows in-use volumes too
   (where the backend declares online extend); below, only available
   ones.
 * 3.44 (NEW_ATTACH_COMPLETION) -- the ``os-complete`` action of
   attachments marks an attachment attached (204).
-* 3.45 (SUPPORT_COUNT_INFO) -- volume lists accept ``with_count`` and then
-  return ``count``.
+* 3.45 (SUPPORT_COUNT_INFO) -- volume and snapshot lists accept
+  ``with_count`` and then return ``count``.
 * 3.47 (VOLUME_CREATE_FROM_BACKUP) -- create accepts ``backup_id`` (null
   only: no backups).
 * 3.48 (VOLUME_SHARED_TARGETS_AND_SERVICE_FIELDS) -- volumes show
@@ -82,17 +93,20 @@ covers resources we do not serve):
   keys; volume update needs at least one field.
 * 3.54 (ATTACHMENT_CREATE_MODE_ARG) -- attachment create takes ``mode``
   (``rw`` or ``ro``).
-* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- Cinder's volume transfers with
-  snapshots: no transfers here; ``/volume-transfers`` answers as
-  ``/os-volume-transfer`` does (an empty list, a creation a 400).
+* 3.55 (TRANSFER_WITH_SNAPSHOTS) -- ``/volume-transfers``: Cinder's v3
+  volume transfers, whose create takes ``no_snapshots`` and whose detail
+  shows it (see :mod:`cinder_ma.api.v3.transfers`).
   (Before 3.71 was served, cinder_ma used 3.55 for its own "attach
   through a manager"; that is now the extension
   ``cinder-ma-manager-attach``, see :mod:`cinder_ma.api.extensions`, and
   a request in the old form is a 400 naming the new one.)
-* 3.56 (BACKUP_PROJECT_USER_ID), 3.57 (TRANSFER_WITH_HISTORY), 3.58
-  (GROUP_GROUPSNAPSHOT_PROJECT_ID), 3.59 (SUPPORT_TRANSFER_PAGINATION) --
-  backups, transfers and groups: not served here (their lists are
-  empty), nothing changes.
+* 3.56 (BACKUP_PROJECT_USER_ID), 3.58 (GROUP_GROUPSNAPSHOT_PROJECT_ID)
+  -- backups and groups: not served here (their lists are empty),
+  nothing changes.
+* 3.57 (TRANSFER_WITH_HISTORY) -- ``/volume-transfers`` show
+  ``source_project_id``, ``destination_project_id`` and ``accepted``.
+* 3.59 (SUPPORT_TRANSFER_PAGINATION) -- ``/volume-transfers`` lists take
+  ``marker`` and ``sort`` (besides ``limit`` and ``offset``).
 * 3.60 (VOLUME_TIME_COMPARISON_FILTER) -- volume lists accept
   ``created_at`` and ``updated_at`` filters, ``<op>:<ISO 8601 time>``
   with ``op`` one of ``gt``, ``gte``, ``lt``, ``lte``, ``eq``, ``neq``
@@ -108,8 +122,11 @@ covers resources we do not serve):
   the field never appears.
 * 3.65 (USE_QUOTA) -- volumes show ``consumes_quota`` (always true: no
   temporary volumes here); volume lists accept a ``consumes_quota``
-  filter (a boolean).
-* 3.66 (SNAPSHOT_IN_USE) -- snapshots: not served, nothing changes.
+  filter (a boolean). Snapshots show ``consumes_quota`` (true) and
+  their lists accept it as a filter.
+* 3.66 (SNAPSHOT_IN_USE) -- an in-use volume is snapshotted without
+  ``force`` (below, ``force`` is needed); a false ``force`` is a 400, a
+  true one is ignored.
 * 3.67 (SUPPORT_PROJECT_ID_OPTIONAL) -- every
   ``/v3/{project_id}/...`` URL is also served as ``/v3/...`` (the
   project is the caller's). Both forms are routed at every version, as
@@ -119,8 +136,8 @@ covers resources we do not serve):
 * 3.69 (SHARED_TARGETS_TRISTATE) -- ``shared_targets`` may be null
   (forced locking); below, a null shows as true. Backends here always
   say true or false.
-* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- transfers: not served, nothing
-  changes.
+* 3.70 (TRANSFER_ENCRYPTED_VOLUME) -- an encrypted volume may be
+  transferred (below, a 400).
 * 3.71 (EXTEND_VOLUME_COMPLETION) -- the ``os-extend_volume_completion``
   volume action (admins and services), with which a compute service
   finishes an online extend that Cinder left waiting for it. cinder_ma's
@@ -142,6 +159,7 @@ from cinder_ma import exception
 BASE_VERSION = '3.0'
 VOLUME_LIST_BOOTABLE = '3.2'
 MESSAGES = '3.3'
+MESSAGES_PAGINATION = '3.5'
 CLUSTER_SUPPORT = '3.7'
 GROUP_TYPE = '3.11'
 VOLUME_SUMMARY = '3.12'
@@ -149,12 +167,16 @@ GROUP_VOLUME = '3.13'
 GROUP_SNAPSHOTS = '3.14'
 ETAGS = '3.15'
 VOLUME_DETAIL_PROVIDER_ID = '3.21'
+SNAPSHOT_LIST_METADATA_FILTER = '3.22'
 VOLUME_DELETE_FORCE = '3.23'
 NEW_ATTACH = '3.27'
+SNAPSHOT_SORT = '3.30'
 RESOURCE_FILTER = '3.31'
 LIKE_FILTER = '3.34'
 VOLUME_SUMMARY_METADATA = '3.36'
 LIMITS_ADMIN_FILTER = '3.39'
+VOLUME_REVERT = '3.40'
+SNAPSHOT_LIST_USER_ID = '3.41'
 VOLUME_EXTEND_INUSE = '3.42'
 NEW_ATTACH_COMPLETION = '3.44'
 SUPPORT_COUNT_INFO = '3.45'

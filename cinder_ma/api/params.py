@@ -56,6 +56,20 @@ def marker(params):
     return params.get('marker') or None
 
 
+def offset(params):
+    """How many items of a sorted list to skip (``offset``), or None."""
+    value = params.get('offset')
+    if value is None:
+        return None
+    try:
+        value = int(value)
+    except ValueError:
+        raise _bad_request('offset param must be an integer')
+    if value < 0:
+        raise _bad_request('offset param must be positive')
+    return value
+
+
 def sort(params, default_key=None, default_dir='desc'):
     """``sort=key1:dir1,key2`` or ``sort_key``/``sort_dir``.
 

@@ -52,11 +52,16 @@ from cinder_ma.api.v3 import capabilities
 from cinder_ma.api.v3 import extensions
 from cinder_ma.api.v3 import hosts
 from cinder_ma.api.v3 import limits
+from cinder_ma.api.v3 import messages
 from cinder_ma.api.v3 import qos_specs
 from cinder_ma.api.v3 import quota_class_sets
 from cinder_ma.api.v3 import quota_sets
 from cinder_ma.api.v3 import scheduler_stats
 from cinder_ma.api.v3 import services
+from cinder_ma.api.v3 import snapshot_actions
+from cinder_ma.api.v3 import snapshot_metadata
+from cinder_ma.api.v3 import snapshots
+from cinder_ma.api.v3 import transfers
 from cinder_ma.api.v3 import types
 from cinder_ma.api.v3 import unsupported
 from cinder_ma.api.v3 import versions
@@ -70,14 +75,10 @@ from cinder_ma.api.v3 import volumes
 
 _P = '/v3/{project_id}'
 
-_SNAPSHOTS = unsupported.SNAPSHOTS
 _BACKUPS = unsupported.BACKUPS
-_TRANSFERS = unsupported.TRANSFERS
-_VOLUME_TRANSFERS = unsupported.VOLUME_TRANSFERS
 _GROUP_TYPES = unsupported.GROUP_TYPES
 _GROUPS = unsupported.GROUPS
 _GROUP_SNAPSHOTS = unsupported.GROUP_SNAPSHOTS
-_MESSAGES = unsupported.MESSAGES
 
 
 def _member(resource, *methods):
@@ -162,6 +163,22 @@ ROUTES = {
     _P + '/qos-specs/{qos_id}/disassociate_all': {
         'GET': qos_specs.disassociate_all},
 
+    _P + '/snapshots': {'GET': snapshots.index, 'POST': snapshots.create},
+    _P + '/snapshots/detail': {'GET': snapshots.detail},
+    _P + '/snapshots/{snapshot_id}': {'GET': snapshots.show,
+                                      'PUT': snapshots.update,
+                                      'DELETE': snapshots.delete},
+    _P + '/snapshots/{snapshot_id}/action': {
+        'POST': snapshot_actions.action},
+    _P + '/snapshots/{snapshot_id}/metadata': {
+        'GET': snapshot_metadata.index,
+        'POST': snapshot_metadata.create,
+        'PUT': snapshot_metadata.update_all},
+    _P + '/snapshots/{snapshot_id}/metadata/{key}': {
+        'GET': snapshot_metadata.show,
+        'PUT': snapshot_metadata.update,
+        'DELETE': snapshot_metadata.delete},
+
     _P + '/extensions': {'GET': extensions.index},
     _P + '/extensions/{alias}': {'GET': extensions.show},
 
@@ -180,18 +197,31 @@ ROUTES = {
     _P + '/scheduler-stats/get_pools': {'GET': scheduler_stats.get_pools},
     _P + '/capabilities/{hostname}': {'GET': capabilities.show},
 
+    # Volume transfers: Cinder's extension, and from 3.55 its v3 paths.
+    _P + '/os-volume-transfer': {'GET': transfers.index,
+                                 'POST': transfers.create},
+    _P + '/os-volume-transfer/detail': {'GET': transfers.detail},
+    _P + '/os-volume-transfer/{transfer_id}': {'GET': transfers.show,
+                                               'DELETE': transfers.delete},
+    _P + '/os-volume-transfer/{transfer_id}/accept': {
+        'POST': transfers.accept},
+    _P + '/volume-transfers': {'GET': transfers.v3_index,
+                               'POST': transfers.v3_create},
+    _P + '/volume-transfers/detail': {'GET': transfers.v3_detail},
+    _P + '/volume-transfers/{transfer_id}': {'GET': transfers.v3_show,
+                                             'DELETE': transfers.v3_delete},
+    _P + '/volume-transfers/{transfer_id}/accept': {
+        'POST': transfers.v3_accept},
+
+    # From 3.3 (MESSAGES).
+    _P + '/messages': {'GET': messages.index},
+    _P + '/messages/{message_id}': {'GET': messages.show,
+                                    'DELETE': messages.delete},
+
     # Resources cinder_ma does not have (yet), answered as a Cinder
     # deployment without them: empty lists, ids not found, creations a
     # 400 naming the feature (see unsupported; groups from 3.13, group
-    # types 3.11, group snapshots 3.14, messages 3.3, volume-transfers
-    # 3.55, as in Cinder).
-    _P + '/snapshots': _SNAPSHOTS.collection,
-    _P + '/snapshots/detail': _SNAPSHOTS.listing,
-    _P + '/snapshots/{resource_id}': _member(_SNAPSHOTS, 'GET', 'PUT',
-                                             'DELETE'),
-    _P + '/snapshots/{resource_id}/action': _member(_SNAPSHOTS, 'POST'),
-    _P + '/snapshots/{resource_id}/metadata': _member(_SNAPSHOTS, 'GET',
-                                                      'POST', 'PUT'),
+    # types 3.11, group snapshots 3.14, as in Cinder).
     _P + '/backups': _BACKUPS.collection,
     _P + '/backups/detail': _BACKUPS.listing,
     _P + '/backups/import_record': {'POST': _BACKUPS.create},
@@ -200,18 +230,6 @@ ROUTES = {
     _P + '/backups/{resource_id}/action': _member(_BACKUPS, 'POST'),
     _P + '/backups/{resource_id}/restore': _member(_BACKUPS, 'POST'),
     _P + '/backups/{resource_id}/export_record': _member(_BACKUPS, 'GET'),
-    _P + '/os-volume-transfer': _TRANSFERS.collection,
-    _P + '/os-volume-transfer/detail': _TRANSFERS.listing,
-    _P + '/os-volume-transfer/{resource_id}': _member(_TRANSFERS, 'GET',
-                                                      'DELETE'),
-    _P + '/os-volume-transfer/{resource_id}/accept': _member(_TRANSFERS,
-                                                             'POST'),
-    _P + '/volume-transfers': _VOLUME_TRANSFERS.collection,
-    _P + '/volume-transfers/detail': _VOLUME_TRANSFERS.listing,
-    _P + '/volume-transfers/{resource_id}': _member(_VOLUME_TRANSFERS,
-                                                    'GET', 'DELETE'),
-    _P + '/volume-transfers/{resource_id}/accept': _member(
-        _VOLUME_TRANSFERS, 'POST'),
     _P + '/group_types': _GROUP_TYPES.collection,
     _P + '/group_types/{resource_id}': _member(_GROUP_TYPES, 'GET', 'PUT',
                                                'DELETE'),
@@ -228,8 +246,6 @@ ROUTES = {
                                                    'DELETE'),
     _P + '/group_snapshots/{resource_id}/action': _member(_GROUP_SNAPSHOTS,
                                                           'POST'),
-    _P + '/messages': _MESSAGES.listing,
-    _P + '/messages/{resource_id}': _member(_MESSAGES, 'GET', 'DELETE'),
 }
 
 # Served without authentication (version discovery).

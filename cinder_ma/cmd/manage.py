@@ -21,6 +21,7 @@
     cinder-ma-manage volume check [--older-than SECONDS]
     cinder-ma-manage attachment audit
     cinder-ma-manage attachment detach ATTACHMENT_ID
+    cinder-ma-manage message purge
 
 Exit status 0 on success, 1 when the command failed (with a message on
 standard error), 2 for a command line that cannot be parsed; ``volume
@@ -40,6 +41,7 @@ from oslo_utils import timeutils
 from cinder_ma import cmd
 from cinder_ma import context
 from cinder_ma.db import maintenance
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import migration
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
@@ -362,11 +364,25 @@ class AttachmentCommands:
         print('Detached and deleted attachment %s' % attachment_id)
 
 
+class MessageCommands:
+    """User messages."""
+
+    def purge(self):
+        """Delete the user messages past their guaranteed_until
+        (``[message] message_ttl`` after they were recorded).
+        """
+        count = message_db.message_purge_expired(
+            context.get_admin_context())
+        LOG.info('Purged %d expired user messages', count)
+        print('Purged %d expired user messages' % count)
+
+
 CATEGORIES = {
     'db': (DbCommands, ('sync', 'version', 'purge')),
     'service': (ServiceCommands, ('list',)),
     'volume': (VolumeCommands, ('check',)),
     'attachment': (AttachmentCommands, ('audit', 'detach')),
+    'message': (MessageCommands, ('purge',)),
 }
 
 

@@ -29,6 +29,7 @@ from cinder_ma.conf import default
 from cinder_ma.conf import healthcheck
 from cinder_ma.conf import hypervisor
 from cinder_ma.conf import manager
+from cinder_ma.conf import message
 from cinder_ma.conf import nova
 from cinder_ma.conf import quota
 from cinder_ma.conf import upgrade_levels
@@ -43,6 +44,7 @@ coordination.register_opts(CONF)
 database.register_opts(CONF)
 hypervisor.register_opts(CONF)
 manager.register_opts(CONF)
+message.register_opts(CONF)
 nova.register_opts(CONF)
 quota.register_opts(CONF)
 upgrade_levels.register_opts(CONF)

@@ -27,12 +27,13 @@ from cinder_ma.conf import default
 from cinder_ma.conf import healthcheck
 from cinder_ma.conf import hypervisor
 from cinder_ma.conf import manager
+from cinder_ma.conf import message
 from cinder_ma.conf import nova
 from cinder_ma.conf import quota
 from cinder_ma.conf import upgrade_levels
 
 _MODULES = (default, api, backend, coordination, database, healthcheck,
-            hypervisor, manager, nova, quota, upgrade_levels)
+            hypervisor, manager, message, nova, quota, upgrade_levels)
 
 
 def _driver_opts(namespace):

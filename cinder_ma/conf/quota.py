@@ -25,8 +25,12 @@ opts = [
                help='Number of volumes a project may have (-1: no limit).'),
     cfg.IntOpt('quota_gigabytes',
                default=1000, min=-1,
-               help='Total size in GiB of the volumes of a project '
-                    '(-1: no limit).'),
+               help='Total size in GiB of the volumes and snapshots of a '
+                    'project (-1: no limit).'),
+    cfg.IntOpt('quota_snapshots',
+               default=10, min=-1,
+               help='Number of snapshots a project may have (-1: no '
+                    'limit).'),
     cfg.IntOpt('per_volume_size_limit',
                default=-1, min=-1,
                help='Largest size in GiB of one volume (-1: no limit); the '

@@ -29,8 +29,10 @@ from cinder_ma import status as vstatus
 PURGE_ORDER = (
     (models.VolumeMetadata, ()),
     (models.VolumeAttachment, ()),
+    (models.Transfer, ()),
     (models.Volume, ((models.VolumeMetadata, 'volume_id'),
-                     (models.VolumeAttachment, 'volume_id'))),
+                     (models.VolumeAttachment, 'volume_id'),
+                     (models.Transfer, 'volume_id'))),
     (models.VolumeTypeExtraSpecs, ()),
     (models.VolumeTypeProjects, ()),
     (models.Encryption, ()),
@@ -39,6 +41,7 @@ PURGE_ORDER = (
                          (models.Encryption, 'volume_type_id'),
                          (models.Volume, 'volume_type_id'))),
     (models.Service, ()),
+    (models.Message, ()),
 )
 
 #: Volume statuses that a flow passes through and leaves.

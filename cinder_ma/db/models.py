@@ -17,10 +17,15 @@ functional test compares the two on every supported database.
 """
 
 from oslo_db.sqlalchemy import models
+from oslo_utils import timeutils
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 BASE = orm.declarative_base()
+
+#: A time to the microsecond on every database.
+PRECISE_TIME = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
 
 
 class CinderMABase(models.TimestampMixin, models.ModelBase):
@@ -213,6 +218,10 @@ class Volume(BASE, CinderMABase):
     claimed_by = sa.Column(sa.String(80))
     claimed_until = sa.Column(sa.DateTime)
     target_size = sa.Column(sa.Integer)
+    # What the volume was made from: a snapshot or another volume (None:
+    # an empty volume).
+    snapshot_id = sa.Column(sa.String(36))
+    source_volid = sa.Column(sa.String(36))
 
     volume_type = orm.relationship(VolumeType, lazy='joined',
                                    viewonly=True)
@@ -287,6 +296,56 @@ class VolumeAttachment(BASE, CinderMABase):
     # and cleared with its release; the reconcile loop finishes or
     # reverts it when the claim expires (cinder_ma.manager.reconcile).
     pending_work = sa.Column(sa.Text)
+
+
+class Snapshot(BASE, CinderMABase):
+    """A point-in-time copy of a volume, on the volume's backend."""
+
+    __tablename__ = 'snapshots'
+    __table_args__ = (
+        # Lists: a project's snapshots, newest first.
+        sa.Index('snapshots_project_created_idx', 'project_id', 'deleted',
+                 'created_at', 'id'),
+        # A volume's snapshots (delete refusal, cascade, revert).
+        sa.Index('snapshots_volume_idx', 'volume_id', 'deleted',
+                 'created_at'),
+        # The reconcile loop looks for snapshots in transient statuses.
+        sa.Index('snapshots_status_idx', 'status'),
+    )
+
+    # To the microsecond on MariaDB too (whose DATETIME keeps seconds):
+    # a volume reverts to its latest snapshot, found by this order.
+    created_at = sa.Column(PRECISE_TIME, default=timeutils.utcnow)
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    user_id = sa.Column(sa.String(255))
+    volume_id = sa.Column(sa.String(36), sa.ForeignKey('volumes.id'),
+                          nullable=False)
+    # The volume's type and size when the snapshot was taken (quotas,
+    # and the type of a volume made from it).
+    volume_type_id = sa.Column(sa.String(36), nullable=False)
+    volume_size = sa.Column(sa.Integer, nullable=False)
+    name = sa.Column(sa.String(255))
+    description = sa.Column(sa.String(255))
+    status = sa.Column(sa.String(255), nullable=False)
+    progress = sa.Column(sa.String(255))
+    error_reason = sa.Column(sa.Text)
+    # As on volumes: the claim on in-flight work (see db.work).
+    claimed_by = sa.Column(sa.String(80))
+    claimed_until = sa.Column(sa.DateTime)
+
+
+class SnapshotMetadata(BASE, CinderMABase):
+    __tablename__ = 'snapshot_metadata'
+    __table_args__ = (
+        sa.Index('snapshot_metadata_snapshot_id_idx', 'snapshot_id', 'key'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=True)
+    snapshot_id = sa.Column(sa.String(36), sa.ForeignKey('snapshots.id'),
+                            nullable=False)
+    key = sa.Column(sa.String(255), nullable=False)
+    value = sa.Column(sa.String(255))
 
 
 class Service(BASE, CinderMABase):
@@ -364,3 +423,57 @@ class QuotaUsage(BASE, _QuotaBase):
     resource = sa.Column(sa.String(300), nullable=False)
     in_use = sa.Column(sa.Integer, nullable=False, default=0,
                        server_default='0')
+
+
+class Message(BASE, CinderMABase):
+    """A user message (Cinder's ``messages``): an asynchronous failure
+    told to the project it happened to, as ids (see
+    :mod:`cinder_ma.message_field`), kept until ``expires_at`` at least
+    (its ``guaranteed_until``)."""
+
+    __tablename__ = 'messages'
+    __table_args__ = (
+        # Lists: a project's messages, newest first.
+        sa.Index('messages_project_created_idx', 'project_id', 'deleted',
+                 'created_at', 'id'),
+        # The purge of expired messages.
+        sa.Index('messages_expires_at_idx', 'expires_at'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    project_id = sa.Column(sa.String(255), nullable=False)
+    request_id = sa.Column(sa.String(255))
+    resource_type = sa.Column(sa.String(36))
+    resource_uuid = sa.Column(sa.String(255))
+    event_id = sa.Column(sa.String(255), nullable=False)
+    action_id = sa.Column(sa.String(10))
+    detail_id = sa.Column(sa.String(10))
+    message_level = sa.Column(sa.String(255), nullable=False)
+    expires_at = sa.Column(sa.DateTime)
+
+
+class Transfer(BASE, CinderMABase):
+    """A volume transfer (Cinder's ``transfers``): an offer of a volume to
+    whoever presents its authorization key, stored salted and hashed
+    (``salt``, ``crypt_hash``), never in clear."""
+
+    __tablename__ = 'transfers'
+    __table_args__ = (
+        sa.Index('transfers_volume_id_idx', 'volume_id'),
+        sa.Index('transfers_project_created_idx', 'source_project_id',
+                 'deleted', 'created_at', 'id'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    volume_id = sa.Column(sa.String(36), sa.ForeignKey('volumes.id'),
+                          nullable=False)
+    display_name = sa.Column(sa.String(255))
+    salt = sa.Column(sa.String(255))
+    crypt_hash = sa.Column(sa.String(255))
+    expires_at = sa.Column(sa.DateTime)
+    no_snapshots = sa.Column(sa.Boolean, nullable=False, default=False,
+                             server_default=sa.false())
+    source_project_id = sa.Column(sa.String(255))
+    destination_project_id = sa.Column(sa.String(255))
+    accepted = sa.Column(sa.Boolean, nullable=False, default=False,
+                         server_default=sa.false())

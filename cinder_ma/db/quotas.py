@@ -58,6 +58,7 @@ from cinder_ma.db import models
 from cinder_ma import exception
 
 VOLUMES = 'volumes'
+SNAPSHOTS = 'snapshots'
 GIGABYTES = 'gigabytes'
 PER_VOLUME_GIGABYTES = 'per_volume_gigabytes'
 
@@ -91,6 +92,14 @@ def volume_deltas(size, type_id, sign=1):
     """The counters a volume of ``size`` GiB and type ``type_id`` holds."""
     return {VOLUMES: sign, GIGABYTES: sign * size,
             type_resource(VOLUMES, type_id): sign,
+            type_resource(GIGABYTES, type_id): sign * size}
+
+
+def snapshot_deltas(size, type_id, sign=1):
+    """The counters a snapshot of a volume of ``size`` GiB and type
+    ``type_id`` holds."""
+    return {SNAPSHOTS: sign, GIGABYTES: sign * size,
+            type_resource(SNAPSHOTS, type_id): sign,
             type_resource(GIGABYTES, type_id): sign * size}
 
 
@@ -176,21 +185,35 @@ def quota_class_set(context, class_name, limits):
 
 # Usage
 
+def _count_of(context, model, what, project_id, type_id):
+    query = sa.select(what).where(model.project_id == project_id,
+                                  model.deleted == sa.false())
+    if type_id is not None:
+        query = query.where(model.volume_type_id == type_id)
+    return int(context.session.execute(query).scalar() or 0)
+
+
 def _count(context, project_id, resource):
-    """What the volumes present use of a resource."""
+    """What the volumes and snapshots present use of a resource (as in
+    Cinder, a snapshot's gigabytes count with the volumes')."""
     name, type_id = split_resource(resource)
     volume = models.Volume
+    snapshot = models.Snapshot
     if name == VOLUMES:
-        what = sa.func.count(volume.id)
-    elif name == GIGABYTES:
-        what = sa.func.coalesce(sa.func.sum(volume.size), 0)
-    else:
-        return 0
-    query = sa.select(what).where(volume.project_id == project_id,
-                                  volume.deleted == sa.false())
-    if type_id is not None:
-        query = query.where(volume.volume_type_id == type_id)
-    return int(context.session.execute(query).scalar() or 0)
+        return _count_of(context, volume, sa.func.count(volume.id),
+                         project_id, type_id)
+    if name == SNAPSHOTS:
+        return _count_of(context, snapshot, sa.func.count(snapshot.id),
+                         project_id, type_id)
+    if name == GIGABYTES:
+        return (_count_of(context, volume,
+                          sa.func.coalesce(sa.func.sum(volume.size), 0),
+                          project_id, type_id) +
+                _count_of(context, snapshot,
+                          sa.func.coalesce(sa.func.sum(
+                              snapshot.volume_size), 0),
+                          project_id, type_id))
+    return 0
 
 
 @reader
@@ -327,6 +350,14 @@ def release_volume(context, volume):
     held."""
     change_usage(context, volume.project_id,
                  volume_deltas(volume.size, volume.volume_type_id, -1))
+
+
+def release_snapshot(context, snapshot):
+    """A ``quota`` hook of snapshot_destroy: give back what the snapshot
+    held."""
+    change_usage(context, snapshot.project_id,
+                 snapshot_deltas(snapshot.volume_size,
+                                 snapshot.volume_type_id, -1))
 
 
 @writer

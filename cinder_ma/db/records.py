@@ -10,7 +10,8 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Records of the data layer: what it returns of a volume and an attachment.
+"""Records of the data layer: what it returns of a volume, an attachment
+and a snapshot.
 
 Every function of :mod:`cinder_ma.db` that returns a volume or an
 attachment returns one of these records, built by the one builder of its
@@ -150,6 +151,8 @@ class Volume(typing.NamedTuple):
     claimed_by: str | None = None
     claimed_until: object = None
     target_size: int | None = None
+    snapshot_id: str | None = None
+    source_volid: str | None = None
     deleted_at: object = None
     deleted: bool = False
     created_at: object = None
@@ -161,6 +164,47 @@ class Volume(typing.NamedTuple):
     def replace(self, **changes):
         """This volume with ``changes``."""
         return self._replace(**changes)
+
+
+class Snapshot(typing.NamedTuple):
+    """A snapshot: the columns of ``snapshots`` and, when read with them,
+    its ``metadata`` ({key: value}; None when read without it)."""
+
+    id: str
+    project_id: str
+    user_id: str | None
+    volume_id: str
+    volume_type_id: str
+    volume_size: int
+    name: str | None
+    description: str | None
+    status: str
+    progress: str | None = None
+    error_reason: str | None = None
+    claimed_by: str | None = None
+    claimed_until: object = None
+    deleted_at: object = None
+    deleted: bool = False
+    created_at: object = None
+    updated_at: object = None
+    metadata: dict | None = None
+
+    def replace(self, **changes):
+        """This snapshot with ``changes``."""
+        return self._replace(**changes)
+
+
+#: The fields of a snapshot that are its table's columns.
+SNAPSHOT_COLUMNS = Snapshot._fields[:-1]
+
+
+def snapshot_from_row(row, metadata=None):
+    """The record of a snapshot from a row holding its columns (a Core
+    row, a dict of them, or a tuple in the order of
+    :data:`SNAPSHOT_COLUMNS`), with its metadata if it was read."""
+    values = row if type(row) is tuple else _values(row, SNAPSHOT_COLUMNS,
+                                                    '')
+    return Snapshot._make((*values, metadata))
 
 
 #: The columns of an attachment, in their table's order (the record's

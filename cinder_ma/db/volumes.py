@@ -384,6 +384,8 @@ def _describe(expected):
 def _metadata_replace(context, volume_id, metadata):
     soft_delete(context, models.VolumeMetadata,
                 models.VolumeMetadata.volume_id == volume_id)
+    soft_delete(context, models.Transfer,
+                models.Transfer.volume_id == volume_id)
     for key, value in metadata.items():
         context.session.add(models.VolumeMetadata(
             volume_id=volume_id, key=key, value=value))
@@ -392,7 +394,8 @@ def _metadata_replace(context, volume_id, metadata):
 
 @writer
 def volume_destroy(context, volume_id, quota=None):
-    """Soft-delete a volume and its metadata.
+    """Soft-delete a volume, its metadata and its pending transfer (a
+    volume awaiting transfer that an administrator force-deleted).
 
     :param quota: called as ``quota(context, volume)`` in the transaction
         with the row deleted (to release what it held of the quota).
@@ -410,3 +413,5 @@ def volume_destroy(context, volume_id, quota=None):
         quota(context, volume)
     soft_delete(context, models.VolumeMetadata,
                 models.VolumeMetadata.volume_id == volume_id)
+    soft_delete(context, models.Transfer,
+                models.Transfer.volume_id == volume_id)

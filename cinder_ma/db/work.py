@@ -44,13 +44,20 @@ from cinder_ma.db import records
 from cinder_ma import status as vstatus
 
 #: Transient statuses: work a process must finish.
-VOLUME_WORK = (vstatus.CREATING, vstatus.DELETING, vstatus.EXTENDING)
+VOLUME_WORK = (vstatus.CREATING, vstatus.DELETING, vstatus.EXTENDING,
+               vstatus.REVERTING)
 ATTACHMENT_WORK = (vstatus.ATTACH_RESERVED, vstatus.ATTACH_ATTACHING,
                    vstatus.ATTACH_DETACHING)
 
-_MODELS = {'volume': models.Volume, 'attachment': models.VolumeAttachment}
+#: A snapshot's: made, deleted, or a volume reverted to it.
+SNAPSHOT_WORK = (vstatus.SNAPSHOT_CREATING, vstatus.SNAPSHOT_DELETING,
+                 vstatus.SNAPSHOT_RESTORING)
+
+_MODELS = {'volume': models.Volume, 'attachment': models.VolumeAttachment,
+           'snapshot': models.Snapshot}
 _STATUS = {'volume': models.Volume.status,
-           'attachment': models.VolumeAttachment.attach_status}
+           'attachment': models.VolumeAttachment.attach_status,
+           'snapshot': models.Snapshot.status}
 
 
 def new_worker_id():
@@ -113,7 +120,7 @@ def claim(context, kind, row_id, owner, statuses, lease,
           stale_before=None, handover=None, pending=None):
     """Claim a volume's or attachment's work, compare-and-swap.
 
-    :param kind: 'volume' or 'attachment'.
+    :param kind: 'volume', 'attachment' or 'snapshot'.
     :param owner: the claim (:func:`owner_token`).
     :param statuses: the row must be in one of them.
     :param lease: seconds the claim holds unless renewed.
@@ -251,6 +258,28 @@ def stuck_attachments(context, lease):
             volume, volume.id == va.volume_id).where(
             va.deleted == sa.false(),
             sa.or_(transient, pending)).order_by(va.updated_at)).all()
+
+
+@reader
+def stuck_snapshots(context, lease):
+    """Snapshots in a transient status nobody works on, with the host of
+    their volume (``volume_host``) and its status (``volume_status``).
+
+    A snapshot ``deleting`` with its volume (a cascade) is the volume's
+    delete flow's work, and a snapshot ``restoring`` the revert flow's of
+    its volume: the reconcile loop finishes them through their volume.
+    """
+    snapshot = models.Snapshot
+    volume = models.Volume
+    return context.session.execute(
+        sa.select(snapshot.id, snapshot.status, snapshot.volume_id,
+                  snapshot.claimed_by, snapshot.updated_at,
+                  volume.host.label('volume_host'),
+                  volume.status.label('volume_status')).join(
+            volume, volume.id == snapshot.volume_id).where(
+            snapshot.deleted == sa.false(),
+            snapshot.status.in_(SNAPSHOT_WORK),
+            _stale(snapshot, lease)).order_by(snapshot.updated_at)).all()
 
 
 @reader

@@ -42,7 +42,9 @@ import oslo_messaging as messaging
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
@@ -51,7 +53,6 @@ from cinder_ma.manager import flows
 from cinder_ma.manager.flows import abort_connect as abort_flow
 from cinder_ma.manager.flows import attach_volume as attach_flow
 from cinder_ma.manager.flows import connect_attachment as connect_flow
-from cinder_ma.manager.flows import create_volume as create_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
 from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
@@ -63,7 +64,9 @@ from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import nova
 from cinder_ma.manager import rpcapi
+from cinder_ma.manager import snapshots as snapshot_endpoints
 from cinder_ma.manager.tasks import volume as volume_tasks
+from cinder_ma import message_field
 from cinder_ma import notifications
 from cinder_ma import status as vstatus
 from cinder_ma.volume.drivers import base as driver_base
@@ -80,7 +83,8 @@ CLAIM_HANDOVER_POLL = 0.05
 #: Outcomes a caller can expect, not failures of the manager.
 EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
             exception.Conflict, exception.InvalidVolume,
-            exception.InvalidInput, exception.DriverError)
+            exception.InvalidInput, exception.DriverError,
+            exception.SnapshotNotFound, exception.InvalidSnapshot)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,8 +115,10 @@ def volume_ref(volume, qos=None):
         host=volume.host, qos_specs=qos)
 
 
-class Manager:
-    """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x)."""
+class Manager(snapshot_endpoints.SnapshotEndpoints):
+    """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x); those
+    of snapshots are :class:`~cinder_ma.manager.snapshots.SnapshotEndpoints`'
+    (1.7)."""
 
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
@@ -269,12 +275,24 @@ class Manager:
                                      vstatus.ERROR)
         if clean_first:
             backend.driver.delete_volume(volume_ref(volume))
-        flows.run(create_flow.get_flow,
-                  {'context': context, 'volume_id': volume_id,
-                   'volume': volume_ref(volume, back_end), 'claim': owner},
-                  backend.driver)
+        store = {'context': context, 'volume_id': volume_id,
+                 'volume': volume_ref(volume, back_end), 'claim': owner}
+        try:
+            factory, source = self._source_of(context, volume, store)
+        except (exception.SnapshotNotFound, exception.VolumeNotFound) as exc:
+            # Its source is gone (deleted by an administrator's force):
+            # nothing to make the volume from.
+            LOG.error('Volume %s cannot be created: %s', volume_id, exc)
+            volume_db.volume_change(
+                context, volume_id,
+                {'status': vstatus.ERROR,
+                 'error_reason': 'its source is gone: %s' % exc},
+                expected={'status': vstatus.CREATING})
+            raise
+        flows.run(factory, store, backend.driver)
         self._claim_given_up(owner)
-        LOG.info('Created volume %s on %s', volume_id, volume.host)
+        LOG.info('Created volume %s on %s%s', volume_id, volume.host,
+                 source)
 
     @messaging.expected_exceptions(*EXPECTED)
     def delete_volume(self, context, volume_id):
@@ -331,6 +349,10 @@ class Manager:
             LOG.warning('Extended volume %s to %s GiB; %d attachment(s) do '
                         'not see the new size: %s', volume_id, new_size,
                         len(not_resized), ', '.join(sorted(not_resized)))
+            message_db.record(
+                context, volume.project_id,
+                message_field.Action.EXTEND_VOLUME, resource_uuid=volume_id,
+                detail=message_field.Detail.NOTIFY_COMPUTE_SERVICE_FAILED)
         else:
             LOG.info('Extended volume %s to %s GiB', volume_id, new_size)
         notifications.notify_extend(context,
@@ -683,7 +705,7 @@ class Manager:
         LOG.info('Rolled back the interrupted attach of attachment %s',
                  attachment_id)
 
-    # Consumers' attachments (backend role, 1.7)
+    # Consumers' attachments (backend role, 1.8)
 
     def _consumer_attachment(self, rows, consumers_only=True):
         """A consumer's attachment of a volume of this node (any
@@ -715,7 +737,7 @@ class Manager:
     def connect_attachment(self, context, attachment_id, connector, kind,
                            handover=None):
         """Connect a consumer's reserved attachment of a volume of this
-        node to the host of ``connector`` (1.7): the connect flow
+        node to the host of ``connector`` (1.8): the connect flow
         (:mod:`cinder_ma.manager.flows.connect_attachment`) under a claim
         on the attachment, its ``pending_work`` naming the flow and the
         connector so that the reconcile loop reverts it if this process
@@ -746,7 +768,7 @@ class Manager:
     def disconnect_attachment(self, context, attachment_id,
                               terminate=False):
         """End the connection of a consumer's attachment of a volume of
-        this node, unless another attachment on its host uses it (1.7),
+        this node, unless another attachment on its host uses it (1.8),
         under a claim on the attachment.
 
         :param terminate: os-terminate_connection: the attachment stays,
@@ -783,7 +805,7 @@ class Manager:
     def fence_attachment(self, context, attachment_id):
         """Revoke, at the target, the connection of an attachment of a
         volume of this node recorded fenced, a consumer's or one made
-        through a manager (1.7; the fence flow, under a claim on the
+        through a manager (1.8; the fence flow, under a claim on the
         attachment: the reconcile loop repeats it if this process
         dies)."""
         rows = []
@@ -808,7 +830,7 @@ class Manager:
     @messaging.expected_exceptions(*EXPECTED)
     def reconnect_attachment(self, context, attachment_id, connector):
         """Connect a consumer's fenced attachment again with its new
-        ``connector`` (1.7; the reconnect flow, under a claim on the
+        ``connector`` (1.8; the reconnect flow, under a claim on the
         attachment: the reconcile loop ends a connection it made if this
         process dies before recording it)."""
         pending = {'op': 'reconnect', 'connector': connector}
@@ -830,7 +852,7 @@ class Manager:
     def promote_consumer_attachment(self, context, attachment_id,
                                     revoke_ids=()):
         """Carry out, at the target, the promotion of a consumer's
-        attachment recorded as its volume's writer (1.7): end the
+        attachment recorded as its volume's writer (1.8): end the
         connections of the fenced attachments ``revoke_ids``, then make
         its read-write connection (the promote flow, under a claim on the
         attachment: the reconcile loop runs it again if this process
@@ -1009,6 +1031,12 @@ def _refuse_unless_held(context, kind, row_id, statuses):
         if status not in statuses:
             raise exception.InvalidVolume(
                 reason='volume %s is %s, not %s' % (
+                    row_id, status, ' or '.join(statuses)))
+    elif kind == 'snapshot':
+        status = snapshot_db.snapshot_get(context, row_id).status
+        if status not in statuses:
+            raise exception.InvalidSnapshot(
+                reason='snapshot %s is %s, not %s' % (
                     row_id, status, ' or '.join(statuses)))
     else:
         status = attachment_db.attachment_get(context, row_id).attach_status

@@ -27,6 +27,14 @@ can do, claims it (compare-and-swap, so one manager wins) and:
 * ``deleting``: runs the delete flow again (every step is idempotent);
 * ``extending``: runs the extend flow to ``target_size`` again (or gives
   the volume its status back when no size was recorded);
+* ``reverting``: runs the revert flow to its snapshot left ``restoring``
+  again (a copy of the snapshot over the volume: idempotent), or sets
+  the volume ``error`` when no such snapshot is left;
+* a snapshot ``creating``: deletes what an interrupted run may have left
+  of it and takes it again (its volume's data as it is now: the
+  snapshot's point in time is when it becomes ``available``);
+* a snapshot ``deleting`` (but one deleted with its volume, which the
+  volume's delete flow does): runs the delete flow again;
 * an attachment ``reserved`` through a manager: runs the attach flow;
 * ``attaching`` through a manager: rolls the interrupted attach back
   (disk, host connection, backend connection, unless another attachment
@@ -62,6 +70,7 @@ from oslo_log import log as logging
 from cinder_ma.db.api import utcnow
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import records
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
@@ -121,6 +130,8 @@ def _recover_volume(manager, context, row):
             manager._create_volume(context, row.id, owner, clean_first=True)
         elif row.status == vstatus.DELETING:
             manager._delete_volume(context, row.id)
+        elif row.status == vstatus.REVERTING:
+            _recover_revert(manager, context, row.id, owner)
         elif row.target_size:
             manager._extend_volume(context, row.id, row.target_size)
         else:
@@ -128,6 +139,39 @@ def _recover_volume(manager, context, row):
                 context, row.id, vstatus.EXTENDING,
                 {'error_reason': 'extend interrupted: its size was not '
                                  'recorded'})
+
+
+def _recover_revert(manager, context, volume_id, owner):
+    restoring = [s for s in snapshot_db.snapshots_of_volume(context,
+                                                            volume_id)
+                 if s.status == vstatus.SNAPSHOT_RESTORING]
+    if restoring:
+        manager._revert_to_snapshot(context, volume_id, restoring[-1].id,
+                                    owner)
+        return
+    snapshot_db.revert_end(context, volume_id, None, vstatus.ERROR,
+                           'revert interrupted: its snapshot is gone')
+
+
+def _takes_snapshot(manager, row):
+    if row.status == vstatus.SNAPSHOT_RESTORING:
+        return False  # its volume's revert flow finishes it
+    if row.status == vstatus.SNAPSHOT_DELETING and \
+            row.volume_status == vstatus.DELETING:
+        return False  # its volume's delete flow deletes it
+    return manager._can_serve_volume(row.volume_host)
+
+
+def _recover_snapshot(manager, context, row):
+    with manager._claimed(context, 'snapshot', row.id, (row.status,),
+                          stale_before=_stale_before()) as owner:
+        LOG.warning('Snapshot %s was left %s (claim %s); finishing it',
+                    row.id, row.status, row.claimed_by or 'none')
+        if row.status == vstatus.SNAPSHOT_CREATING:
+            manager._create_snapshot(context, row.id, owner,
+                                     clean_first=True)
+        else:
+            manager._delete_snapshot(context, row.id)
 
 
 def _recover_attachment(manager, context, row):
@@ -159,6 +203,10 @@ def reconcile(manager, context):
     for row in work_db.stuck_volumes(context, lease):
         if _takes_volume(manager, row):
             done += _one(_recover_volume, manager, context, row, 'volume')
+    for row in work_db.stuck_snapshots(context, lease):
+        if _takes_snapshot(manager, row):
+            done += _one(_recover_snapshot, manager, context, row,
+                         'snapshot')
     backends = {}
     for row in work_db.stuck_attachments(context, lease):
         if not _takes_attachment(manager, row):

@@ -179,7 +179,12 @@ class ManagerAPI:
     * 1.6 - resize_attachment (call to the manager of an attachment's
       host: its hypervisor driver makes the instance see the new size of
       a volume extended online).
-    * 1.7 - connect_attachment, disconnect_attachment, fence_attachment,
+    * 1.7 - create_snapshot, delete_snapshot and revert_to_snapshot
+      (casts to the manager of the volume's backend); create_volume
+      makes a volume recorded with a ``snapshot_id`` or
+      ``source_volid`` from that source (the API sends such creates to
+      1.7 managers only).
+    * 1.8 - connect_attachment, disconnect_attachment, fence_attachment,
       reconnect_attachment and promote_consumer_attachment (calls to the
       manager of the volume's backend, which runs the flows of consumers'
       attachments under claims: the API runs no flow).
@@ -195,7 +200,7 @@ class ManagerAPI:
     older form exists).
     """
 
-    RPC_API_VERSION = '1.7'
+    RPC_API_VERSION = '1.8'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -251,17 +256,17 @@ class ManagerAPI:
                 exc.exc_type) from None
 
     def _backend_call(self, context, volume_host, method, what, **kwargs):
-        """A call (1.7) to the manager of a volume's backend, which owns
+        """A call (1.8) to the manager of a volume's backend, which owns
         the flows of its consumers' attachments."""
-        self._require('1.7', what, volume_host)
+        self._require('1.8', what, volume_host)
         return self._call(context, backend_row(volume_host), VOLUME_BINARY,
-                          self._client(volume_host, '1.7'), method,
+                          self._client(volume_host, '1.8'), method,
                           **kwargs)
 
     def connect_attachment(self, context, volume_host, attachment_id,
                            connector, kind, handover=None):
         """Have the manager of the volume's backend connect a consumer's
-        reserved attachment to the host of ``connector`` (call, 1.7).
+        reserved attachment to the host of ``connector`` (call, 1.8).
 
         :param kind: 'create', 'update' or 'legacy' (see
             :mod:`cinder_ma.manager.flows.connect_attachment`).
@@ -278,14 +283,14 @@ class ManagerAPI:
                               terminate=False):
         """Have the manager of the volume's backend end a consumer's
         attachment's connection and, unless ``terminate``, delete the
-        attachment (recorded 'detaching') (call, 1.7)."""
+        attachment (recorded 'detaching') (call, 1.8)."""
         self._backend_call(context, volume_host, 'disconnect_attachment',
                            'disconnect attachment %s' % attachment_id,
                            attachment_id=attachment_id, terminate=terminate)
 
     def fence_attachment(self, context, volume_host, attachment_id):
         """Have the manager of the volume's backend revoke the connection
-        of a consumer's attachment recorded fenced (call, 1.7)."""
+        of a consumer's attachment recorded fenced (call, 1.8)."""
         self._backend_call(context, volume_host, 'fence_attachment',
                            'fence attachment %s' % attachment_id,
                            attachment_id=attachment_id)
@@ -293,7 +298,7 @@ class ManagerAPI:
     def reconnect_attachment(self, context, volume_host, attachment_id,
                              connector):
         """Have the manager of the volume's backend connect a consumer's
-        fenced attachment again with a new connector (call, 1.7)."""
+        fenced attachment again with a new connector (call, 1.8)."""
         self._backend_call(context, volume_host, 'reconnect_attachment',
                            'reconnect attachment %s' % attachment_id,
                            attachment_id=attachment_id, connector=connector)
@@ -303,7 +308,7 @@ class ManagerAPI:
         """Have the manager of the volume's backend carry out the
         promotion of a consumer's attachment recorded as its volume's
         writer: revoke ``revoke_ids``, then make its read-write
-        connection (call, 1.7)."""
+        connection (call, 1.8)."""
         self._backend_call(context, volume_host,
                            'promote_consumer_attachment',
                            'promote attachment %s' % attachment_id,
@@ -473,6 +478,38 @@ class ManagerAPI:
                    self._client(instance_host, '1.5'), 'promote_attachment',
                    attachment_id=attachment_id,
                    revoke_ids=list(revoke_ids))
+
+    def require_snapshots(self, context, host):
+        """Refuse, before anything is recorded, a snapshot, revert or
+        create from a source for the manager of ``host`` when the pin or
+        that manager's reported version is below 1.7.
+
+        :raises ServiceTooOld:
+        """
+        self._require('1.7', 'take snapshots or copy volumes', host)
+        require_reported(context, server_for(host), '1.7',
+                         'take snapshots or copy volumes')
+
+    def create_snapshot(self, context, snapshot_id, host):
+        """Have the manager of ``host`` (the volume's) take a snapshot
+        recorded 'creating' (cast, 1.7); it ends 'available', or 'error'
+        with error_reason."""
+        self._client(host, '1.7').cast(context, 'create_snapshot',
+                                       snapshot_id=snapshot_id)
+
+    def delete_snapshot(self, context, snapshot_id, host):
+        """Have the manager of ``host`` delete a snapshot recorded
+        'deleting' (cast, 1.7); its record is deleted, or it ends
+        'error_deleting' with error_reason."""
+        self._client(host, '1.7').cast(context, 'delete_snapshot',
+                                       snapshot_id=snapshot_id)
+
+    def revert_to_snapshot(self, context, volume_id, snapshot_id, host):
+        """Have the manager of ``host`` revert a volume recorded
+        'reverting' to its snapshot recorded 'restoring' (cast, 1.7)."""
+        self._client(host, '1.7').cast(context, 'revert_to_snapshot',
+                                       volume_id=volume_id,
+                                       snapshot_id=snapshot_id)
 
     def list_connections(self, context, host):
         """What the backends and the hypervisor of the manager of ``host``

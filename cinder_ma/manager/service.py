@@ -177,6 +177,9 @@ def backend_capabilities(backend):
         'shared_targets': caps.shared_targets,
         'online_extend': caps.online_extend,
         'per_attachment_connections': caps.per_attachment_connections,
+        'snapshots': caps.snapshots,
+        'clone': caps.clone,
+        'consistent_snapshots': caps.consistent_snapshots,
         'pools': pools,
     })
     return report

@@ -18,10 +18,13 @@ from cinder_ma.policies import attachments
 from cinder_ma.policies import availability_zones
 from cinder_ma.policies import base
 from cinder_ma.policies import limits
+from cinder_ma.policies import messages
 from cinder_ma.policies import qos_specs
 from cinder_ma.policies import quotas
 from cinder_ma.policies import scheduler_stats
 from cinder_ma.policies import services
+from cinder_ma.policies import snapshots
+from cinder_ma.policies import transfers
 from cinder_ma.policies import types
 from cinder_ma.policies import unsupported
 from cinder_ma.policies import volumes
@@ -39,5 +42,8 @@ def list_rules():
         quotas.list_rules(),
         availability_zones.list_rules(),
         scheduler_stats.list_rules(),
+        messages.list_rules(),
+        transfers.list_rules(),
         unsupported.list_rules(),
+        snapshots.list_rules(),
     ))

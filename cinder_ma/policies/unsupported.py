@@ -11,7 +11,7 @@
 # under the License.
 
 """Policy rules of the lists of resources cinder_ma does not have
-(snapshots, backups, transfers, groups, group snapshots, user messages;
+(backups, groups, group snapshots;
 see :mod:`cinder_ma.api.v3.unsupported`): Cinder's names and defaults,
 so that a policy file written for Cinder keeps its meaning. The lists are
 always empty; shows answer 404 and creations 400 without a rule."""
@@ -20,12 +20,9 @@ from oslo_policy import policy
 
 from cinder_ma.policies import base
 
-SNAPSHOTS_GET_ALL = 'volume:get_all_snapshots'
 BACKUPS_GET_ALL = 'backup:get_all'
-TRANSFERS_GET_ALL = 'volume:get_all_transfers'
 GROUPS_GET_ALL = 'group:get_all'
 GROUP_SNAPSHOTS_GET_ALL = 'group:get_all_group_snapshots'
-MESSAGES_GET_ALL = 'message:get_all'
 
 _NONE_HERE = ' cinder_ma has none: the list is always empty.'
 
@@ -41,18 +38,12 @@ def _list_rule(name, what, paths):
 
 
 rules = [
-    _list_rule(SNAPSHOTS_GET_ALL, 'volume snapshots',
-               ('/snapshots', '/snapshots/detail')),
     _list_rule(BACKUPS_GET_ALL, 'volume backups',
                ('/backups', '/backups/detail')),
-    _list_rule(TRANSFERS_GET_ALL, 'volume transfers',
-               ('/os-volume-transfer', '/os-volume-transfer/detail',
-                '/volume-transfers', '/volume-transfers/detail')),
     _list_rule(GROUPS_GET_ALL, 'generic volume groups',
                ('/groups', '/groups/detail')),
     _list_rule(GROUP_SNAPSHOTS_GET_ALL, 'group snapshots',
                ('/group_snapshots', '/group_snapshots/detail')),
-    _list_rule(MESSAGES_GET_ALL, 'user messages', ('/messages',)),
 ]
 
 

@@ -17,13 +17,18 @@ project as target, validate what the schema cannot, record state in the
 database and cast to the manager that owns the volume's backend.
 """
 
+from oslo_config import cfg
 from oslo_log import log as logging
 
 from cinder_ma.db import api as db_api
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
+from cinder_ma.policies import snapshots as snapshot_policies
 from cinder_ma.policies import volumes as volume_policies
 from cinder_ma import policy
 from cinder_ma import status as vstatus
@@ -32,6 +37,7 @@ from cinder_ma.volume import scheduler
 from cinder_ma.volume import services as volume_services
 from cinder_ma.volume import types as vtypes
 
+CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 UNSET = object()
@@ -113,24 +119,109 @@ def count_volumes(context, filters=None, all_tenants=False,
     return volume_db.volume_count(context, project_id, filters)
 
 
+def _source(context, snapshot_id, source_volid):
+    """What a new volume is made from: (kind, snapshot or None, source
+    volume or None) for 'snapshot', 'volume' or None (an empty volume).
+
+    :raises SnapshotNotFound, VolumeNotFound: the caller cannot see it.
+    :raises InvalidSnapshot, InvalidVolume: it is not in a status to copy
+        from, or its backend cannot copy.
+    """
+    if snapshot_id is not None:
+        project_id = None if _is_admin(context) else context.project_id
+        snapshot = snapshot_db.snapshot_get(context, snapshot_id,
+                                            project_id)
+        policy.authorize(context, snapshot_policies.GET, _target(snapshot))
+        if snapshot.status != vstatus.SNAPSHOT_AVAILABLE:
+            raise exception.InvalidSnapshot(
+                reason="Originating snapshot status must be one of "
+                       "'available' values")
+        volume = volume_db.volume_get(context, snapshot.volume_id,
+                                      children=False)
+        return 'snapshot', snapshot, volume
+    if source_volid is not None:
+        volume = get_volume(context, source_volid, children=False)
+        if volume.status not in (vstatus.AVAILABLE, vstatus.IN_USE):
+            raise exception.InvalidVolume(
+                reason="Originating source volume status must be one of "
+                       "'available, in-use' values")
+        return 'volume', None, volume
+    return None, None, None
+
+
+def _copy_placement(context, kind, source, vtype, shareable,
+                    availability_zone):
+    """Where a copy of ``source`` goes: its backend, which copies it (the
+    new volume's type must suit that backend)."""
+    volume_services.assert_not_frozen(context, source)
+    capability = 'snapshots' if kind == 'snapshot' else 'clone'
+    caps = scheduler.backend_capabilities(context, source.host)
+    if not caps.get(capability):
+        raise exception.InvalidVolume(
+            reason='the backend of volume %s cannot copy it into a new '
+                   'volume (its driver does not declare the capability '
+                   '%s)' % (source.id, capability))
+    why = scheduler.capability_mismatch(caps, vtype.extra_specs, shareable)
+    if why:
+        raise exception.InvalidVolume(
+            reason='the backend of volume %s, which makes the copy, %s, as '
+                   'volume type %s needs' % (source.id, why, vtype.name))
+    if availability_zone and availability_zone != source.availability_zone:
+        raise exception.InvalidInput(
+            reason='the new volume is made in the availability zone of its '
+                   'source, %s, not %s' % (source.availability_zone,
+                                           availability_zone))
+    _rpc().require_snapshots(context, source.host)
+    return scheduler.Placement(
+        host=source.host, service_uuid=source.service_uuid,
+        shared_targets=source.shared_targets,
+        availability_zone=source.availability_zone)
+
+
 def create_volume(context, size, name=None, description=None,
                   volume_type=None, metadata=None, availability_zone=None,
-                  multiattach=False):
+                  multiattach=False, snapshot_id=None, source_volid=None):
     """Record a volume, place it on a backend and have its manager make it.
+
+    :param snapshot_id: make it from this snapshot, on its volume's
+        backend: ``size`` (None: the snapshot's) at least the snapshot's,
+        its type the snapshot's unless ``volume_type`` names one.
+    :param source_volid: make it a copy of this volume (available or
+        in-use, shareable or not), likewise.
 
     :param volume_type: name or id of a type; None for the default type.
     :param multiattach: the legacy flag of the create request (below
         microversion 3.50), allowed by its own policy
         (``volume:multiattach_legacy_flag``, admins by default); a type
         with ``multiattach`` needs ``volume:multiattach``.
-    :raises NoValidBackend: no running backend can hold the volume; nothing
-        is recorded.
+    No backend that can hold the volume is not an error of the request
+    (as in Cinder): the volume is recorded in ``error`` (charged to the
+    quota until it is deleted, as any volume), its ``error_reason`` says
+    why for administrators, and its project gets a user message
+    (``VOLUME_VOLUME_001_003``, "schedule allocate volume:Could not find
+    any available weighted backend.").
     """
     target = {'project_id': context.project_id, 'user_id': context.user_id}
     policy.authorize(context, volume_policies.CREATE, target)
+    kind, snapshot, source = _source(context, snapshot_id, source_volid)
+    if size is None and source is not None:
+        size = snapshot.volume_size if snapshot else source.size
     if not isinstance(size, int) or size <= 0:
         raise exception.InvalidInput(
             reason='size must be a positive integer of GiB')
+    if snapshot is not None and size < snapshot.volume_size:
+        raise exception.InvalidInput(
+            reason="Volume size '%s'GB cannot be smaller than the snapshot "
+                   "size %sGB. They must be >= original snapshot size." % (
+                       size, snapshot.volume_size))
+    if kind == 'volume' and size < source.size:
+        raise exception.InvalidInput(
+            reason="Volume size '%s'GB cannot be smaller than original "
+                   "volume size  %sGB. They must be >= original volume "
+                   "size." % (size, source.size))
+    if volume_type is None and source is not None:
+        # The source's type, unless another is given.
+        volume_type = (snapshot or source).volume_type_id
     # What the create decides from is read in one transaction.
     with db_api.reading(context):
         vtype = vtypes.find_type(context, volume_type)
@@ -147,29 +238,58 @@ def create_volume(context, size, name=None, description=None,
                        'cannot be encrypted' % vtype.name)
         charge = quotas.charge_create(context, context.project_id, size,
                                       vtype.id)
-        placement = scheduler.select_backend(
-            context, size, extra_specs, multiattach=shareable,
-            availability_zone=availability_zone)
+        try:
+            if source is not None:
+                placement = _copy_placement(context, kind, source, vtype,
+                                            shareable, availability_zone)
+            else:
+                placement = scheduler.select_backend(
+                    context, size, extra_specs, multiattach=shareable,
+                    availability_zone=availability_zone)
+        except exception.NoValidBackend as exc:
+            placement, no_backend = None, exc
+    if placement is None:
+        where = {'status': vstatus.ERROR, 'host': None,
+                 'service_uuid': None, 'shared_targets': False,
+                 'availability_zone': (availability_zone or
+                                       CONF.storage_availability_zone),
+                 'error_reason': getattr(no_backend, 'full_reason',
+                                         no_backend.msg)}
+    else:
+        where = {'status': vstatus.CREATING, 'host': placement.host,
+                 'service_uuid': placement.service_uuid,
+                 'shared_targets': placement.shared_targets,
+                 'availability_zone': placement.availability_zone}
     volume = quotas.run_charged(context, volume_db.volume_create, context, {
         'project_id': context.project_id,
         'user_id': context.user_id,
         'name': name,
         'description': description,
         'size': size,
-        'status': vstatus.CREATING,
-        'host': placement.host,
-        'service_uuid': placement.service_uuid,
-        'shared_targets': placement.shared_targets,
-        'availability_zone': placement.availability_zone,
+        **where,
         'volume_type_id': vtype.id,
         'multiattach': shareable,
         'encrypted': vtype.encrypted,
         'metadata': metadata or {},
+        'snapshot_id': snapshot.id if snapshot is not None else None,
+        'source_volid': source.id if kind == 'volume' else None,
     }, quota=charge, volume_type=vtype.record())
+    if placement is None:
+        LOG.warning('Volume %(id)s (%(size)s GiB, type %(type)s) is in '
+                    'error: %(reason)s',
+                    {'id': volume.id, 'size': size, 'type': vtype.name,
+                     'reason': no_backend.msg})
+        message_db.record(
+            context, volume.project_id,
+            message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
+            resource_uuid=volume.id, exception=no_backend)
+        return volume
     LOG.info('Creating volume %(id)s (%(size)s GiB, type %(type)s, '
-             'multiattach %(ma)s) on %(host)s',
+             'multiattach %(ma)s) on %(host)s%(from)s',
              {'id': volume.id, 'size': size, 'type': vtype.name,
-              'ma': shareable, 'host': placement.host})
+              'ma': shareable, 'host': placement.host,
+              'from': ' from %s %s' % (kind, (snapshot or source).id)
+              if kind else ''})
     try:
         _rpc().create_volume(context, volume.id, placement.host)
     except Exception as exc:
@@ -203,8 +323,27 @@ def _live_attachment_ids(volume):
             if a.attach_status in vstatus.LIVE_ATTACH_STATUSES]
 
 
+#: Cinder's refusal of a volume delete, after the statuses it needed.
+_DELETE_REFUSED = ('must not be migrating, attached, belong to a group, '
+                   'have snapshots, awaiting a transfer, or be '
+                   'disassociated from snapshots after volume transfer.')
+#: Statuses of its snapshots from which a volume's cascade deletes them.
+_CASCADE_SNAPSHOT_STATUSES = (vstatus.SNAPSHOT_AVAILABLE,
+                              vstatus.SNAPSHOT_ERROR,
+                              vstatus.SNAPSHOT_DELETING,
+                              vstatus.SNAPSHOT_ERROR_DELETING)
+
+
+def _delete_refused(statuses):
+    return exception.InvalidVolume(
+        reason='Volume status must be %s and %s' % (
+            ' or '.join(statuses), _DELETE_REFUSED))
+
+
 def delete_volume(context, volume_id, cascade=False, force=False):
-    """Delete a volume that has no live attachment.
+    """Delete a volume that has no live attachment and, unless
+    ``cascade``, no snapshot (with ``cascade``, its snapshots with it:
+    each available or in error, any status with ``force``).
 
     :param force: admins may delete a volume in any status except while
         it is attached.
@@ -223,20 +362,47 @@ def delete_volume(context, volume_id, cascade=False, force=False):
         raise exception.InvalidVolume(
             reason='volume status must be one of %s, not %s' % (
                 ', '.join(_DELETABLE), volume.status))
+    statuses = (volume.status,) if force else _DELETABLE
+    snapshots = snapshot_db.snapshots_of_volume(context, volume.id)
+    snapshot_statuses = None if force else _CASCADE_SNAPSHOT_STATUSES
+    undeletable = [s.id for s in snapshots
+                   if snapshot_statuses is not None and
+                   s.status not in snapshot_statuses]
+    if snapshots and (not cascade or undeletable):
+        raise _delete_refused(statuses)
+    if snapshots and not _is_admin(context) and any(
+            s.project_id != context.project_id for s in snapshots):
+        raise _delete_refused(statuses)
+    copying = snapshot_db.volumes_copying(context, volume.id)
+    if copying:
+        raise exception.InvalidVolume(
+            reason='volume %s is the source of volume(s) %s, which are '
+                   'being created; delete it once they are available' % (
+                       volume.id, ', '.join(copying)))
     if not volume.host:
         quota_db.retrying(context, volume_db.volume_destroy, context,
                           volume.id, quota=quota_db.release_volume)
         LOG.info('Deleted volume %s, which was never placed', volume.id)
         return
     # The attachment check above is repeated inside the compare-and-swap
-    # (on the volume's own live-attachment count), so that an attachment
-    # reserved meanwhile makes this a 409.
-    expected = {'status': (volume.status,) if force else _DELETABLE,
-                'attach_count': 0}
-    volume = volume_db.volume_update(
-        context, volume.id, {'status': vstatus.DELETING,
-                             'error_reason': None}, expected=expected)
-    LOG.info('Deleting volume %s on %s', volume.id, volume.host)
+    # (on the volume's own live-attachment count), and so is the snapshot
+    # check, so that an attachment reserved or a snapshot taken meanwhile
+    # makes this a 409.
+    expected = {'status': statuses, 'attach_count': 0}
+    if not snapshot_db.volume_delete_begin_checked(
+            context, volume.id,
+            {'status': vstatus.DELETING, 'error_reason': None}, expected,
+            cascade=cascade, snapshot_statuses=snapshot_statuses):
+        current = volume_db.volume_get(context, volume.id, children=False)
+        raise exception.Conflict(
+            reason='volume %s is in status %s (attachments %d), expected '
+                   'status in (%s) with no attachment%s' % (
+                       volume.id, current.status, current.attach_count,
+                       ', '.join(statuses),
+                       '' if cascade else ' and no snapshot'))
+    LOG.info('Deleting volume %s on %s%s', volume.id, volume.host,
+             ' with its %d snapshot(s)' % len(snapshots) if snapshots
+             else '')
     try:
         _rpc().delete_volume(context, volume.id, volume.host)
     except Exception as exc:

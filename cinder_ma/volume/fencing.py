@@ -41,9 +41,11 @@ from oslo_log import log as logging
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import status as vstatus
@@ -70,14 +72,14 @@ def _check_own_connection(attachment, volume, what):
 def _check_managers(context, api, volume, attachment=None):
     """Refuse before anything is recorded when the pin, or the manager of
     the volume's backend, cannot run the flow that ends one attachment's
-    connection (RPC API 1.7), or the manager of the attachment's host,
+    connection (RPC API 1.8), or the manager of the attachment's host,
     for one made through a manager, cannot switch its disk (1.5)."""
     what = 'end the connection of one attachment'
-    if not api.can_send_version('1.7'):
+    if not api.can_send_version('1.8'):
         raise exception.ServiceTooOld(
-            what=what, host=volume.host, version='1.7',
+            what=what, host=volume.host, version='1.8',
             cap=rpcapi.version_cap())
-    rpcapi.require_reported(context, rpcapi.server_for(volume.host), '1.7',
+    rpcapi.require_reported(context, rpcapi.server_for(volume.host), '1.8',
                             what)
     if attachment is not None and attachment.manager_host:
         rpcapi.require_reported(context, attachment.manager_host, '1.5',
@@ -87,6 +89,16 @@ def _check_managers(context, api, volume, attachment=None):
 def _revoke_item(attachment):
     return {'attachment_id': attachment.id,
             'connector': attachment.connector}
+
+
+def _tell_user(context, volume):
+    """The user message of an attachment of ``volume`` fenced: its
+    instance lost its access until it is connected again."""
+    message_db.record(context, volume.project_id,
+                      message_field.Action.FENCE_ATTACHMENT,
+                      resource_uuid=volume.id,
+                      detail=message_field.Detail.ATTACHMENT_FENCED,
+                      level='WARNING')
 
 
 def fence_attachment(context, attachment_id):
@@ -109,6 +121,7 @@ def fence_attachment(context, attachment_id):
                     'the request of %s', fenced.id, volume.id,
                     fenced.generation, context.user_id)
         notifications.notify_fencing(context, 'fence', volume, fenced)
+        _tell_user(context, volume)
     else:
         LOG.info('Attachment %s of volume %s is fenced already; revoking '
                  'its connection again', fenced.id, volume.id)
@@ -252,6 +265,7 @@ def promote_attachment(context, attachment_id):
             if writer.fenced_at is not None:
                 notifications.notify_fencing(context, 'fence', volume,
                                              writer)
+                _tell_user(context, volume)
         LOG.warning('Promoted attachment %s of volume %s to writer '
                     '(generation %d) at the request of %s; demoted and '
                     'fenced: %s', promoted.id, volume.id,

@@ -16,14 +16,15 @@ A limit is the project's own (``os-quota-sets``), else its class's
 (``os-quota-class-sets/default``), else the option ([DEFAULT]
 quota_volumes, quota_gigabytes, per_volume_size_limit); -1 is unlimited.
 
-Enforced: ``volumes``, ``gigabytes``, ``per_volume_gigabytes`` and the
-per-type ``volumes_<type>`` and ``gigabytes_<type>``, on volume create,
-extend and retype, inside the transaction of the change (see
+Enforced: ``volumes``, ``snapshots``, ``gigabytes`` (a snapshot's
+count with the volumes', as in Cinder), ``per_volume_gigabytes`` and the
+per-type ``volumes_<type>``, ``snapshots_<type>`` and
+``gigabytes_<type>``, on volume create, extend and retype and snapshot
+create, inside the transaction of the change (see
 :mod:`cinder_ma.db.quotas`). Shown but not enforced: Cinder's other
-resources (snapshots, backups, backup_gigabytes, groups and the per-type
-snapshots_<type>), which cinder_ma does not have. They can be set, so that
-Cinder's clients and Tempest round-trip them, default to 0 and are never
-in use.
+resources (backups, backup_gigabytes, groups), which cinder_ma does not
+have. They can be set, so that Cinder's clients and Tempest round-trip
+them, default to 0 and are never in use.
 """
 
 from oslo_config import cfg
@@ -40,14 +41,15 @@ CONF = cfg.CONF
 DEFAULT_CLASS = 'default'
 
 VOLUMES = quota_db.VOLUMES
+SNAPSHOTS = quota_db.SNAPSHOTS
 GIGABYTES = quota_db.GIGABYTES
 PER_VOLUME_GIGABYTES = quota_db.PER_VOLUME_GIGABYTES
 
 # Cinder's resources that cinder_ma does not have: shown, settable, 0.
-ABSENT = ('snapshots', 'backups', 'backup_gigabytes', 'groups')
+ABSENT = ('backups', 'backup_gigabytes', 'groups')
 # Per-type resources, in the order Cinder shows them.
-PER_TYPE = (VOLUMES, 'snapshots', GIGABYTES)
-ABSENT_PER_TYPE = ('snapshots',)
+PER_TYPE = (VOLUMES, SNAPSHOTS, GIGABYTES)
+ABSENT_PER_TYPE = ()
 
 # Keys of a quota set body that are not resources (ignored, as in Cinder).
 NON_QUOTA_KEYS = ('id', 'tenant_id')
@@ -57,6 +59,7 @@ MAX_INT = 0x7FFFFFFF
 
 def _option_defaults():
     return {VOLUMES: CONF.quota_volumes,
+            SNAPSHOTS: CONF.quota_snapshots,
             GIGABYTES: CONF.quota_gigabytes,
             PER_VOLUME_GIGABYTES: CONF.per_volume_size_limit}
 
@@ -118,7 +121,7 @@ def _to_keys(body, types):
         not an integer from -1.
     """
     by_name = {name: type_id for type_id, name in types.items()}
-    plain = (VOLUMES, GIGABYTES, PER_VOLUME_GIGABYTES) + ABSENT
+    plain = (VOLUMES, SNAPSHOTS, GIGABYTES, PER_VOLUME_GIGABYTES) + ABSENT
     limits, bad = {}, []
     for key, value in body.items():
         if key in NON_QUOTA_KEYS:
@@ -159,10 +162,10 @@ def _integer(key, value):
 
 
 def _usage(context, project_id, types):
-    resources = [VOLUMES, GIGABYTES]
+    resources = [VOLUMES, SNAPSHOTS, GIGABYTES]
     for type_id in types:
-        resources.append(quota_db.type_resource(VOLUMES, type_id))
-        resources.append(quota_db.type_resource(GIGABYTES, type_id))
+        for resource in PER_TYPE:
+            resources.append(quota_db.type_resource(resource, type_id))
     return quota_db.usage_get_all(context, project_id, resources)
 
 
@@ -177,7 +180,7 @@ def _with_usage(limits, usage, types):
 def usage_keys(usage):
     """Usage counters as limits-like values (0 where none is counted)."""
     values = dict.fromkeys(ABSENT + (PER_VOLUME_GIGABYTES,), 0)
-    values.update({VOLUMES: 0, GIGABYTES: 0})
+    values.update({VOLUMES: 0, SNAPSHOTS: 0, GIGABYTES: 0})
     values.update(usage)
     return values
 
@@ -259,7 +262,7 @@ def absolute_limits(context, project_id=None):
                      {'project_id': project_id})
     limits = effective_limits(context, project_id)
     usage = quota_db.usage_get_all(context, project_id,
-                                   [VOLUMES, GIGABYTES])
+                                   [VOLUMES, SNAPSHOTS, GIGABYTES])
     return {'limits': limits, 'usage': usage_keys(usage)}
 
 
@@ -281,6 +284,8 @@ def _cinder_error(context, exc):
         return exception.VolumeSizeExceedsAvailableQuota(
             name=wire, requested=exc.requested, quota=exc.limit,
             consumed=exc.in_use)
+    if name == SNAPSHOTS:
+        return exception.SnapshotLimitExceeded(allowed=exc.limit, name=wire)
     return exception.VolumeLimitExceeded(allowed=exc.limit, name=wire)
 
 
@@ -339,4 +344,16 @@ def charge_retype(context, volume, new_type_id):
                 before.size, before.volume_type_id, -1).items():
             deltas[key] = deltas.get(key, 0) + value
         quota_db.change_usage(ctx, before.project_id, deltas, limits)
+    return hook
+
+
+def charge_snapshot(context, volume):
+    """The ``quota`` hook of a new snapshot of ``volume`` (the caller's
+    project pays, as in Cinder: its snapshots count and its volume's
+    size)."""
+    limits = effective_limits(context, context.project_id)
+    deltas = quota_db.snapshot_deltas(volume.size, volume.volume_type_id)
+
+    def hook(ctx, _snapshot):
+        quota_db.change_usage(ctx, context.project_id, deltas, limits)
     return hook

@@ -13,10 +13,13 @@
 """Choose a backend (host@backend#pool) for a new volume.
 
 Backends are the ``cinder-ma-volume`` rows of the services table; their
-managers report capabilities and pool capacity there. A backend qualifies
-when it is up, enabled and not frozen, is in the requested availability
-zone, reports every capability the volume type asks for, and has a pool
-with room for the volume; the pool with the most free space wins.
+managers report capabilities and pool capacity there. A pool qualifies
+when its backend is up, enabled and not frozen, is in the requested
+availability zone, supports multiattach for a shareable volume, meets
+every extra spec of the volume type that names a capability (Cinder's
+CapabilitiesFilter: the backend's report with the pool's own keys over
+it, see :mod:`cinder_ma.volume.extra_specs_ops`), and has room for the
+volume; the pool with the most free space wins.
 
 When none qualifies, the reason names backend hosts: it is logged, and
 shown to administrators only; other callers learn that no backend could
@@ -31,6 +34,7 @@ from oslo_serialization import jsonutils
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from cinder_ma import policy
+from cinder_ma.volume import extra_specs_ops
 
 LOG = logging.getLogger(__name__)
 
@@ -40,10 +44,6 @@ MANAGER_BINARY = 'cinder-ma-manager'
 #: What a caller who is not an administrator learns when no backend fits.
 PUBLIC_NO_BACKEND = ('No backend can hold the volume (its size, type or '
                      'availability zone).')
-
-# Extra spec keys that are not backend capabilities.
-_NON_CAPABILITY_SPECS = ('multiattach', 'volume_backend_name')
-
 
 @dataclasses.dataclass(frozen=True)
 class Placement:
@@ -65,26 +65,28 @@ def capabilities_of(service):
         return {}
 
 
-def is_true_spec(value):
-    """Whether an extra spec value is the scheduler boolean ``<is> True``.
-    """
-    return isinstance(value, str) and value.strip().lower() in (
-        '<is> true',)
+def _pool_capabilities(caps, pool):
+    """What a pool reports: its backend's capabilities with the pool's
+    own keys over them (as Cinder's host state of a pool)."""
+    merged = {key: value for key, value in caps.items() if key != 'pools'}
+    merged.update(pool or {})
+    return merged
 
 
-def capability_mismatch(caps, extra_specs, multiattach):
-    """Why a backend cannot hold the volume, or None when it can."""
+def capability_mismatch(caps, extra_specs, multiattach, pool=None):
+    """Why a backend (its ``pool``, when given) cannot hold the volume,
+    or None when it can."""
     if multiattach and not caps.get('multiattach'):
         return 'does not support multiattach'
-    wanted_name = extra_specs.get('volume_backend_name')
-    if wanted_name and caps.get('volume_backend_name') != wanted_name:
-        return 'is not volume_backend_name=%s' % wanted_name
-    for key, value in extra_specs.items():
-        if key in _NON_CAPABILITY_SPECS or ':' in key:
-            continue
-        if is_true_spec(value) and not caps.get(key):
-            return 'does not report %s' % key
-    return None
+    unmet = extra_specs_ops.unmet(_pool_capabilities(caps, pool),
+                                  extra_specs or {})
+    if unmet is None:
+        return None
+    key, requirement, value = unmet
+    if value is None:
+        return 'does not report %s (the type asks for %s)' % (
+            key, requirement)
+    return 'reports %s=%s, not %s' % (key, value, requirement)
 
 
 def _pool_free(pool):
@@ -121,12 +123,19 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
                 service.host, availability_zone))
             continue
         caps = capabilities_of(service)
-        why = capability_mismatch(caps, extra_specs, multiattach)
-        if why:
-            reasons.append('%s %s' % (service.host, why))
+        pools, why = [], None
+        for candidate_pool in caps.get('pools', ()):
+            why = capability_mismatch(caps, extra_specs, multiattach,
+                                      candidate_pool)
+            if why is None:
+                pools.append(candidate_pool)
+        if not pools:
+            if why is None:
+                why = capability_mismatch(caps, extra_specs, multiattach)
+            reasons.append('%s %s' % (service.host,
+                                      why or 'reports no pool'))
             continue
-        pools = [p for p in caps.get('pools', ())
-                 if _pool_free(p) >= size]
+        pools = [p for p in pools if _pool_free(p) >= size]
         if not pools:
             reasons.append('%s has no pool with %s GiB free' % (
                 service.host, size))
@@ -142,10 +151,14 @@ def select_backend(context, size, extra_specs=None, multiattach=False,
             reason = 'No backend can hold the volume: %s.' % '; '.join(
                 reasons)
         LOG.info('Scheduling a %s GiB volume failed: %s', size, reason)
+        full_reason = reason
         if services and not policy.check_persona(context,
                                                   'context_is_admin'):
             reason = PUBLIC_NO_BACKEND
-        raise exception.NoValidBackend(reason=reason)
+        error = exception.NoValidBackend(reason=reason)
+        # What administrators may read (the volume's error_reason).
+        error.full_reason = full_reason
+        raise error
     _free, service, pool, caps = best
     host = '%s#%s' % (service.host, pool.get('pool_name') or
                       caps.get('volume_backend_name'))

@@ -28,6 +28,7 @@ working, since instances need their data.
 from oslo_log import log as logging
 
 from cinder_ma.db import services as service_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.policies import services as service_policies
@@ -152,7 +153,8 @@ def list_hosts(context, zone=None):
 
 def host_usage(context, host):
     """Volume usage of an enabled backend host: the host's total and the
-    totals of each project with volumes there (Cinder's figures).
+    totals of each project with volumes there (Cinder's figures): each a
+    (volume count, volume GiB, snapshot count, snapshot GiB).
 
     :raises HostNotFound: no enabled backend runs on ``host``.
     """
@@ -163,6 +165,9 @@ def host_usage(context, host):
     if not backends:
         raise exception.HostNotFound(host=host)
     total, projects = volume_db.volume_usage_on_host(context, host)
+    total += snapshot_db.snapshot_usage_on_host(context, host)
     return total, [(project_id,
-                    volume_db.volume_usage_of_project(context, project_id))
+                    volume_db.volume_usage_of_project(context, project_id) +
+                    snapshot_db.snapshot_usage_of_project(context,
+                                                          project_id))
                    for project_id in projects]

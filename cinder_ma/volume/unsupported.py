@@ -21,12 +21,9 @@ from cinder_ma import policy
 #: Cinder's list policy of each kind, by the key of its lists; group
 #: types have none, as in Cinder.
 LIST_RULES = {
-    'snapshots': policies.SNAPSHOTS_GET_ALL,
     'backups': policies.BACKUPS_GET_ALL,
-    'transfers': policies.TRANSFERS_GET_ALL,
     'groups': policies.GROUPS_GET_ALL,
     'group_snapshots': policies.GROUP_SNAPSHOTS_GET_ALL,
-    'messages': policies.MESSAGES_GET_ALL,
 }
 
 

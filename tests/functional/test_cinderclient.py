@@ -258,25 +258,17 @@ class CinderClientTestCase(_AllInOneTestCase):
                              volume.id))
 
     def test_resources_cinder_ma_does_not_have(self):
-        """The lists Horizon and the CLI make of snapshots, backups,
-        transfers, groups, group types, group snapshots and messages are
-        empty, as a Cinder deployment without them answers; an id is not
-        found; a creation names the missing feature."""
+        """The lists Horizon and the CLI make of backups, groups, group
+        types and group snapshots are empty, as a Cinder deployment
+        without them answers; an id is not found; a
+        creation names the missing feature."""
         volume = self._create()
         latest = cinder(self.server, version=mv.MAX_VERSION)
         for client in (self.cinder, latest):
-            self.assertEqual([], client.volume_snapshots.list())
-            self.assertEqual([], client.volume_snapshots.list(
-                detailed=False))
             self.assertEqual([], client.backups.list())
-            # os-volume-transfer at 3.54, volume-transfers from 3.55.
-            self.assertEqual([], client.transfers.list())
             self.assertEqual([], client.groups.list())
             self.assertEqual([], client.group_types.list())
             self.assertEqual([], client.group_snapshots.list())
-            self.assertEqual([], client.messages.list())
-        self.assertEqual([], self.admin.volume_snapshots.list(
-            search_opts={'all_tenants': 1}))
         # Horizon's paged backup list asks for the count (3.45).
         backups, count = latest.backups.list(search_opts={
             'with_count': True})
@@ -284,22 +276,12 @@ class CinderClientTestCase(_AllInOneTestCase):
 
         missing = '4d9a2b1c-8e7f-4a3b-9c2d-1e0f5a6b7c8d'
         exc = self.assertRaises(cinder_exc.NotFound,
-                                self.cinder.volume_snapshots.get, missing)
-        self.assertEqual('Snapshot %s could not be found.' % missing,
-                         exc.message)
-        exc = self.assertRaises(cinder_exc.NotFound,
-                                self.cinder.transfers.accept, missing, 'k')
-        self.assertEqual('Transfer %s could not be found.' % missing,
+                                self.cinder.backups.get, missing)
+        self.assertEqual('Backup %s could not be found.' % missing,
                          exc.message)
         for create, feature in (
-                (lambda: self.cinder.volume_snapshots.create(volume.id),
-                 'volume snapshots'),
                 (lambda: self.cinder.backups.create(volume.id),
                  'volume backups'),
-                (lambda: self.cinder.transfers.create(volume.id),
-                 'volume transfers'),
-                (lambda: latest.transfers.create(volume.id),
-                 'volume transfers'),
                 (lambda: latest.groups.create('group-type', 'vt'),
                  'generic volume groups')):
             exc = self.assertRaises(cinder_exc.BadRequest, create)
@@ -311,6 +293,135 @@ class CinderClientTestCase(_AllInOneTestCase):
             self.cinder).show_all()}
         self.assertLessEqual({'AvailabilityZones', 'VolumeTypeEncryption',
                               'Services'}, names)
+
+    def test_volume_transfer(self):
+        """A member offers a volume; another project accepts it with the
+        key (once); a second offer is withdrawn."""
+        volume = self._create()
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        transfer = latest.transfers.create(volume.id, name='gift',
+                                           no_snapshots=True)
+        self.assertTrue(transfer.auth_key)
+        self.assertTrue(transfer.no_snapshots)
+        self.assertEqual('awaiting-transfer',
+                         self.cinder.volumes.get(volume.id).status)
+        self.assertEqual([transfer.id],
+                         [t.id for t in self.cinder.transfers.list()])
+        # The key is not shown again.
+        self.assertFalse(hasattr(self.cinder.transfers.get(transfer.id),
+                                 'auth_key'))
+        bob = cinder(self.server, user='bob', project='other')
+        self.assertEqual([], bob.transfers.list())
+        exc = self.assertRaises(cinder_exc.BadRequest, bob.transfers.accept,
+                                transfer.id, 'not-the-key')
+        self.assertIn('Invalid auth key', exc.message)
+        bob.transfers.accept(transfer.id, transfer.auth_key)
+        # Bob's now: Alice no longer sees it.
+        self.assertEqual('available', bob.volumes.get(volume.id).status)
+        self.assertRaises(cinder_exc.NotFound, self.cinder.volumes.get,
+                          volume.id)
+        self.assertRaises(cinder_exc.NotFound, bob.transfers.accept,
+                          transfer.id, transfer.auth_key)
+        # Withdrawn: the volume is available to its owner again.
+        again = bob.transfers.create(volume.id)
+        bob.transfers.delete(again.id)
+        self.assertEqual('available', bob.volumes.get(volume.id).status)
+        bob.volumes.delete(volume.id)
+        self.assertIsNone(wait_until_gone(bob, volume.id))
+
+    def _snapshot(self, client, volume_id, **kwargs):
+        snapshot = client.volume_snapshots.create(volume_id, **kwargs)
+        deadline = time.monotonic() + WAIT
+        while snapshot.status == 'creating' and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+            snapshot = client.volume_snapshots.get(snapshot.id)
+        self.assertEqual('available', snapshot.status)
+        return snapshot
+
+    def test_snapshots_copies_and_cascade(self):
+        """Snapshots with python-cinderclient: create, list, show,
+        update, metadata; a volume made from one holds its data; a clone
+        of a volume likewise; a volume with
+        snapshots is deleted only with cascade."""
+        volume = self._create(name='with-snapshots')
+        with open(self.volume_path(volume.id), 'r+b') as f:
+            f.write(b'first')
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        snapshot = self._snapshot(latest, volume.id, name='s1',
+                                  metadata={'k': 'v'})
+        self.assertEqual(('s1', 1, volume.id, {'k': 'v'}),
+                         (snapshot.name, snapshot.size, snapshot.volume_id,
+                          snapshot.metadata))
+        self.assertIn(snapshot.id, [s.id for s in
+                                    latest.volume_snapshots.list()])
+        latest.volume_snapshots.update(snapshot, name='s2')
+        latest.volume_snapshots.set_metadata(snapshot, {'a': 'b'})
+        shown = latest.volume_snapshots.get(snapshot.id)
+        self.assertEqual(('s2', {'k': 'v', 'a': 'b'}),
+                         (shown.name, shown.metadata))
+        with open(self.volume_path(volume.id), 'r+b') as f:
+            f.write(b'later')
+
+        made = self._create(client=latest, size=2, snapshot_id=snapshot.id)
+        self.assertEqual((2, snapshot.id), (made.size, made.snapshot_id))
+        with open(self.volume_path(made.id), 'rb') as f:
+            self.assertEqual(b'first', f.read(5))
+        self.assertEqual(2 * GIB, os.path.getsize(self.volume_path(made.id)))
+        clone = self._create(client=latest, source_volid=volume.id)
+        self.assertEqual(volume.id, clone.source_volid)
+        with open(self.volume_path(clone.id), 'rb') as f:
+            self.assertEqual(b'later', f.read(5))
+
+        exc = self.assertRaises(cinder_exc.BadRequest,
+                                latest.volumes.delete, volume)
+        self.assertIn('have snapshots', exc.message)
+        latest.volumes.delete(volume, cascade=True)
+        self.assertIsNone(wait_until_gone(latest, volume.id))
+        self.assertRaises(cinder_exc.NotFound, latest.volume_snapshots.get,
+                          snapshot.id)
+        self.assertFalse(os.path.exists(os.path.join(
+            self.server.volumes_dir, 'snapshot-' + snapshot.id)))
+
+    def test_revert_and_in_use_snapshots(self):
+        volume = self._create()
+        with open(self.volume_path(volume.id), 'r+b') as f:
+            f.write(b'kept!')
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        snapshot = self._snapshot(latest, volume.id)
+        with open(self.volume_path(volume.id), 'r+b') as f:
+            f.write(b'lost!')
+        latest.volumes.revert_to_snapshot(volume, snapshot)
+        volume = wait_for_volume(latest, volume.id, ('reverting',))
+        self.assertEqual('available', volume.status)
+        with open(self.volume_path(volume.id), 'rb') as f:
+            self.assertEqual(b'kept!', f.read(5))
+        # An attached volume: force below 3.66, not needed from it.
+        attachment = self.admin.attachments.create(
+            volume.id, {'host': 'h', 'initiator': 'i'},
+            '8b3e7a5c-0c1d-4f3e-9a8b-6c5d4e3f2a1b')
+        self.admin.attachments.complete(attachment['id'])
+        self.assertEqual('in-use', latest.volumes.get(volume.id).status)
+        exc = self.assertRaises(cinder_exc.BadRequest,
+                                self.cinder.volume_snapshots.create,
+                                volume.id)
+        self.assertIn('current status is: in-use', exc.message)
+        self._snapshot(self.cinder, volume.id, force=True)
+        in_use = self._snapshot(latest, volume.id)
+        exc = self.assertRaises(cinder_exc.ClientException,
+                                latest.volumes.revert_to_snapshot, volume,
+                                in_use)
+        self.assertEqual(409, exc.code)
+        # As the compute service that attached it (its service token).
+        service = cinder_client.Client(VERSION, session=ks_session.Session(
+            auth=noauth.CinderNoAuthPlugin('admin', 'admin',
+                                           endpoint=self.server.endpoint),
+            additional_headers={'X-Service-Roles': 'service'}))
+        service.attachments.delete(attachment['id'])
+        self.assertEqual('available', wait_for_volume(
+            latest, volume.id, ('in-use', 'detaching')).status)
+        latest.volumes.delete(volume, cascade=True)
+        self.assertIsNone(wait_until_gone(latest, volume.id))
 
     def test_invalid_sizes(self):
         cases = {
@@ -329,17 +440,43 @@ class CinderClientTestCase(_AllInOneTestCase):
                                     self.cinder.volumes.create, size)
             self.assertEqual(400, exc.code)
             self.assertEqual(message, exc.message)
-        # Valid, but more than any backend holds.
-        exc = self.assertRaises(cinder_exc.BadRequest,
-                                self.cinder.volumes.create, 2 ** 31 - 1)
-        self.assertIn('No valid backend was found.', exc.message)
-        # Members are not told where the backends are; administrators are.
-        self.assertNotIn('@', exc.message)
-        exc = self.assertRaises(cinder_exc.BadRequest,
-                                self.admin.volumes.create, 2 ** 31 - 1)
-        self.assertIn('has no pool with 2147483647 GiB free', exc.message)
-        self.assertEqual([], [v for v in self.cinder.volumes.list()
-                              if v.size > 100])
+
+    def test_no_backend_is_an_error_volume_with_a_user_message(self):
+        """A type whose extra specs no backend meets: as Cinder, the
+        volume is 'error' and its project reads why in a user message
+        (3.3), which it may delete."""
+        vtype = self.admin.volume_types.create('no-backend-has-it')
+        self.addCleanup(self.admin.volume_types.delete, vtype.id)
+        vtype.set_keys({'capabilities:no_such_feature': '<is> True'})
+        volume = self.cinder.volumes.create(1, volume_type=vtype.id)
+        self.addCleanup(self._delete_quietly, self.cinder, volume.id)
+        self.assertEqual('error', wait_for_volume(self.cinder,
+                                                  volume.id).status)
+        client = cinder(self.server, version='3.5')
+        mine = client.messages.list(
+            search_opts={'resource_uuid': volume.id})
+        self.assertEqual(1, len(mine), mine)
+        message = client.messages.get(mine[0].id)
+        self.assertEqual(
+            ('VOLUME_VOLUME_001_003', 'VOLUME', volume.id, 'ERROR'),
+            (message.event_id, message.resource_type,
+             message.resource_uuid, message.message_level))
+        self.assertEqual('schedule allocate volume:Could not find any '
+                         'available weighted backend.',
+                         message.user_message)
+        # Members are not told where the backends are.
+        self.assertNotIn('@', message.user_message)
+        # Another project does not see it; its own project deletes it.
+        other = cinder(self.server, user='bob', project='other',
+                       version='3.5')
+        self.assertRaises(cinder_exc.NotFound, other.messages.get,
+                          message.id)
+        client.messages.delete(message)
+        self.assertRaises(cinder_exc.NotFound, client.messages.get,
+                          message.id)
+        # The error volume is deleted as any.
+        self.cinder.volumes.delete(volume.id)
+        self.assertIsNone(wait_until_gone(self.cinder, volume.id))
 
     def test_show_unknown_volume(self):
         missing = '2f1b0a4e-0f5c-4c8e-9b1e-6d9e1c1d0a11'
@@ -630,15 +767,35 @@ class OpenStackSDKTestCase(_AllInOneTestCase):
                           volume.id)
         self.assertFalse(os.path.exists(self.volume_path(volume.id)))
 
+    def test_snapshots(self):
+        storage = self.conn.block_storage
+        volume = storage.wait_for_status(storage.create_volume(size=1),
+                                         'available', wait=WAIT,
+                                         interval=0.1)
+        snapshot = storage.create_snapshot(volume_id=volume.id,
+                                           name='sdk-snapshot')
+        snapshot = storage.wait_for_status(snapshot, 'available',
+                                           wait=WAIT, interval=0.1)
+        self.assertEqual(('sdk-snapshot', 1),
+                         (snapshot.name, snapshot.size))
+        self.assertIn(snapshot.id, [s.id for s in storage.snapshots()])
+        made = storage.wait_for_status(
+            storage.create_volume(snapshot_id=snapshot.id), 'available',
+            wait=WAIT, interval=0.1)
+        self.assertEqual(snapshot.id, made.snapshot_id)
+        storage.delete_snapshot(snapshot)
+        storage.wait_for_delete(snapshot, wait=WAIT, interval=0.1)
+        storage.delete_volume(made)
+        storage.delete_volume(volume)
+        storage.wait_for_delete(volume, wait=WAIT, interval=0.1)
+
     def test_resources_cinder_ma_does_not_have(self):
         storage = self.conn.block_storage
-        self.assertEqual([], list(storage.snapshots()))
-        self.assertEqual([], list(storage.snapshots(details=False)))
         self.assertEqual([], list(storage.backups()))
         self.assertEqual([], list(storage.groups()))
         self.assertEqual([], list(storage.group_types()))
         self.assertEqual([], list(storage.group_snapshots()))
         exc = self.assertRaises(sdk_exc.NotFoundException,
-                                storage.get_snapshot,
+                                storage.get_backup,
                                 '4d9a2b1c-8e7f-4a3b-9c2d-1e0f5a6b7c8d')
         self.assertIn('could not be found', str(exc))

@@ -101,10 +101,12 @@ class AdminCinderClientTestCase(base._AllInOneTestCase):
         backend = self._backend()
         self.assertEqual(('disabled', 'maintenance'),
                          (backend.status, backend.disabled_reason))
-        # Nothing is placed on a disabled backend.
-        exc = self.assertRaises(cinder_exc.BadRequest,
-                                self.admin.volumes.create, 1)
-        self.assertIn('is disabled', exc.message)
+        # Nothing is placed on a disabled backend: as in Cinder, the
+        # volume is 'error' (and deleted as any).
+        volume = self.admin.volumes.create(1)
+        self.assertEqual('error', volume.status)
+        self.admin.volumes.delete(volume.id)
+        self.assertIsNone(base.wait_until_gone(self.admin, volume.id))
         self.admin.services.enable(backend.host, 'cinder-volume')
         self.assertEqual('enabled', self._backend().status)
         # Filtered by the node's name: the node's services.

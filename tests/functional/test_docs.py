@@ -59,13 +59,17 @@ class SupportMatrixTestCase(base.BaseTestCase):
         self.assertEqual('file', file_row.protocol)
         self.assertEqual({'multiattach': True, 'shared_targets': False,
                           'online_extend': True,
-                          'per_attachment_connections': False},
+                          'per_attachment_connections': False,
+                          'snapshots': True, 'clone': True,
+                          'consistent_snapshots': False},
                          file_row.capabilities)
         nbd_row = rows['nbd']
         self.assertEqual('nbd', nbd_row.protocol)
         self.assertEqual({'multiattach': True, 'shared_targets': False,
                           'online_extend': True,
-                          'per_attachment_connections': True},
+                          'per_attachment_connections': True,
+                          'snapshots': True, 'clone': True,
+                          'consistent_snapshots': True},
                          nbd_row.capabilities)
 
     def test_hypervisor_drivers(self):
@@ -100,9 +104,11 @@ class SupportMatrixTestCase(base.BaseTestCase):
         header, body = self.matrix.table(self.matrix.VOLUME, rows)
         self.assertEqual(['Driver', 'Class', 'Protocol', 'multiattach',
                           'shared_targets', 'online_extend',
-                          'per_attachment_connections'], header)
+                          'per_attachment_connections', 'snapshots',
+                          'clone', 'consistent_snapshots'], header)
         self.assertIn(['file', 'cinder_ma.volume.drivers.file.FileDriver',
-                       'file', 'yes', 'no', 'yes', 'no'], body)
+                       'file', 'yes', 'no', 'yes', 'no', 'yes', 'yes',
+                       'no'], body)
         header, body = self.matrix.table(
             self.matrix.HYPERVISOR,
             self.matrix.driver_rows(self.matrix.HYPERVISOR))
@@ -132,7 +138,7 @@ class SupportMatrixTestCase(base.BaseTestCase):
                                   NoCapabilities)
         self.assertIn('capabilities are not a Capabilities', row.error)
         _header, body = self.matrix.table(self.matrix.VOLUME, [row])
-        self.assertEqual(['?', '?', '?', '?'], body[0][3:])
+        self.assertEqual(['?'] * 7, body[0][3:])
 
         row = self.matrix.row_for(self.matrix.HYPERVISOR, 'wrong', object)
         self.assertIn('not a subclass of HypervisorDriver', row.error)

@@ -159,18 +159,18 @@ class ManagerDownTestCase(_DeploymentTestCase):
         self.deployment.wait_for_services(
             'down', timeout=self.deployment.service_down_time + 10)
 
-        # Refused before anything is recorded: no volume stuck 'creating'.
-        # Members are not told where the backends are.
+        # No backend: as Cinder, an 'error' volume (never 'creating'),
+        # deleted at once.
         response = self.request('POST', '/volumes',
                                 {'volume': {'size': 1, 'name': 'lost'}})
-        self.assertEqual(400, response.status_code, response.text)
-        message = response.json()['badRequest']['message']
-        self.assertEqual(
-            'No valid backend was found. No backend can hold the volume '
-            '(its size, type or availability zone).', message)
+        self.assertEqual(202, response.status_code, response.text)
+        lost = response.json()['volume']
+        self.assertEqual('error', lost['status'])
         listed = self.request('GET', '/volumes/detail').json()['volumes']
-        self.assertEqual([(kept['id'], 'available')],
-                         [(v['id'], v['status']) for v in listed])
+        self.assertEqual({(kept['id'], 'available'), (lost['id'], 'error')},
+                         {(v['id'], v['status']) for v in listed})
+        response = self.request('DELETE', '/volumes/' + lost['id'])
+        self.assertEqual(202, response.status_code, response.text)
 
         # A delete meanwhile waits in the manager's queue...
         response = self.request('DELETE', '/volumes/' + kept['id'])

@@ -34,7 +34,12 @@ Django's ``runserver`` on a free loopback port:
   ``collectstatic`` or offline ``compress`` step);
 * ``OPENSTACK_CINDER_FEATURES = {'enable_backup': False}``: cinder_ma
   has no backup service, so a deployer leaves the Volume Backups panel
-  off.
+  off;
+* cinder_ma's own dashboard (:mod:`cinder_ma_dashboard`), when it is
+  installed in the virtualenv (tools/openstack/venvs.sh installs it):
+  its ``enabled/`` and ``local_settings.d/`` files are copied to
+  ``openstack_dashboard/local/``, as docs/user/dashboard.rst tells a
+  deployer to.
 
 The process runs in a session of its own and is stopped by PID (its
 process group) on cleanup, as every process of the functional tests'
@@ -46,6 +51,7 @@ import fcntl
 import os
 import pprint
 import re
+import shutil
 import subprocess
 import uuid
 
@@ -127,6 +133,42 @@ def local_settings_dir(venv):
     return result.stdout.strip()
 
 
+#: The files of cinder_ma's dashboard a deployer copies to Horizon's
+#: ``openstack_dashboard/local/`` (docs/user/dashboard.rst), by directory.
+DASHBOARD_FILES = {
+    'enabled': ('_1481_project_cinder_ma_panel.py',
+                '_2481_admin_shared_volumes_panel.py'),
+    'local_settings.d': ('_1480_cinder_ma_dashboard.py',),
+}
+
+
+def dashboard_dir(venv):
+    """Where ``cinder_ma_dashboard`` is installed in ``venv``, or None."""
+    result = subprocess.run(
+        [python_of(venv), '-c',
+         'import os, cinder_ma_dashboard; '
+         'print(os.path.dirname(cinder_ma_dashboard.__file__))'],
+        capture_output=True, text=True, timeout=60, check=False,
+        stdin=subprocess.DEVNULL)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def enable_dashboard(venv, settings_dir):
+    """Copy cinder_ma's dashboard's files to Horizon's ``local/``
+    (``settings_dir``) if the plugin is installed in ``venv``; whether it
+    is."""
+    source = dashboard_dir(venv)
+    if source is None:
+        return False
+    for directory, names in DASHBOARD_FILES.items():
+        target = os.path.join(settings_dir, directory)
+        os.makedirs(target, exist_ok=True)
+        for name in names:
+            shutil.copyfile(os.path.join(source, directory, name),
+                            os.path.join(target, name))
+    return True
+
+
 def local_settings(keystone_auth_url, region, directory, log_path,
                    secret_key, cinder_features=None):
     """The text of Horizon's ``local_settings.py``."""
@@ -197,6 +239,8 @@ class Horizon(fixtures.Fixture):
     :ivar url: ``http://127.0.0.1:<port>/``.
     :ivar log_path: Horizon's log (every request it sends to cinder_ma
         and Nova, with the answer's status).
+    :ivar dashboard: whether cinder_ma's dashboard is enabled (installed
+        in the virtualenv).
     """
 
     def __init__(self, keystone_auth_url, venv, region='RegionOne',
@@ -231,6 +275,7 @@ class Horizon(fixtures.Fixture):
             fcntl.flock(lock, fcntl.LOCK_EX)
             with open(self.settings_path, 'w') as f:
                 f.write(text)
+            self.dashboard = enable_dashboard(self.venv, settings_dir)
             self.process = self.useFixture(fx.Process(
                 'horizon',
                 [python_of(self.venv), '-m', 'django', 'runserver',

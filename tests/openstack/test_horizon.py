@@ -95,9 +95,10 @@ class LoggedIn(fixtures.Fixture):
                 self.username, self.page.inner_text('body')[:500]))
 
 
-class HorizonTest(base.BaseTestCase):
+class HorizonTestBase(base.BaseTestCase):
     """One Horizon, one browser and a project with a member for the
-    class; a shareable volume type made by the admin."""
+    class; a shareable volume type made by the admin. The helpers of the
+    tests of Horizon (here and tests.openstack.test_dashboard)."""
 
     def setUp(self):
         super().setUp()
@@ -344,7 +345,9 @@ class HorizonTest(base.BaseTestCase):
         page.locator('.modal').first.wait_for(state='detached')
         page.wait_for_load_state('load')
 
-    # The tests
+
+class HorizonTest(HorizonTestBase):
+    """Horizon's own panels on cinder_ma."""
 
     def test_project_volumes_lists_types(self):
         plain = self.create_volume()

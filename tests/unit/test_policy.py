@@ -15,10 +15,19 @@
 import os
 from unittest import mock
 
+import yaml
+
 from cinder_ma import context
 from cinder_ma import exception
+from cinder_ma import policies
 from cinder_ma import policy
 from tests import base
+
+#: The copy of cinder_ma's rules the dashboard's Horizon reads.
+DASHBOARD_POLICY = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+        __file__)))), 'cinder_ma_dashboard', 'conf', 'cinder_ma_policy.d',
+    'cinder_ma.yaml')
 
 
 class EnforcerTestCase(base.TestCase):
@@ -74,3 +83,16 @@ class EnforcerTestCase(base.TestCase):
         policy.get_enforcer().load_rules(force_reload=True)
         self.assertRaises(exception.PolicyNotAuthorized, policy.authorize,
                           self.ctx, 'volume:get', {'project_id': 'p'})
+
+
+class DashboardPolicyTestCase(base.TestCase):
+
+    def test_dashboard_copy_is_the_defaults(self):
+        """cinder_ma_dashboard checks cinder_ma's rules in Horizon: its
+        copy says what cinder_ma's defaults say."""
+        with open(DASHBOARD_POLICY) as f:
+            copy = yaml.safe_load(f)
+        defaults = {rule.name: rule.check_str
+                    for rule in policies.list_rules()}
+        self.assertIn('volume:attachment_promote', copy)
+        self.assertEqual({name: defaults.get(name) for name in copy}, copy)

@@ -2,7 +2,9 @@
 # Make (or bring up to date) the virtualenvs of the OpenStack services the
 # gate runs beside cinder_ma (tox -e openstack runs this first):
 #   DIR/nova     Nova 34 and Placement 16, PyMySQL, gunicorn
-#   DIR/horizon  Horizon 27
+#   DIR/horizon  Horizon 27, and cinder_ma's dashboard (cinder_ma_dashboard
+#                from this tree, editable, without cinder_ma's requirements:
+#                the plugin needs Horizon only; docs/user/dashboard.rst)
 # Each in a virtualenv of its own, so that their requirements never meet
 # cinder_ma's; all pinned by upper-constraints.txt. Quick when up to date.
 #
@@ -22,4 +24,5 @@ make_venv() {
 
 make_venv "$dir/nova" nova openstack-placement PyMySQL gunicorn
 make_venv "$dir/horizon" horizon
+"$dir/horizon/bin/python" -m pip install -q --no-deps -e "$PWD"
 echo "openstack venvs: $dir/nova, $dir/horizon"

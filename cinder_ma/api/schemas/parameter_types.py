@@ -53,6 +53,10 @@ volume_size = {
     'maximum': MAX_INT,
 }
 
+# The same, or null (a volume made from a source takes its size).
+volume_size_allows_null = dict(volume_size, type=['integer', 'string',
+                                                  'null'])
+
 availability_zone = {
     'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
 

@@ -294,3 +294,21 @@ reset_status_v350 = {
     'required': ['os-reset_status'],
     'additionalProperties': False,
 }
+
+#: 3.40 ``revert`` (Cinder's ``cinder/api/schemas/volumes.py`` revert):
+#: the snapshot to revert to, which must be the volume's latest.
+revert = {
+    'type': 'object',
+    'properties': {
+        'revert': {
+            'type': 'object',
+            'properties': {
+                'snapshot_id': {'type': ['string', 'null'],
+                                'maxLength': 255},
+            },
+            'additionalProperties': True,
+        },
+    },
+    'required': ['revert'],
+    'additionalProperties': False,
+}

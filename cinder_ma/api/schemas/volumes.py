@@ -22,20 +22,20 @@ Ranges (see :mod:`cinder_ma.api.microversions`):
 * update: 3.0-3.52 ``update``; 3.53+ needs at least one field.
 
 Cinder's create also takes the sources of a new volume (snapshot, volume,
-image, backup, group). cinder_ma makes empty volumes only: those keys are
-accepted as null, as clients send them, and refused with a clear message
-when set, rather than ignored (which would hand back an empty volume). A
-snapshot or source volume is checked by the controller first, as Cinder
-does: one that does not exist is a 404 (cinder_ma has no snapshots, so a
-snapshot id never names one).
+image, backup, group). cinder_ma makes volumes from snapshots
+(``snapshot_id``) and copies of volumes (``source_volid``), whose
+``size`` may then be left out (the source's); the others are accepted as
+null, as clients send them, and refused with a clear message when set,
+rather than ignored (which would hand back an empty volume).
 """
 
 import copy
 
 from cinder_ma.api.schemas import parameter_types
 
-NOT_SUPPORTED = ('cinder_ma creates empty volumes only: creating a volume '
-                  'from %s is not supported.')
+NOT_SUPPORTED = ('cinder_ma makes empty volumes, volumes from snapshots and '
+                 'copies of volumes: creating a volume from %s is not '
+                 'supported.')
 
 MULTIATTACH_REMOVED = (
     'The multiattach flag of volume create is not accepted from '
@@ -61,13 +61,12 @@ create = {
                 'snapshot_id': parameter_types.optional_uuid,
                 'source_volid': parameter_types.optional_uuid,
                 'consistencygroup_id': parameter_types.optional_uuid,
-                'size': parameter_types.volume_size,
+                'size': parameter_types.volume_size_allows_null,
                 'availability_zone': parameter_types.availability_zone,
                 'multiattach': parameter_types.optional_boolean,
                 'image_id': _optional_string,
                 'imageRef': _optional_string,
             },
-            'required': ['size'],
             'additionalProperties': True,
             'refused': {
                 'consistencygroup_id': 'Consistency groups are not '

@@ -14,16 +14,16 @@
 
 Clients list them as they start or render a page (Horizon's Project >
 Volumes lists snapshots, transfers and groups; its Admin pages group
-types and messages), and a 404 on a documented Cinder path breaks them.
+types), and a 404 on a documented Cinder path breaks them.
 So each is answered as a Cinder deployment without any of them answers,
 at the microversions Cinder serves it from (below, Cinder's 404 "API
 version ... is not supported on this method"):
 
-* its lists are empty, in Cinder's shape (``{"snapshots": []}``, with
+* its lists are empty, in Cinder's shape (``{"backups": []}``, with
   ``"count": 0`` where Cinder counts from 3.45), under Cinder's list
   policy of the resource;
 * an id (show, update, delete, an action on it) is Cinder's 404 of that
-  resource ("Snapshot <id> could not be found."): there is none;
+  resource ("Backup <id> could not be found."): there is none;
 * a creation is a 400 naming the feature cinder_ma lacks
   (:class:`cinder_ma.exception.FeatureNotSupported`).
 
@@ -43,7 +43,7 @@ class Resource:
     """One resource cinder_ma does not have, and the handlers of its
     routes (:mod:`cinder_ma.api.routes` maps its paths to them).
 
-    :param key: the key of its lists in Cinder's bodies (``snapshots``).
+    :param key: the key of its lists in Cinder's bodies (``backups``).
     :param feature: what a refused creation says cinder_ma lacks.
     :param not_found: the exception of an id, built with the id as
         ``id_name``.
@@ -94,16 +94,8 @@ class Resource:
         return {'GET': self.index}
 
 
-SNAPSHOTS = Resource('snapshots', 'volume snapshots',
-                     exception.SnapshotNotFound, 'snapshot_id', counted=True)
 BACKUPS = Resource('backups', 'volume backups', exception.BackupNotFound,
                    'backup_id', counted=True)
-TRANSFERS = Resource('transfers', 'volume transfers',
-                     exception.TransferNotFound, 'transfer_id')
-#: Cinder's volume-transfers of 3.55 (transfers with snapshots).
-VOLUME_TRANSFERS = Resource('transfers', 'volume transfers',
-                            exception.TransferNotFound, 'transfer_id',
-                            min_version=mv.TRANSFER_WITH_SNAPSHOTS)
 GROUP_TYPES = Resource('group_types', 'group types',
                        exception.GroupTypeNotFound, 'group_type_id',
                        min_version=mv.GROUP_TYPE)
@@ -114,9 +106,5 @@ GROUP_SNAPSHOTS = Resource('group_snapshots', 'group snapshots',
                            exception.GroupSnapshotNotFound,
                            'group_snapshot_id',
                            min_version=mv.GROUP_SNAPSHOTS)
-MESSAGES = Resource('messages', 'user messages',
-                    exception.MessageNotFound, 'message_id',
-                    min_version=mv.MESSAGES)
 
-RESOURCES = (SNAPSHOTS, BACKUPS, TRANSFERS, VOLUME_TRANSFERS, GROUP_TYPES,
-             GROUPS, GROUP_SNAPSHOTS, MESSAGES)
+RESOURCES = (BACKUPS, GROUP_TYPES, GROUPS, GROUP_SNAPSHOTS)

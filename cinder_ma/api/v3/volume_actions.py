@@ -40,6 +40,10 @@ the extension ``cinder-ma-multiattach``, ``os-begin_detaching`` and
 without it the volume must have exactly one such attachment, else a 400
 that says so.
 
+``revert`` (3.40, 202): the volume's data back to its latest snapshot,
+refused (409, as in Cinder) while the volume is not available: attached,
+say.
+
 ``os-extend_volume_completion`` (3.71, admins and services) finishes an
 online extend left waiting for the compute service; none ever waits
 here, so it is a 400 (see
@@ -64,6 +68,7 @@ from cinder_ma.volume import actions as volume_actions
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import reset as volume_reset
+from cinder_ma.volume import snapshots as snapshot_api
 
 
 def _checked_id(volume_id):
@@ -271,7 +276,17 @@ def reset_status(req, project_id, volume_id, body):
         attachment_id=params.get(schemas.ATTACHMENT_ID))
 
 
+@expose.expose(status=202, min_version=mv.VOLUME_REVERT)
+@validation.schema(schemas.revert, min_version=mv.VOLUME_REVERT)
+def revert(req, project_id, volume_id, body):
+    """``revert`` (3.40): the volume's data back to its latest snapshot
+    (see :func:`cinder_ma.volume.snapshots.revert`)."""
+    snapshot_api.revert(req.context, _checked_id(volume_id),
+                        body['revert'].get('snapshot_id'))
+
+
 ACTIONS = {
+    'revert': revert,
     'os-reserve': reserve,
     'os-unreserve': unreserve,
     'os-initialize_connection': initialize_connection,

@@ -165,23 +165,18 @@ def _list(req, view):
                 is_admin=volume_api.is_admin(req.context))
 
 
-def _refuse_sources(context, volume):
-    """A snapshot or source volume to copy: as Cinder, one that does not
-    exist is a 404 (cinder_ma has no snapshots: no snapshot id names one);
-    an existing source volume is refused (no clones here).
-
-    :raises SnapshotNotFound, VolumeNotFound, HTTPBadRequest:
-    """
-    snapshot_id = volume.get('snapshot_id')
-    if validation.is_set(snapshot_id):
-        raise exception.SnapshotNotFound(snapshot_id=snapshot_id)
-    source = volume.get('source_volid')
-    if validation.is_set(source):
-        volume_api.get_volume(context, source)
+def _size(volume):
+    """The size asked for: None to take the source's (a snapshot or a
+    volume); without a source, a 400 as Cinder's."""
+    size = volume.get('size')
+    if size is None:
+        if validation.is_set(volume.get('snapshot_id')) or \
+                validation.is_set(volume.get('source_volid')):
+            return None
         raise webob.exc.HTTPBadRequest(
-            explanation='Invalid input for field/attribute source_volid. '
-                        'Value: %s. %s' % (
-                            source, schemas.NOT_SUPPORTED % 'another volume'))
+            explanation="Invalid input for field/attribute size. Value: "
+                        "None. None is not of type 'integer', 'string'")
+    return int(size)
 
 
 @expose.expose()
@@ -233,19 +228,20 @@ def _name_and_description(volume):
 def create(req, project_id, body):
     """POST /v3/{project_id}/volumes: 202 and the new volume (creating)."""
     volume = body['volume']
-    _refuse_sources(req.context, volume)
     fields = _name_and_description(volume)
     # From 3.50 the schema refuses a true multiattach flag.
     multiattach = validation.is_set(volume.get('multiattach'))
     new = volume_api.create_volume(
         req.context,
-        size=int(volume['size']),
+        size=_size(volume),
         name=fields.get('name'),
         description=fields.get('description'),
         volume_type=volume.get('volume_type') or None,
         metadata=volume.get('metadata') or {},
         availability_zone=volume.get('availability_zone'),
-        multiattach=multiattach)
+        multiattach=multiattach,
+        snapshot_id=volume.get('snapshot_id') or None,
+        source_volid=volume.get('source_volid') or None)
     return views.plain(req, new, volume_api.is_admin(req.context))
 
 

@@ -13,8 +13,7 @@
 """Host views: Cinder's ``os-hosts`` (``cinder/api/contrib/hosts.py``).
 
 A host row's ``service`` is the Cinder topic of the service: backends
-are ``cinder-volume``. Usage figures are strings, snapshots 0 (cinder_ma
-has none), as Cinder shows them.
+are ``cinder-volume``. Usage figures are strings, as Cinder shows them.
 """
 
 from cinder_ma.api import views
@@ -37,11 +36,12 @@ def index(req, services):
 
 
 def _resource(host, project, usage):
-    count, gigabytes = usage
+    count, gigabytes, snapshots, snapshot_gigabytes = usage
     return {'resource': {
         'host': host, 'project': project,
         'volume_count': str(count), 'total_volume_gb': str(gigabytes),
-        'snapshot_count': '0', 'total_snapshot_gb': '0'}}
+        'snapshot_count': str(snapshots),
+        'total_snapshot_gb': str(snapshot_gigabytes)}}
 
 
 def show(req, host, total, projects):

@@ -14,8 +14,8 @@
 with the used-limits extension).
 
 ``rate`` is always empty (no rate limits, as in Cinder since Queens).
-Snapshots and backups do not exist here: their maxima are the quotas
-set for them (0 by default) and their totals 0.
+Backups do not exist here: their maxima are the quotas set for them (0
+by default) and their totals 0.
 """
 
 # Cinder's absolute limit names of quota resources, and of their usage.

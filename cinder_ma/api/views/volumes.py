@@ -15,14 +15,20 @@
 adds to them (``os-vol-tenant-attr``, ``os-vol-host-attr``,
 ``os-vol-mig-status-attr``).
 
+``snapshot_id`` and ``source_volid`` name what a volume was made from.
 Fields of features cinder_ma does not have are there with Cinder's empty
-value (``snapshot_id``, ``source_volid``, ``consistencygroup_id``,
+value (``consistencygroup_id``,
 ``group_id``: null; ``replication_status``: "disabled"), so that clients
 parsing Cinder's shape work unchanged. ``bootable`` is the string "true"
 or "false", as in Cinder. The volume's ``error_reason`` (why its last
 operation failed) is shown to administrators who ask for the extension
 ``cinder-ma-recovery``, as ``cinder-ma-recovery:failure_reason`` (see
 docs/admin/operations.rst).
+
+``metadata`` is the volume's metadata with, as in Cinder, the read-only
+flag (``os-update_readonly_flag``) merged in as ``readonly: "True"``
+while it is set (Cinder's visible administration metadata; it shows no
+key for a volume that is not read-only).
 
 ``attachments`` lists the attached attachments as Cinder does
 (``host_name`` to admins and services only); with the extension
@@ -59,6 +65,8 @@ COLLECTION = 'volumes'
 #: The admin-only field of the reason the last operation failed.
 FAILURE_REASON = extensions.field(extensions.RECOVERY, 'failure_reason')
 #: The writer policy extension's field.
+#: The key of the read-only flag in ``metadata`` (Cinder's name).
+READONLY_KEY = 'readonly'
 WRITERS_FIELD = extensions.field(extensions.WRITERS, 'writers')
 ATTACHED = 'attached'
 ATTACH_MODE = extensions.field(extensions.MULTIATTACH, 'attach_mode')
@@ -137,6 +145,15 @@ def _attachments(opts, volume):
     return attachments
 
 
+def _metadata(volume):
+    """The volume's metadata and, as Cinder merges its visible
+    administration metadata in, its read-only flag while set."""
+    metadata = dict(volume.volume_metadata)
+    if volume.readonly:
+        metadata[READONLY_KEY] = 'True'
+    return metadata
+
+
 def _summary(opts, volume):
     return {'id': volume.id, 'name': volume.name,
             'links': opts.links(volume.id)}
@@ -159,9 +176,9 @@ def _detail(opts, volume, extended=True):
         'name': volume.name,
         'description': volume.description,
         'volume_type': _volume_type(opts, volume),
-        'snapshot_id': None,
-        'source_volid': None,
-        'metadata': dict(volume.volume_metadata),
+        'snapshot_id': volume.snapshot_id,
+        'source_volid': volume.source_volid,
+        'metadata': _metadata(volume),
         'links': opts.links(volume.id),
         'user_id': volume.user_id,
         'bootable': 'true' if volume.bootable else 'false',

@@ -22,9 +22,12 @@ recorded it with its host); on success it is 'available', on failure
 from taskflow.patterns import linear_flow
 
 from cinder_ma.manager.tasks import lifecycle
+from cinder_ma.manager.tasks import snapshot as snapshot_tasks
 from cinder_ma.manager.tasks import volume as volume_tasks
 
 FLOW_NAME = 'create_volume'
+FROM_SNAPSHOT_FLOW_NAME = 'create_volume_from_snapshot'
+CLONE_FLOW_NAME = 'create_cloned_volume'
 
 
 def get_flow(driver):
@@ -32,5 +35,25 @@ def get_flow(driver):
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(lifecycle.VolumeToErrorOnRevert(),
              volume_tasks.CreateVolumeOnBackend(driver),
+             volume_tasks.MarkVolumeAvailable())
+    return flow
+
+
+def get_flow_from_snapshot(driver):
+    """The create flow of a volume made from a snapshot (store: also
+    ``snapshot``, a SnapshotRef)."""
+    flow = linear_flow.Flow(FROM_SNAPSHOT_FLOW_NAME)
+    flow.add(lifecycle.VolumeToErrorOnRevert(),
+             snapshot_tasks.CreateVolumeFromSnapshot(driver),
+             volume_tasks.MarkVolumeAvailable())
+    return flow
+
+
+def get_clone_flow(driver):
+    """The create flow of a copy of another volume (store: also
+    ``source``, its VolumeRef)."""
+    flow = linear_flow.Flow(CLONE_FLOW_NAME)
+    flow.add(lifecycle.VolumeToErrorOnRevert(),
+             snapshot_tasks.CloneVolume(driver),
              volume_tasks.MarkVolumeAvailable())
     return flow

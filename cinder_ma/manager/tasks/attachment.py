@@ -24,10 +24,12 @@ from taskflow import task
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager.tasks import lifecycle
+from cinder_ma import message_field
 from cinder_ma import notifications
 from cinder_ma import status as vstatus
 
@@ -87,7 +89,7 @@ class AttachmentStatusOnRevert(task.Task):
         values = {'op': self.operation, 'id': attachment_id,
                   'reason': reason, 'status': self.error_status}
         try:
-            attachment_db.attachment_update(
+            attachment = attachment_db.attachment_update(
                 context, attachment_id, {'attach_status': self.error_status,
                                          'error_reason': reason},
                 expected_status=self.from_statuses + (self.error_status,))
@@ -102,6 +104,16 @@ class AttachmentStatusOnRevert(task.Task):
             return
         LOG.error('%(op)s of attachment %(id)s failed, status %(status)s: '
                   '%(reason)s', values)
+        try:
+            self.tell_user(context, attachment, kwargs.get('flow_failures'))
+        except Exception:
+            LOG.exception('Could not record the user message of the failed '
+                          '%s of attachment %s', self.operation.lower(),
+                          attachment_id)
+
+    def tell_user(self, context, attachment, flow_failures):
+        """Record the user message of the failure, if the sentinel has
+        one."""
 
 
 class AttachmentToErrorAttachingOnRevert(AttachmentStatusOnRevert):
@@ -115,6 +127,20 @@ class AttachmentToErrorAttachingOnRevert(AttachmentStatusOnRevert):
     operation = 'Attach'
     from_statuses = (vstatus.ATTACH_RESERVED, vstatus.ATTACH_ATTACHING)
     error_status = vstatus.ATTACH_ERROR_ATTACHING
+
+    def tell_user(self, context, attachment, flow_failures):
+        """A user message of the volume: Cinder's "attach volume" for
+        an attach run by a manager (the client had its 2xx), "update
+        attachment" for a consumer's connection (PUT /attachments)."""
+        volume = volume_db.volume_get(context, attachment.volume_id,
+                                      children=False)
+        failure = next(iter((flow_failures or {}).values()), None)
+        message_db.record(
+            context, volume.project_id,
+            message_field.Action.ATTACH_VOLUME if self.reconciled
+            else message_field.Action.UPDATE_ATTACHMENT,
+            resource_uuid=volume.id,
+            exception=failure.exception if failure is not None else None)
 
 
 class AttachmentToErrorDetachingOnRevert(AttachmentStatusOnRevert):

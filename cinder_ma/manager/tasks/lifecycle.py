@@ -25,6 +25,7 @@ from sqlalchemy import exc as sa_exc
 from taskflow import task
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma import status as vstatus
@@ -182,3 +183,84 @@ class VolumeFromExtendingOnRevert(task.Task):
         LOG.error('Extend of volume %(id)s failed, status back to '
                   '%(status)s: %(reason)s',
                   {'id': volume_id, 'status': status, 'reason': reason})
+
+
+class SnapshotStatusOnRevert(task.Task):
+    """Base of the sentinels of snapshot flows: on revert, move the
+    snapshot from ``from_status`` to ``error_status`` with the failure as
+    its reason (compare-and-swap, idempotent, as
+    :class:`VolumeStatusOnRevert`)."""
+
+    operation = None
+    from_status = None
+    error_status = None
+
+    def execute(self, context, snapshot_id):
+        """Nothing to do: a checkpoint for the revert."""
+
+    def revert(self, context, snapshot_id, *args, **kwargs):
+        if database_lost(kwargs.get('flow_failures')):
+            LOG.warning('%s of snapshot %s lost the database; left for the '
+                        'reconcile loop', self.operation, snapshot_id)
+            return
+        reason = failure_reason(kwargs.get('flow_failures'))
+        try:
+            snapshot_db.snapshot_change(
+                context, snapshot_id,
+                {'status': self.error_status, 'error_reason': reason},
+                expected={'status': (self.from_status, self.error_status)})
+        except Exception as exc:
+            LOG.warning('%(op)s of snapshot %(id)s failed (%(reason)s); its '
+                        'status was not set to %(status)s: %(exc)s',
+                        {'op': self.operation, 'id': snapshot_id,
+                         'reason': reason, 'status': self.error_status,
+                         'exc': exc})
+            return
+        LOG.error('%(op)s of snapshot %(id)s failed, status %(status)s: '
+                  '%(reason)s', {'op': self.operation, 'id': snapshot_id,
+                                 'status': self.error_status,
+                                 'reason': reason})
+
+
+class SnapshotToErrorOnRevert(SnapshotStatusOnRevert):
+    """Sentinel of the snapshot create flow: 'creating' -> 'error'."""
+
+    operation = 'Creation'
+    from_status = vstatus.SNAPSHOT_CREATING
+    error_status = vstatus.SNAPSHOT_ERROR
+
+
+class SnapshotToErrorDeletingOnRevert(SnapshotStatusOnRevert):
+    """Sentinel of the snapshot delete flow: 'deleting' ->
+    'error_deleting'."""
+
+    operation = 'Deletion'
+    from_status = vstatus.SNAPSHOT_DELETING
+    error_status = vstatus.SNAPSHOT_ERROR_DELETING
+
+
+class RevertToErrorOnRevert(task.Task):
+    """Sentinel of the revert flow: on revert, the volume leaves
+    'reverting' for 'error' with the failure as its reason (its data may
+    be half reverted), and the snapshot leaves 'restoring' for
+    'available' (it is intact), as in Cinder."""
+
+    def execute(self, context, volume_id, snapshot_id):
+        """Nothing to do: a checkpoint for the revert."""
+
+    def revert(self, context, volume_id, snapshot_id, *args, **kwargs):
+        if database_lost(kwargs.get('flow_failures')):
+            LOG.warning('Revert of volume %s lost the database; left for '
+                        'the reconcile loop', volume_id)
+            return
+        reason = 'revert to snapshot %s failed: %s' % (
+            snapshot_id, failure_reason(kwargs.get('flow_failures')))
+        try:
+            snapshot_db.revert_end(context, volume_id, snapshot_id,
+                                   vstatus.ERROR, reason)
+        except Exception:
+            LOG.exception('Revert of volume %s failed (%s) and it could not '
+                          'leave status reverting', volume_id, reason)
+            return
+        LOG.error('Revert of volume %s failed, status error: %s', volume_id,
+                  reason)

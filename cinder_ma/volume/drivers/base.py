@@ -85,12 +85,30 @@ class Capabilities:
         revoked at the target) and promoted (its connection made again in
         another mode). A driver without it keeps one connection per
         volume, host and mode, shared by the attachments of that host.
+    :ivar snapshots: the driver takes and deletes snapshots
+        (:meth:`VolumeDriver.create_snapshot`,
+        :meth:`VolumeDriver.delete_snapshot`), makes volumes from them
+        (:meth:`VolumeDriver.create_volume_from_snapshot`) and reverts a
+        volume to one (:meth:`VolumeDriver.revert_to_snapshot`).
+    :ivar clone: the driver copies a volume into a new one
+        (:meth:`VolumeDriver.create_cloned_volume`), also while it is
+        attached.
+    :ivar consistent_snapshots: a snapshot of an attached volume holds
+        every write its connections completed before it and none they
+        started after it, across all of them (the driver quiesces its
+        exports while it copies). Without it, the snapshot of an
+        attached volume is crash-consistent for one writer only: with
+        several writers, one's write may land in it and another's,
+        completed earlier, not.
     """
 
     multiattach: bool = False
     shared_targets: bool = False
     online_extend: bool = False
     per_attachment_connections: bool = False
+    snapshots: bool = False
+    clone: bool = False
+    consistent_snapshots: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,6 +152,27 @@ class VolumeRef:
         if self.host and '#' in self.host:
             return self.host.split('#', 1)[1]
         return None
+
+
+@dataclasses.dataclass(frozen=True)
+class SnapshotRef:
+    """A snapshot as a driver sees it.
+
+    :ivar id: the snapshot's UUID.
+    :ivar volume: the :class:`VolumeRef` of its volume.
+    :ivar size: the volume's size when it was taken, in GiB.
+    :ivar name: the storage name of the snapshot, ``snapshot-<id>``.
+    """
+
+    id: str
+    volume: VolumeRef
+    size: int
+    name: str
+
+    @classmethod
+    def for_snapshot(cls, snapshot_id, volume, size):
+        return cls(id=snapshot_id, volume=volume, size=size,
+                   name='snapshot-%s' % snapshot_id)
 
 
 class VolumeDriver(abc.ABC):
@@ -284,6 +323,55 @@ class VolumeDriver(abc.ABC):
             ``provisioned_capacity_gb``, ``thin_provisioning_support``, and
             per-pool capabilities a volume type can ask for.
         """
+
+    # Snapshots and clones: drivers declaring ``snapshots`` (and
+    # ``clone``) implement these; the service refuses the requests for a
+    # backend that does not declare them, so the defaults are never
+    # called there.
+
+    def _unsupported(self, what):
+        raise exception.DriverError(
+            reason='the %s driver of backend %s cannot %s' % (
+                type(self).__name__, self.host, what))
+
+    def create_snapshot(self, snapshot):
+        """Take a snapshot of ``snapshot.volume`` (a :class:`SnapshotRef`),
+        attached or not.
+
+        When this raises, it must leave nothing behind. A driver declaring
+        ``consistent_snapshots`` holds the writes of every connection of
+        the volume while it copies, and returns how long it held them, in
+        seconds (0.0 with no connection); it returns None when the
+        snapshot is crash-consistent only (the default), which the
+        ``snapshot.create.end`` notification reports.
+        """
+        self._unsupported('take snapshots')
+
+    def delete_snapshot(self, snapshot):
+        """Delete a snapshot's storage. Idempotent."""
+        self._unsupported('delete snapshots')
+
+    def create_volume_from_snapshot(self, volume, snapshot):
+        """Create the storage of the new ``volume`` (of ``volume.size``
+        GiB, at least the snapshot's size) with the snapshot's data.
+
+        When this raises, it must leave nothing behind.
+        """
+        self._unsupported('create volumes from snapshots')
+
+    def create_cloned_volume(self, volume, source):
+        """Create the storage of the new ``volume`` (at least the size of
+        ``source``, a :class:`VolumeRef`) with ``source``'s data, which
+        may be attached (a crash-consistent copy).
+
+        When this raises, it must leave nothing behind.
+        """
+        self._unsupported('clone volumes')
+
+    def revert_to_snapshot(self, volume, snapshot):
+        """Make ``volume``'s data the snapshot's again (the volume is not
+        attached; its size stays ``volume.size``). Idempotent."""
+        self._unsupported('revert volumes to snapshots')
 
     def list_connections(self):
         """The connections the backend holds, for audits

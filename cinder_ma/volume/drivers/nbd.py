@@ -82,6 +82,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -168,6 +169,13 @@ nbd_opts = [
                     'its clients, which would wait for ever on a hung '
                     'server, reconnect. 0 checks only when the manager '
                     'starts.'),
+    cfg.IntOpt('nbd_snapshot_drain_timeout',
+               default=10, min=1, max=300,
+               help='Seconds a snapshot of an exported volume waits for the '
+                    'requests in flight on each of its exports to complete '
+                    'once the export is paused; an export that does not '
+                    'drain within them fails the snapshot (every export is '
+                    'resumed at once).'),
     cfg.IntOpt('nbd_probe_timeout',
                default=10, min=1, max=300,
                help='Seconds the check of a running export (connect, TLS '
@@ -186,6 +194,10 @@ PROTOCOL = 'nbd'
 #: Seconds an nbdkit process gets to exit after SIGTERM before it is
 #: killed (see :meth:`NBDDriver._kill`).
 STOP_GRACE = 1.0
+
+#: The longest path of a Unix socket (sockaddr_un's sun_path, less its
+#: NUL).
+MAX_SOCKET_PATH = 107
 
 # What an attachment id may be to name an export's files.
 _ID_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$')
@@ -251,7 +263,10 @@ class NBDDriver(base.VolumeDriver):
     capabilities = base.Capabilities(multiattach=True,
                                      shared_targets=False,
                                      online_extend=True,
-                                     per_attachment_connections=True)
+                                     per_attachment_connections=True,
+                                     snapshots=True,
+                                     clone=True,
+                                     consistent_snapshots=True)
     vendor_name = 'Open Source'
     driver_version = '1.0.0'
     storage_protocol = PROTOCOL
@@ -331,6 +346,14 @@ class NBDDriver(base.VolumeDriver):
 
     def _export_path(self, key, suffix):
         return os.path.join(self.exports_dir, key + suffix)
+
+    def _control_path(self, key):
+        """The pause filter's control socket of an export (a short name:
+        Unix socket paths are short), or None when even that is too long
+        for a socket (the export then cannot be paused)."""
+        name = 'p-%s.ctl' % hashlib.sha256(key.encode()).hexdigest()[:24]
+        path = os.path.join(self.exports_dir, name)
+        return path if len(path.encode()) <= MAX_SOCKET_PATH else None
 
     @staticmethod
     def _key(volume_id, host, mode):
@@ -608,11 +631,18 @@ class NBDDriver(base.VolumeDriver):
                '--tls=require',
                '--tls-psk=%s' % self._export_path(key, '.psk'),
                '--filter=exportname']
+        control = self._control_path(key)
+        if control is not None:
+            # Paused while a snapshot copies the volume (see
+            # create_snapshot).
+            cmd.append('--filter=pause')
         if record['access_mode'] == 'ro':
             cmd.append('--readonly')
         cmd += ['file', 'file=%s' % path,
                 'exportname=%s' % record['export'],
                 'exportname-strict=true']
+        if control is not None:
+            cmd.append('pause-control=%s' % control)
         return cmd
 
     def _spawn(self, key, record):
@@ -634,6 +664,7 @@ class NBDDriver(base.VolumeDriver):
             os.unlink(pidfile)
         except FileNotFoundError:
             pass
+        self._remove_control(key)
         log_path = self._export_path(key, '.log')
         timeout = self.configuration.nbd_start_timeout
         with open(log_path, 'ab') as log:
@@ -719,6 +750,17 @@ class NBDDriver(base.VolumeDriver):
                 os.unlink(self._export_path(key, suffix))
             except FileNotFoundError:
                 pass
+        self._remove_control(key)
+
+    def _remove_control(self, key):
+        """Remove an export's pause control socket (a process that
+        died leaves it, and the next one could not listen there)."""
+        control = self._control_path(key)
+        if control is not None:
+            try:
+                os.unlink(control)
+            except FileNotFoundError:
+                pass
 
     def _stop_export(self, key):
         """Stop the export's nbdkit (the pid of its pidfile, checked
@@ -770,6 +812,134 @@ class NBDDriver(base.VolumeDriver):
         before sees the old size (and cannot write past it) until it
         reconnects; one that connects after sees the new size."""
         self._files.extend_volume(volume, new_size)
+
+    def create_snapshot(self, snapshot):
+        """A copy of the volume's file (see the file driver) that is one
+        point in time for every export of the volume (see
+        :meth:`_paused`).
+
+        :returns: how long the exports were paused, in seconds (0.0 for a
+            volume without exports), or None when an export could not be
+            paused (one started without the pause filter, by an older
+            release: the snapshot is then crash-consistent only).
+        """
+        with self._paused(snapshot.volume.id, 'snapshot %s' % snapshot.id
+                          ) as pause:
+            self._files.create_snapshot(snapshot)
+        return pause['seconds']
+
+    @contextlib.contextmanager
+    def _paused(self, volume_id, what):
+        """Hold the writes of every export of a volume while the block
+        runs: each export is paused (nbdkit's pause filter: requests
+        received from then on wait, and the pause is acknowledged once
+        those in flight have completed, within
+        ``nbd_snapshot_drain_timeout``), and every export is resumed
+        afterwards, whatever happened. No new export of the volume starts
+        meanwhile (the driver's lock). Yields a dict whose ``seconds``
+        is, after the block, how long the exports were held (0.0 without
+        exports, None when one could not be paused)."""
+        result = {'seconds': None}
+        with self._locked():
+            keys = sorted(k for k, r in self._records().items()
+                          if r['volume_id'] == volume_id)
+            paused, consistent = [], True
+            started = time.monotonic()
+            try:
+                for key in keys:
+                    control = self._pause(key)
+                    if control is None:
+                        consistent = False
+                    else:
+                        paused.append((key, control))
+                yield result
+            finally:
+                for key, control in paused:
+                    self._resume(key, control)
+                elapsed = time.monotonic() - started
+            if keys:
+                LOG.info('%s of volume %s: %d export(s) paused for %.3f s%s',
+                         what, volume_id, len(paused), elapsed,
+                         '' if consistent else
+                         ' (some could not be paused: crash-consistent)')
+            if consistent:
+                result['seconds'] = round(elapsed, 3) if keys else 0.0
+
+    def _pause(self, key):
+        """Pause an export and wait until its requests in flight are
+        done; returns its control connection (None when the export has
+        no pause control: it cannot be paused).
+
+        :raises DriverError: it did not acknowledge within
+            ``nbd_snapshot_drain_timeout``.
+        """
+        path = self._control_path(key)
+        if path is None or not os.path.exists(path):
+            LOG.warning('The NBD export %s has no pause control (started '
+                        'by an older release); a snapshot does not hold '
+                        'its writes', key)
+            return None
+        timeout = self.configuration.nbd_snapshot_drain_timeout
+        control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        control.settimeout(timeout)
+        try:
+            control.connect(path)
+            control.sendall(b'p')
+            answer = control.recv(1)
+        except OSError as exc:
+            control.close()
+            raise exception.DriverError(
+                reason='the NBD export %s did not pause within %d s '
+                       '(nbd_snapshot_drain_timeout): %s' % (key, timeout,
+                                                              exc))
+        if answer != b'P':
+            control.close()
+            raise exception.DriverError(
+                reason='the NBD export %s answered %r to a pause' % (
+                    key, answer))
+        return control
+
+    def _resume(self, key, control):
+        """Resume a paused export; logs what fails (never raises: every
+        export is resumed)."""
+        try:
+            with control:
+                control.settimeout(
+                    self.configuration.nbd_snapshot_drain_timeout)
+                control.sendall(b'r')
+                if control.recv(1) != b'R':
+                    raise OSError('no acknowledgement')
+        except OSError as exc:
+            LOG.error('Could not resume the NBD export %s after a '
+                      'snapshot: %s; stopping it so that its client '
+                      'reconnects', key, exc)
+            try:
+                self._stop_export(key)
+            except Exception:
+                LOG.exception('Could not stop the NBD export %s', key)
+
+    def delete_snapshot(self, snapshot):
+        self._files.delete_snapshot(snapshot)
+
+    def create_volume_from_snapshot(self, volume, snapshot):
+        self._files.create_volume_from_snapshot(volume, snapshot)
+
+    def create_cloned_volume(self, volume, source):
+        """A copy of the source's file, one point in time for all of its
+        exports, as a snapshot."""
+        with self._paused(source.id, 'clone %s' % volume.id):
+            self._files.create_cloned_volume(volume, source)
+
+    def revert_to_snapshot(self, volume, snapshot):
+        """The volume's file replaced by a copy of the snapshot's; the
+        volume has no attachment, and the exports left of earlier
+        connections are stopped first (they would serve the old
+        file)."""
+        with self._locked():
+            for key in [k for k, r in self._records().items()
+                        if r['volume_id'] == volume.id]:
+                self._stop_export(key)
+        self._files.revert_to_snapshot(volume, snapshot)
 
     def initialize_connection(self, volume, connector, attach_mode,
                               attachment_id=None):

@@ -361,6 +361,31 @@ class MigrationsTestCase(test_migrations.ModelsMigrationsSync,
                 conn.execute(sa.select(attachments.c.detach_begun_at).where(
                     attachments.c.id == rows[0].id)).scalar())
 
+    def _check_0013(self, data):
+        # The new tables take a message and a transfer of an existing
+        # volume, with their defaults.
+        meta = sa.MetaData()
+        meta.reflect(bind=self.engine)
+        messages = meta.tables['messages']
+        transfers = meta.tables['transfers']
+        with self.engine.begin() as conn:
+            volume_id = conn.execute(sa.select(
+                meta.tables['volumes'].c.id)).scalars().first()
+            self.assertIsNotNone(volume_id)
+            conn.execute(messages.insert().values(
+                id='m-0013', project_id='p', event_id='VOLUME_VOLUME_001_003',
+                message_level='ERROR'))
+            conn.execute(transfers.insert().values(
+                id='t-0013', volume_id=volume_id, salt='s', crypt_hash='h'))
+            row = conn.execute(sa.select(transfers)).one()
+            self.assertEqual((False, False, False),
+                             (bool(row.no_snapshots), bool(row.accepted),
+                              bool(row.deleted)))
+            self.assertFalse(conn.execute(sa.select(
+                messages.c.deleted)).scalar())
+            conn.execute(transfers.delete())
+            conn.execute(messages.delete())
+
 
     def _check_0014(self, data):
         # Existing attachments run no flow; the column takes JSON text.

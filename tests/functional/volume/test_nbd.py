@@ -542,3 +542,109 @@ class DataPathBenchmarkTestCase(base.TestCase):
         self.assertEqual('writeback', settings['raw_cache'])
         self.assertEqual(4, settings['queue_depth'])
         self.assertEqual('mapped', settings['client_buffers'])
+
+
+#: A writer of sequence-numbered blocks (system python3 with
+#: python3-libnbd): block i of writer ``parity`` is at offset
+#: ``(2 * i + parity) * 4096`` and holds ``<tag><i, 8 digits>``; each write
+#: completes before the next is sent. It writes until ``stop`` exists and
+#: prints how many blocks it wrote.
+SEQUENCE_WRITER = """
+import os, sys
+import nbd
+host, port, export, identity, psk, parity, stop = sys.argv[1:]
+parity = int(parity)
+tag = b'AB'[parity:parity + 1]
+h = nbd.NBD()
+h.set_tls(nbd.TLS_REQUIRE)
+h.set_tls_psk_file(psk)
+h.set_tls_username(identity)
+h.set_export_name(export)
+h.connect_tcp(host, port)
+i = 0
+while not os.path.exists(stop) and i < 60000:
+    block = tag + b'%08d' % i
+    h.pwrite(block + b'\\0' * (4096 - len(block)), (2 * i + parity) * 4096)
+    i += 1
+h.flush()
+print(i)
+"""
+
+
+class ConsistentSnapshotTestCase(NBDTestBase):
+    """A snapshot of a volume two NBD clients write to at once holds, for
+    each writer, a prefix of its sequence of blocks: the exports are
+    paused (and drained) for the copy, then resumed."""
+
+    attach = PerAttachmentExportsTestCase.attach
+
+    def _writer(self, info, parity, stop):
+        data = info['data']
+        psk = os.path.join(self.state_path, 'writer-%d.psk' % parity)
+        fd = os.open(psk, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'w') as f:
+            f.write('%s:%s\n' % (data['tls_psk_identity'],
+                                 data['tls_psk_secret']))
+        return subprocess.Popen(
+            ['/usr/bin/python3', '-c', SEQUENCE_WRITER, data['host'],
+             str(data['port']), data['export'], data['tls_psk_identity'],
+             psk, str(parity), stop],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    @staticmethod
+    def _sequence(path, parity, count):
+        """The indexes of writer ``parity``'s blocks found in the file,
+        among its first ``count``."""
+        tag = b'AB'[parity:parity + 1]
+        found = []
+        with open(path, 'rb') as f:
+            for i in range(count):
+                f.seek((2 * i + parity) * 4096)
+                block = f.read(9)
+                if block == tag + b'%08d' % i:
+                    found.append(i)
+        return found
+
+    def test_two_writers_snapshot_holds_a_prefix_of_each(self):
+        if subprocess.run(['/usr/bin/python3', '-c', 'import nbd'],
+                          capture_output=True).returncode:
+            cm_fixtures.skip_or_fail(self, 'python3-libnbd is missing')
+        stop = os.path.join(self.state_path, 'stop-writers')
+        writers = [self._writer(self.attach('att-%d' % parity, 'rw',
+                                            host='host-%d' % parity),
+                                parity, stop)
+                   for parity in (0, 1)]
+        volume_path = os.path.join(self.driver._files.volumes_dir,
+                                   self.volume.name)
+
+        def written(parity):
+            return len(self._sequence(volume_path, parity, 200))
+
+        deadline = time.monotonic() + 30
+        while min(written(0), written(1)) < 50 and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+        snapshot = driver_base.SnapshotRef.for_snapshot(
+            '7d1f0c2a-3b4e-4f5a-8b6c-9d0e1f2a3b4c', self.volume, 1)
+        paused = self.driver.create_snapshot(snapshot)
+        # The writers go on after the snapshot.
+        time.sleep(0.3)
+        open(stop, 'w').close()
+        counts = []
+        for writer in writers:
+            out, err = writer.communicate(timeout=60)
+            self.assertEqual(0, writer.returncode, err)
+            counts.append(int(out))
+        self.assertIsNotNone(paused)
+        self.assertLess(paused, self.config.nbd_snapshot_drain_timeout)
+        snapshot_path = os.path.join(self.driver._files.volumes_dir,
+                                     snapshot.name)
+        for parity, count in enumerate(counts):
+            found = self._sequence(snapshot_path, parity, count)
+            # A prefix of the writer's sequence, never a gap...
+            self.assertEqual(list(range(len(found))), found, parity)
+            self.assertGreater(len(found), 0)
+            # ... and the volume has all of it, and more since.
+            self.assertEqual(list(range(count)),
+                             self._sequence(volume_path, parity, count))
+            self.assertGreater(count, len(found))

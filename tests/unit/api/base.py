@@ -60,6 +60,7 @@ BACKEND_CAPABILITIES = {
     'volume_backend_name': 'file', 'driver': 'file', 'vendor_name': 'test',
     'driver_version': '1.0', 'storage_protocol': 'file',
     'multiattach': True, 'shared_targets': False, 'online_extend': False,
+    'snapshots': True, 'clone': True,
     'pools': [{'pool_name': 'pool', 'total_capacity_gb': 1000.0,
                'free_capacity_gb': 1000.0, 'reserved_percentage': 0}],
 }
@@ -152,6 +153,11 @@ class APITestCase(base.DBTestCase):
             'cinder_ma.manager.rpcapi.ManagerAPI.create_volume')).mock
         self.delete_cast = self.useFixture(fixtures.MockPatch(
             'cinder_ma.manager.rpcapi.ManagerAPI.delete_volume')).mock
+        self.snapshot_casts = {
+            name: self.useFixture(fixtures.MockPatch(
+                'cinder_ma.manager.rpcapi.ManagerAPI.' + name)).mock
+            for name in ('create_snapshot', 'delete_snapshot',
+                         'revert_to_snapshot')}
         self.default_type = volume_types.ensure_default_type(
             self.admin_context)
         self.service = service_db.service_create(self.admin_context, {

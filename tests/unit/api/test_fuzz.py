@@ -40,7 +40,11 @@ from oslo_serialization import jsonutils
 from cinder_ma.api import expose
 from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
+from cinder_ma.db import messages as message_db
+from cinder_ma.db import snapshots as snapshot_db
+from cinder_ma import message_field
 from cinder_ma.volume import qos_specs
+from cinder_ma.volume import transfers
 from tests.unit.api import base
 
 _MORE = os.environ.get('CINDER_MA_FUZZ_EXAMPLES')
@@ -212,6 +216,19 @@ class TestFuzz(base.APITestCase):
             'class_name': 'default',
             'hostname': base.BACKEND_HOST,
             'resource_id': 'c8f0f7a2-5b1e-4c9e-9d55-2f1f7f0e0a11',
+            'transfer_id': transfers.create_transfer(
+                self.admin_context, self.create_volume().id)[0].id,
+            'message_id': message_db.record(
+                self.admin_context, base.PROJECT,
+                message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
+                resource_uuid=self.volume.id).id,
+            'snapshot_id': snapshot_db.snapshot_create(
+                self.admin_context, {
+                    'project_id': base.PROJECT, 'user_id': 'fake-user',
+                    'volume_id': self.volume.id,
+                    'volume_type_id': self.volume.volume_type_id,
+                    'volume_size': self.volume.size,
+                    'status': 'available'}, ('available',)).id,
         }
 
     def _path(self, template, made_up):

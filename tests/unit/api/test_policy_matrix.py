@@ -54,10 +54,14 @@ from cinder_ma.api import microversions as mv
 from cinder_ma.api import routes
 from cinder_ma.api.v3 import unsupported
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import types as type_db
 from cinder_ma.manager import rpcapi
+from cinder_ma import message_field
 from cinder_ma.volume import qos_specs
+from cinder_ma.volume import transfers
 from cinder_ma.volume import unsupported as unsupported_service
 from tests.unit.api import base
 
@@ -268,7 +272,57 @@ MATRIX = {
     ('PUT', P + '/os-quota-class-sets/{class_name}'): row(200, 403, 403,
                                                           403, 403),
     ('GET', P + '/capabilities/{hostname}'): row(200, 403, 403, 403, 403),
+
+    # User messages (3.3 on): readers read, members delete, other
+    # projects see nothing.
+    ('GET', P + '/messages'): row(200, 200, 200, 200, 200, 200, 403),
+    ('GET', P + '/messages/{message_id}'): row(200, 200, 200, 404, 200),
+    ('DELETE', P + '/messages/{message_id}'): row(204, 204, 403, 404, 204),
+    # Snapshots: as volumes; their admin actions admins', the status a
+    # compute service reports a service's (or an admin's).
+    ('GET', P + '/snapshots'): row(200, 200, 200, 200, 200, 200, 403),
+    ('POST', P + '/snapshots'): row(202, 202, 403, 404, 202),
+    ('GET', P + '/snapshots/detail'): row(200, 200, 200, 200, 200, 200,
+                                          403),
+    ('GET', P + '/snapshots/{snapshot_id}'): row(200, 200, 200, 404, 200),
+    ('PUT', P + '/snapshots/{snapshot_id}'): row(200, 200, 403, 404, 200),
+    ('DELETE', P + '/snapshots/{snapshot_id}'): row(202, 202, 403, 404,
+                                                    202),
+    ('GET', P + '/snapshots/{snapshot_id}/metadata'): row(200, 200, 200,
+                                                          404, 200),
+    ('POST', P + '/snapshots/{snapshot_id}/metadata'): row(200, 200, 403,
+                                                           404, 200),
+    ('PUT', P + '/snapshots/{snapshot_id}/metadata'): row(200, 200, 403,
+                                                          404, 200),
+    ('GET', P + '/snapshots/{snapshot_id}/metadata/{key}'): row(
+        200, 200, 200, 404, 200),
+    ('PUT', P + '/snapshots/{snapshot_id}/metadata/{key}'): row(
+        200, 200, 403, 404, 200),
+    ('DELETE', P + '/snapshots/{snapshot_id}/metadata/{key}'): row(
+        200, 200, 403, 404, 200),
+    ('POST', P + '/snapshots/{snapshot_id}/action', 'os-reset_status'):
+        row(202, 403, 403, 404, 403),
+    ('POST', P + '/snapshots/{snapshot_id}/action', 'os-force_delete'):
+        row(202, 403, 403, 404, 403),
+    ('POST', P + '/snapshots/{snapshot_id}/action',
+     'os-update_snapshot_status'): row(202, 403, 403, 404, 202),
+    ('POST', P + '/volumes/{volume_id}/action', 'revert'):
+        row(202, 202, 403, 404, 202),
 }
+
+# Volume transfers, under both paths: readers read, members create and
+# delete; another project finds none, but a member of any project may
+# accept one whose id and key it was given.
+for _base in (P + '/os-volume-transfer', P + '/volume-transfers'):
+    MATRIX.update({
+        ('GET', _base): row(200, 200, 200, 200, 200, 200, 403),
+        ('GET', _base + '/detail'): row(200, 200, 200, 200, 200, 200, 403),
+        ('POST', _base): row(202, 202, 403, 404, 202),
+        ('GET', _base + '/{transfer_id}'): row(200, 200, 200, 404, 200),
+        ('DELETE', _base + '/{transfer_id}'): row(202, 202, 403, 404, 202),
+        ('POST', _base + '/{transfer_id}/accept'): row(202, 202, 403, 202,
+                                                      202, 202),
+    })
 
 
 # Resources cinder_ma does not have (cinder_ma/api/v3/unsupported.py):
@@ -342,7 +396,7 @@ class TestPolicyMatrix(base.APITestCase):
         self.useFixture(fixtures.MockPatch(
             'cinder_ma.manager.rpcapi.ManagerAPI.extend_volume'))
         # The matrix makes many volumes: the quotas must not decide.
-        self.flags(quota_volumes=-1, quota_gigabytes=-1)
+        self.flags(quota_volumes=-1, quota_gigabytes=-1, quota_snapshots=-1)
 
     def _environment(self, key):
         """Fresh resources for a request of ``key``: a volume (and an
@@ -353,8 +407,26 @@ class TestPolicyMatrix(base.APITestCase):
                                   {'heartbeat_at': timeutils.utcnow()})
         env = {'volume': self.create_volume(metadata={'k': 'v'}),
                'attachment': None, 'type': self.default_type,
-               'qos': None}
+               'qos': None, 'message': None, 'transfer': None,
+               'snapshot': None}
         template = key[1]
+        if '{transfer_id}' in template:
+            env['transfer'] = transfers.create_transfer(
+                self.admin_context, env['volume'].id)
+        if '/messages/' in template:
+            env['message'] = message_db.record(
+                self.admin_context, base.PROJECT,
+                message_field.Action.SCHEDULE_ALLOCATE_VOLUME,
+                resource_uuid=env['volume'].id)
+        if '{snapshot_id}' in template or key[-1] == 'revert':
+            env['snapshot'] = snapshot_db.snapshot_create(
+                self.admin_context, {
+                    'project_id': base.PROJECT, 'user_id': 'fake-user',
+                    'volume_id': env['volume'].id,
+                    'volume_type_id': env['volume'].volume_type_id,
+                    'volume_size': env['volume'].size,
+                    'status': 'available', 'metadata': {'k': 'v'}},
+                ('available',))
         if '/qos-specs/' in template:
             # A type of its own, to (dis)associate.
             env['type'] = type_db.volume_type_create(
@@ -383,7 +455,9 @@ class TestPolicyMatrix(base.APITestCase):
                 self.admin_context,
                 {'name': 'type-%s' % uuid.uuid4().hex[:8],
                  'is_public': not private},
-                extra_specs={'k': 'v'})
+                # A retype's new type asks for nothing the backend lacks
+                # (an unscoped key names a capability).
+                extra_specs={'k': 'v'} if '/types/' in template else {})
             if key[-1] == 'removeProjectAccess':
                 type_db.volume_type_access_add(
                     self.admin_context, env['type'].id, base.OTHER_PROJECT)
@@ -433,7 +507,11 @@ class TestPolicyMatrix(base.APITestCase):
                   'target_project_id': base.PROJECT,
                   'class_name': 'default',
                   'alias': extensions.EXTENSIONS[0].alias,
-                  'resource_id': str(uuid.uuid4())}
+                  'message_id': getattr(env['message'], 'id', None),
+                  'transfer_id': (env['transfer'][0].id
+                                  if env['transfer'] else None),
+                  'resource_id': str(uuid.uuid4()),
+                  'snapshot_id': getattr(env['snapshot'], 'id', None)}
         if template.endswith('/volumes/{volume_id}/encryption/{key}'):
             params['key'] = 'encryption_key_id'
         version = mv.MAX_VERSION
@@ -461,6 +539,10 @@ class TestPolicyMatrix(base.APITestCase):
                     'readonly': True}},
                 'os-reset_status': {'os-reset_status': {
                     'status': 'available'}},
+                'os-update_snapshot_status': {'os-update_snapshot_status': {
+                    'status': 'available', 'progress': '100%'}},
+                'revert': {'revert': {'snapshot_id': getattr(
+                    env['snapshot'], 'id', None)}},
                 'os-extend_volume_completion': {
                     'os-extend_volume_completion': {'error': False}},
                 'os-complete': {'os-complete': None},
@@ -482,6 +564,12 @@ class TestPolicyMatrix(base.APITestCase):
                 P + '/volumes/{volume_id}/metadata': {
                     'metadata': {'k': 'v'}},
                 P + '/volumes/{volume_id}/metadata/{key}': {
+                    'meta': {'k': 'v2'}},
+                P + '/snapshots': {'snapshot': {'volume_id': volume.id}},
+                P + '/snapshots/{snapshot_id}': {'snapshot': {'name': 'n'}},
+                P + '/snapshots/{snapshot_id}/metadata': {
+                    'metadata': {'k': 'v'}},
+                P + '/snapshots/{snapshot_id}/metadata/{key}': {
                     'meta': {'k': 'v2'}},
                 P + '/attachments': {'attachment': {
                     'volume_uuid': volume.id, 'instance_uuid': instance}},
@@ -512,7 +600,12 @@ class TestPolicyMatrix(base.APITestCase):
                     'volumes': -1}},
                 P + '/os-quota-class-sets/{class_name}': {
                     'quota_class_set': {'volumes': 20}},
-            }[template]
+            }.get(template)
+        if method == 'POST' and template.endswith(('/os-volume-transfer',
+                                                   '/volume-transfers')):
+            body = {'transfer': {'volume_id': volume.id}}
+        elif method == 'POST' and template.endswith('/accept'):
+            body = {'accept': {'auth_key': env['transfer'][1]}}
         if template.endswith(('/associate', '/disassociate')):
             params['?'] = 'vol_type_id=%s' % env['type'].id
         return params, body, version
@@ -534,6 +627,10 @@ class TestPolicyMatrix(base.APITestCase):
                 attachment_db.attachment_update(
                     self.admin_context, attachment.id,
                     {'attach_status': status})
+        if action == 'os-update_snapshot_status':
+            snapshot_db.snapshot_change(self.admin_context,
+                                        env['snapshot'].id,
+                                        {'status': 'creating'})
         if action == 'os-complete':
             attachment_db.attachment_update(
                 self.admin_context, env['attachment'].id,

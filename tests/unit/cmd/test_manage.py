@@ -12,6 +12,7 @@
 
 """Tests of cinder-ma-manage, run through main() with an argv."""
 
+import datetime
 import io
 import os
 
@@ -452,3 +453,34 @@ class AttachmentCommandsTestCase(base.DBTestCase):
         # The other attachment on the host still uses the connection.
         self.assertEqual([{'volume_id': volume.id, 'host': 'testhost'}],
                          backend.driver.list_connections())
+
+
+class MessageCommandsTestCase(base.DBTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.cmd = self.useFixture(CommandFixture())
+
+    def test_message_purge_deletes_the_expired(self):
+        from cinder_ma.db import messages as message_db
+        from cinder_ma import message_field
+
+        def record():
+            return message_db.record(
+                self.admin_context, 'p',
+                message_field.Action.SCHEDULE_ALLOCATE_VOLUME)
+
+        self.flags(message_ttl=1, group='message')
+        expired = record()
+        self.flags(message_ttl=3600, group='message')
+        kept = record()
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.db.messages.utcnow',
+            return_value=expired.expires_at + datetime.timedelta(
+                seconds=1)))
+        self.assertEqual(0, manage.main(['cinder-ma-manage', 'message',
+                                         'purge']))
+        self.assertIn('Purged 1 expired user messages',
+                      self.cmd.stdout.getvalue())
+        self.assertEqual([kept.id], [m.id for m in message_db.message_get_all(
+            self.admin_context)])

@@ -592,3 +592,4 @@ class ResizeAttachmentEndpointTestCase(ManagerBase):
         self.assertIn('resizing the disk of attachment %s failed: libvirt '
                       'gone' % self.attachment.id, str(exc))
         self.assertEqual([], self.hypervisor.resizes)
+

@@ -36,6 +36,7 @@ from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
@@ -43,6 +44,7 @@ from cinder_ma.manager import manager
 from cinder_ma.manager import reconcile
 from cinder_ma.manager import rpcapi
 from tests.unit.manager import fixtures as mgr_fixtures
+from tests.unit.manager.flows import test_create_snapshot as snapshot_helpers
 
 DEAD = 'deadworker:token'
 
@@ -151,6 +153,61 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertIn('interrupted', vol.error_reason)
 
     # Attachments through a manager
+
+    # Snapshots
+
+    def _snapshot(self, status):
+        volume = self.volume()
+        snapshot = snapshot_helpers.make_snapshot(self.admin_context,
+                                                  volume, status=status)
+        return volume, snapshot
+
+    def _snapshot_path(self, snapshot):
+        return os.path.join(self.driver.volumes_dir,
+                            'snapshot-' + snapshot.id)
+
+    def test_interrupted_snapshot_is_taken_again(self):
+        _volume, snapshot = self._snapshot('creating')
+        # The dead run had begun the copy.
+        open(self._snapshot_path(snapshot), 'w').close()
+        self.age(models.Snapshot, snapshot.id, claimed_by=DEAD)
+        self.assertEqual(1, self.run_backend())
+        got = snapshot_db.snapshot_get(self.admin_context, snapshot.id)
+        self.assertEqual(('available', None), (got.status, got.claimed_by))
+        self.assertEqual(1024 ** 3,
+                         os.path.getsize(self._snapshot_path(snapshot)))
+
+    def test_interrupted_snapshot_delete_is_finished(self):
+        _volume, snapshot = self._snapshot('deleting')
+        self.age(models.Snapshot, snapshot.id, claimed_by=DEAD)
+        self.assertEqual(1, self.run_backend())
+        self.assertRaises(exception.SnapshotNotFound,
+                          snapshot_db.snapshot_get, self.admin_context,
+                          snapshot.id)
+
+    def test_snapshots_of_a_volume_deleted_with_them_wait_for_it(self):
+        volume, snapshot = self._snapshot('deleting')
+        volume_db.volume_update(self.admin_context, volume.id,
+                                {'status': 'deleting'})
+        self.age(models.Snapshot, snapshot.id, claimed_by=DEAD)
+        self.age(models.Volume, volume.id, claimed_by=DEAD)
+        # The volume's delete flow deletes its snapshots.
+        self.assertEqual(1, self.run_backend())
+        self.assertIsNone(self.vol(volume))
+        self.assertRaises(exception.SnapshotNotFound,
+                          snapshot_db.snapshot_get, self.admin_context,
+                          snapshot.id)
+
+    def test_interrupted_revert_is_finished(self):
+        volume, snapshot = self._snapshot('available')
+        self.driver.create_snapshot(snapshot_helpers.snapshot_ref(
+            snapshot, self.volumes.ref(volume)))
+        snapshot_db.revert_begin(self.admin_context, volume.id, snapshot.id)
+        self.age(models.Volume, volume.id, claimed_by=DEAD)
+        self.assertEqual(1, self.run_backend())
+        self.assertEqual('available', self.vol(volume).status)
+        self.assertEqual('available', snapshot_db.snapshot_get(
+            self.admin_context, snapshot.id).status)
 
     def test_lost_attach_is_finished(self):
         volume = self.volume()

@@ -20,9 +20,8 @@ from cinder_ma.policies import unsupported
 from cinder_ma import policy
 from tests import base
 
-NAMES = (unsupported.SNAPSHOTS_GET_ALL, unsupported.BACKUPS_GET_ALL,
-         unsupported.TRANSFERS_GET_ALL, unsupported.GROUPS_GET_ALL,
-         unsupported.GROUP_SNAPSHOTS_GET_ALL, unsupported.MESSAGES_GET_ALL)
+NAMES = (unsupported.BACKUPS_GET_ALL, unsupported.GROUPS_GET_ALL,
+         unsupported.GROUP_SNAPSHOTS_GET_ALL)
 
 
 def _context(roles):

@@ -20,6 +20,7 @@ import fixtures
 
 from cinder_ma import context as cm_context
 from cinder_ma.db import api as db_api
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
@@ -81,11 +82,24 @@ class VolumeAPITestCase(VolumeTestBase):
         # Recorded: the reconcile loop runs it (tests/unit/manager).
         self.assertEqual('creating', vol.status)
 
-    def test_create_no_backend_records_nothing(self):
+    def test_create_no_backend_is_an_error_volume_with_a_message(self):
         service_db.service_update(self.admin_context, self.backend.id,
                                   {'disabled': True})
-        self.assertRaises(exception.NoValidBackend,
-                          volume_api.create_volume, self.context, 1)
+        vol = volume_api.create_volume(self.context, 1)
+        # As Cinder: the volume is in error, never placed, nothing cast.
+        self.assertEqual(('error', None), (vol.status, vol.host))
+        self.assertEqual([], self.rpc.calls)
+        # Administrators read where the backends are; the user does not.
+        self.assertIn('node1@file is disabled', vol.error_reason)
+        message, = message_db.message_get_all(self.admin_context)
+        self.assertEqual(
+            ('fake-project', vol.id, 'VOLUME_VOLUME_001_003'),
+            (message.project_id, message.resource_uuid, message.event_id))
+        self.assertEqual('schedule allocate volume:Could not find any '
+                         'available weighted backend.',
+                         message.user_message)
+        # The volume is charged, and deleted without a backend.
+        volume_api.delete_volume(self.context, vol.id)
         self.assertEqual(0, volume_db.volume_count(self.admin_context))
 
     def test_multiattach_type(self):

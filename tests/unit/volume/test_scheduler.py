@@ -120,6 +120,53 @@ class SelectBackendTestCase(base.DBTestCase):
                           scheduler.select_backend, self.context, 1,
                           {'replication': '<is> True'})
 
+    def test_text_extra_specs_select_backends(self):
+        # The example: nothing here speaks iSCSI for NoSuchVendor.
+        self.make_backend('node1@file', vendor_name='Open Source',
+                          storage_protocol='file')
+        self.make_backend('node2@iscsi', vendor_name='Acme',
+                          storage_protocol='iSCSI', free=10.0)
+        exc = self.assertRaises(
+            exception.NoValidBackend, scheduler.select_backend,
+            self.admin_context, 1, {'storage_protocol': 'iSCSI',
+                                    'vendor_name': 'NoSuchVendor'})
+        self.assertIn('node1@file reports storage_protocol=file, not iSCSI',
+                      str(exc))
+        self.assertIn('node2@iscsi reports vendor_name=Acme, not '
+                      'NoSuchVendor', str(exc))
+        for specs in ({'storage_protocol': 'iSCSI', 'vendor_name': 'Acme'},
+                      {'capabilities:storage_protocol': '<in> iSC'},
+                      {'vendor_name': '<or> Nobody <or> Acme'},
+                      {'storage_protocol': 's!= file'}):
+            self.assertEqual('node2@iscsi#iscsi', scheduler.select_backend(
+                self.context, 1, specs).host, specs)
+        # Other namespaces are not capabilities: left alone.
+        self.assertEqual('node1@file#file', scheduler.select_backend(
+            self.context, 1, {'multiattach:writers': 'one',
+                              'qos:read_iops_sec': '100',
+                              'volume_backend_name': 'file'}).host)
+        # An unscoped key names a capability: none reports it.
+        exc = self.assertRaises(exception.NoValidBackend,
+                                scheduler.select_backend,
+                                self.admin_context, 1, {'k': 'v'})
+        self.assertIn('does not report k', str(exc))
+
+    def test_pool_capabilities_and_numbers(self):
+        self.make_backend('node1@multi', pools=[
+            {'pool_name': 'slow', 'free_capacity_gb': 90,
+             'total_capacity_gb': 100, 'reserved_percentage': 0,
+             'disk_rpm': 7200},
+            {'pool_name': 'fast', 'free_capacity_gb': 10,
+             'total_capacity_gb': 100, 'reserved_percentage': 0,
+             'disk_rpm': 15000}])
+        self.assertEqual('node1@multi#fast', scheduler.select_backend(
+            self.context, 1, {'capabilities:disk_rpm': '>= 10000'}).host)
+        self.assertEqual('node1@multi#slow', scheduler.select_backend(
+            self.context, 1, {'disk_rpm': '<= 10000'}).host)
+        self.assertRaises(exception.NoValidBackend,
+                          scheduler.select_backend, self.context, 1,
+                          {'disk_rpm': '== 5400'})
+
     def test_availability_zone(self):
         self.make_backend('node1@a', zone='az1')
         self.assertRaises(exception.NoValidBackend,

@@ -27,12 +27,10 @@ class ListResourcesTestCase(base.TestCase):
 
     def test_cinders_list_policies(self):
         self.assertEqual(
-            {'snapshots': 'volume:get_all_snapshots',
-             'backups': 'backup:get_all',
-             'transfers': 'volume:get_all_transfers',
+            {'backups': 'backup:get_all',
              'groups': 'group:get_all',
-             'group_snapshots': 'group:get_all_group_snapshots',
-             'messages': 'message:get_all'}, unsupported.LIST_RULES)
+             'group_snapshots': 'group:get_all_group_snapshots'},
+            unsupported.LIST_RULES)
         # Every kind the API serves has one, but group types (none in
         # Cinder either).
         self.assertEqual({'group_types'},

@@ -20,7 +20,7 @@ connector, for one): when the claim expires, the reconcile loop finishes
 or reverts that flow from there. Existing attachments have none.
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0013
 Create Date: 2026-11-27
 """
 
@@ -28,7 +28,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = '0014'
-down_revision = '0011'
+down_revision = '0013'
 branch_labels = None
 depends_on = None
 

@@ -31,6 +31,7 @@ import webtest
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
@@ -150,6 +151,11 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
                          self.driver.connections)
         self.assertIn(('volume.attachment.fence'),
                       [e for e, _p in self.notifications()])
+        # Its owner is told (a message of cinder_ma's own event).
+        (message,) = message_db.message_get_all(self.admin_context)
+        self.assertEqual(('VOLUME_VOLUME_901_901', volume.id, 'WARNING'),
+                         (message.event_id, message.resource_uuid,
+                          message.message_level))
         # Shown when asked for, never otherwise.
         self.assertTrue(self.show(made['id'])[FENCED])
         plain = self.app.get(self.url('attachments/%s' % made['id']),
@@ -247,25 +253,25 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
                       response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
 
-    def test_pinned_below_1_7_nothing_is_fenced(self):
+    def test_pinned_below_1_8_nothing_is_fenced(self):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
-        self.flags(group='upgrade_levels', manager='1.6')
+        self.flags(group='upgrade_levels', manager='1.7')
         rpcapi.reset_version_cap()
         response = self.fence(made['id'], status=409)
-        self.assertIn('1.7', response.json['conflictingRequest']['message'])
+        self.assertIn('1.8', response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
 
-    def test_a_storage_manager_older_than_1_7_is_not_asked(self):
+    def test_a_storage_manager_older_than_1_8_is_not_asked(self):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
         service_db.service_create(self.admin_context, {
             'host': 'testhost', 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC,
-            'capabilities': jsonutils.dumps({rpcapi.VERSION_KEY: '1.6'})})
+            'capabilities': jsonutils.dumps({rpcapi.VERSION_KEY: '1.7'})})
         self.driver.calls.clear()
         response = self.fence(made['id'], status=409)
-        self.assertIn('serves RPC API 1.6 and this needs 1.7',
+        self.assertIn('serves RPC API 1.7 and this needs 1.8',
                       response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
         self.assertEqual([], self.driver_calls())

@@ -16,6 +16,7 @@ Cinder to."""
 import jsonschema
 
 from cinder_ma.db import services as service_db
+from cinder_ma.db import snapshots as snapshot_db
 from tests.unit.api import base
 
 _DATE = {'type': ['string', 'null']}
@@ -80,7 +81,11 @@ class TestHosts(base.APITestCase):
         self.assertEqual([], body['hosts'])
 
     def test_show(self):
-        self.create_volume(size=2)
+        snapped = self.create_volume(size=2)
+        snapshot_db.snapshot_create(self.admin_context, {
+            'project_id': base.PROJECT, 'volume_id': snapped.id,
+            'volume_type_id': snapped.volume_type_id, 'volume_size': 2,
+            'status': 'available'}, ('available',))
         self.create_volume(size=3, project=base.OTHER_PROJECT)
         # Elsewhere: counted in its project's total only (as Cinder).
         self.create_volume(size=5, host='otherhost@file#pool')
@@ -95,7 +100,10 @@ class TestHosts(base.APITestCase):
                 [(r['project'], r['volume_count'], r['total_volume_gb'])
                  for r in resources])
             self.assertEqual({name}, {r['host'] for r in resources})
-            self.assertEqual({'0'}, {r['snapshot_count'] for r in resources})
+            self.assertEqual(
+                [('1', '2'), ('1', '2'), ('0', '0')],
+                [(r['snapshot_count'], r['total_snapshot_gb'])
+                 for r in resources])
 
     def test_show_not_found(self):
         # A host without a backend, and a disabled backend, are 404s (what

@@ -99,7 +99,7 @@ class QuotaSetsTestCase(base.APITestCase):
         self.assertEqual(base.PROJECT, quota['id'])
         self.assertEqual((7, 70, -1), (quota['volumes'], quota['gigabytes'],
                                        quota['per_volume_gigabytes']))
-        self.assertEqual(0, quota['snapshots'])
+        self.assertEqual(10, quota['snapshots'])
         self.assertEqual(-1, quota['volumes___DEFAULT__'])
         self.assertEqual(-1, quota['gigabytes___DEFAULT__'])
 
@@ -272,7 +272,7 @@ class LimitsTestCase(base.APITestCase):
         jsonschema.validate(body, LIMITS)
         absolute = body['limits']['absolute']
         self.assertEqual(
-            (10, 1000, 1, 2, 0, 0),
+            (10, 1000, 1, 2, 10, 0),
             (absolute['maxTotalVolumes'], absolute['maxTotalVolumeGigabytes'],
              absolute['totalVolumesUsed'], absolute['totalGigabytesUsed'],
              absolute['maxTotalSnapshots'], absolute['totalSnapshotsUsed']))

@@ -19,6 +19,7 @@ from oslo_utils import timeutils
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.db import services as service_db
+from cinder_ma.db import volumes as volume_db
 from tests.unit.api import base
 
 # Response schemas of Cinder's os-services actions, as Tempest holds
@@ -211,11 +212,14 @@ class TestServiceActions(base.APITestCase):
             self.url('volumes/%s/action' % volume.id),
             {'os-extend': {'new_size': 2}}, headers=base.ADMIN, status=400)
         self.assertFault(response, 400, 'badRequest', 'frozen')
-        # Nothing new is placed there.
-        response = self.app.post_json(
+        # Nothing new is placed there: an 'error' volume, as in Cinder
+        # (administrators read why).
+        created = self.app.post_json(
             self.url('volumes'), {'volume': {'size': 1}},
-            headers=base.ADMIN, status=400)
-        self.assertFault(response, 400, 'badRequest', 'frozen')
+            headers=base.ADMIN, status=202).json['volume']
+        self.assertEqual('error', created['status'])
+        self.assertIn('frozen', volume_db.volume_get(
+            self.admin_context, created['id']).error_reason)
         self._put('thaw', {'host': base.BACKEND_HOST})
         backend = self._backend()
         self.assertEqual((False, False, None), (

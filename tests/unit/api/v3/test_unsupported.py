@@ -23,24 +23,15 @@ from tests.unit.api import base
 #: (path, key of the list, not-found message, first version, list policy
 #: or None), for every resource.
 RESOURCES = (
-    ('snapshots', 'snapshots', 'Snapshot %s could not be found.', None,
-     True),
     ('backups', 'backups', 'Backup %s could not be found.', None, True),
-    ('os-volume-transfer', 'transfers', 'Transfer %s could not be found.',
-     None, True),
-    ('volume-transfers', 'transfers', 'Transfer %s could not be found.',
-     '3.55', True),
     ('group_types', 'group_types', 'Group type %s could not be found.',
      '3.11', False),
     ('groups', 'groups', 'Group %s could not be found.', '3.13', True),
     ('group_snapshots', 'group_snapshots',
      'GroupSnapshot %s could not be found.', '3.14', True),
-    ('messages', 'messages', 'Message %s could not be found.', '3.3', True),
 )
 
-FEATURES = {'snapshots': 'volume snapshots', 'backups': 'volume backups',
-            'os-volume-transfer': 'volume transfers',
-            'volume-transfers': 'volume transfers',
+FEATURES = {'backups': 'volume backups',
             'group_types': 'group types',
             'groups': 'generic volume groups',
             'group_snapshots': 'group snapshots'}
@@ -56,7 +47,7 @@ class TestLists(base.APITestCase):
     def test_empty_lists_in_cinders_shape(self):
         for path, key, _msg, _first, _rule in RESOURCES:
             for listed in (path, path + '/detail'):
-                if path in ('group_types', 'messages') and \
+                if path == 'group_types' and \
                         listed.endswith('/detail'):
                     continue
                 response = self.app.get(self.url(listed), headers=reader())
@@ -66,8 +57,7 @@ class TestLists(base.APITestCase):
                 self.assertEqual({key: []}, response.json, listed)
 
     def test_count_from_3_45(self):
-        for path in ('snapshots', 'backups', 'snapshots/detail',
-                     'backups/detail'):
+        for path in ('backups', 'backups/detail'):
             key = path.split('/')[0]
             body = self.app.get(self.url(path + '?with_count=true'),
                                 headers=reader()).json
@@ -76,11 +66,7 @@ class TestLists(base.APITestCase):
                 self.url(path + '?with_count=true'),
                 headers=reader(mv.prior(mv.SUPPORT_COUNT_INFO))).json
             self.assertEqual({key: []}, body)
-        # Transfers are not counted in Cinder.
-        body = self.app.get(self.url('os-volume-transfer?with_count=true'),
-                            headers=reader()).json
-        self.assertEqual({'transfers': []}, body)
-        response = self.app.get(self.url('snapshots?with_count=maybe'),
+        response = self.app.get(self.url('backups?with_count=maybe'),
                                 headers=reader(), status=400)
         self.assertFault(response, 400, 'badRequest', 'not a boolean')
 
@@ -114,8 +100,8 @@ class TestLists(base.APITestCase):
             self.app.get(self.url(path), headers=reader(
                 project=base.OTHER_PROJECT), status=400)
         # Administrators list them too.
-        self.assertEqual({'snapshots': []}, self.app.get(
-            self.url('snapshots?all_tenants=1'), headers=base.headers(
+        self.assertEqual({'backups': []}, self.app.get(
+            self.url('backups?all_tenants=1'), headers=base.headers(
                 user='admin-user', version=mv.MAX_VERSION)).json)
 
 
@@ -150,18 +136,14 @@ class TestIdsAndCreations(base.APITestCase):
     def test_creations_name_the_feature(self):
         member = base.headers(roles=['member', 'reader'],
                               version=mv.MAX_VERSION)
-        paths = [path for path, *_rest in RESOURCES
-                 if path != 'messages'] + ['groups/action',
-                                           'backups/import_record']
+        paths = [path for path, *_rest in RESOURCES] + [
+            'groups/action', 'backups/import_record']
         for path in paths:
             feature = FEATURES[path.split('/')[0]]
             response = self.app.post_json(self.url(path), {'x': {}},
                                           headers=member, status=400)
             self.assertFault(response, 400, 'badRequest',
                              'cinder_ma does not support %s.' % feature)
-        # Messages are never created, in Cinder either.
-        self.app.post_json(self.url('messages'), {}, headers=member,
-                           status=405)
 
     def test_creation_below_its_version_is_a_404(self):
         response = self.app.post_json(

@@ -28,6 +28,7 @@ import webtest
 
 from cinder_ma.api import app
 from cinder_ma.api import microversions as mv
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma.manager import rpcapi
 from tests.unit.api import base
@@ -190,6 +191,11 @@ class TestOnlineExtendOfASharedVolume(mgr_fixtures.AttachmentTestCase):
         self.assertIn('it is down', failed['reason'])
         (end,) = [p for e, p in sent if e == 'volume.extend.end']
         self.assertEqual([second.id], end['attachments_not_resized'])
+        # Its owner is told (Cinder's user message of a compute service
+        # that did not extend).
+        (message,) = message_db.message_get_all(self.admin_context)
+        self.assertEqual(('VOLUME_VOLUME_007_009', volume.id),
+                         (message.event_id, message.resource_uuid))
 
         # Once the host is back, the next extend reaches both and clears
         # the reasons.

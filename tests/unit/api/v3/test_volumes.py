@@ -153,7 +153,7 @@ class TestCreate(base.APITestCase):
         self._bad({'size': '1.5'}, "does not match '^[0-9]+$'")
         self._bad({'size': 1.5}, "is not of type 'integer', 'string'")
         self._bad({'size': True}, 'field/attribute size')
-        self._bad({'name': 'x'}, "'size' is a required property")
+        self._bad({'name': 'x'}, 'field/attribute size')
 
     def test_wrong_types(self):
         self._bad({'size': 1, 'name': 5}, 'field/attribute name')
@@ -169,9 +169,8 @@ class TestCreate(base.APITestCase):
         self._bad({'size': 1, 'snapshot_id': 'not-a-uuid'},
                   'field/attribute snapshot_id')
 
-    def test_sources_are_refused(self):
-        # As in Cinder, a source that does not exist is a 404 (there are
-        # no snapshots here); an existing volume is no source (no clones).
+    def test_sources(self):
+        # As in Cinder, a source that does not exist is a 404.
         snapshot_id = str(uuid.uuid4())
         response = self.app.post_json(
             self.url('volumes'),
@@ -183,10 +182,15 @@ class TestCreate(base.APITestCase):
             {'volume': {'size': 1, 'source_volid': str(uuid.uuid4())}},
             headers=base.MEMBER, status=404)
         self.assertFault(response, 404, 'itemNotFound')
-        source = self.create_volume()
+        # A clone takes its source's size, backend and type.
+        source = self.create_volume(size=2)
+        clone = self._create({'source_volid': source.id}).json['volume']
+        self.assertEqual((2, source.id), (clone['size'],
+                                          clone['source_volid']))
         self._bad({'size': 1, 'source_volid': source.id},
-                  'creating a volume from another volume is not supported')
+                  'cannot be smaller than original volume size')
         self._bad({'size': 1, 'imageRef': 'abc'}, 'from an image')
+        self._bad({}, 'field/attribute size')
         # Null sources, as clients send them, are fine.
         self._create({'size': 1, 'snapshot_id': None, 'imageRef': None,
                       'source_volid': None, 'consistencygroup_id': None})
@@ -268,10 +272,20 @@ class TestCreate(base.APITestCase):
                               ).json['volume']
         self.assertTrue(volume['multiattach'])
 
-    def test_no_backend_is_a_400(self):
+    def test_no_backend_is_an_error_volume(self):
         service_db.service_update(self.admin_context, self.service.id,
                                   {'disabled': True})
-        self._bad({'size': 1}, 'No backend can hold the volume')
+        casts = self.create_cast.call_count
+        volume = self._create({'size': 1}, headers=base.MEMBER,
+                              status=202).json['volume']
+        # As Cinder: 'error', nothing cast; the project has a message.
+        self.assertEqual('error', volume['status'])
+        self.assertEqual(casts, self.create_cast.call_count)
+        messages = self.app.get(self.url('messages'), headers=base.headers(
+            roles=['reader'], version='3.3')).json['messages']
+        self.assertEqual([(volume['id'], 'VOLUME_VOLUME_001_003')],
+                         [(m['resource_uuid'], m['event_id'])
+                          for m in messages])
 
 
 class TestShowUpdateDelete(base.APITestCase):

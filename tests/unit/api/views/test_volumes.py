@@ -145,3 +145,14 @@ class TestVolumeViews(base.APITestCase):
         self.assertEqual('next', body['volumes_links'][0]['rel'])
         body = views.summary_list(req, [self.volume], limit=2)
         self.assertEqual(['volumes'], list(body))
+
+    def test_readonly_flag_in_metadata(self):
+        """As Cinder shows its visible administration metadata: the
+        read-only flag joins the volume's own metadata while set."""
+        req = self._req(mv.MAX_VERSION)
+        plain = self._view(views.detail, req, self.volume)
+        self.assertNotIn('readonly', plain['metadata'])
+        readonly = self.volume.replace(readonly=True,
+                                       volume_metadata={'k': 'v'})
+        view = self._view(views.detail, req, readonly)
+        self.assertEqual({'k': 'v', 'readonly': 'True'}, view['metadata'])

@@ -17,6 +17,7 @@ import oslo_messaging as messaging
 from taskflow.types import failure as tf_failure
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import messages as message_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager.tasks import attachment as attachment_tasks
@@ -64,6 +65,12 @@ class AttachmentTasksTestCase(base.DBTestCase):
         self.assertEqual('error_attaching', self._att().attach_status)
         self.assertEqual('available', self._volume_status())
         self.assertIn('boom', logger.output)
+        # The owner is told: a consumer's connection failed.
+        (message,) = message_db.message_get_all(self.context)
+        self.assertEqual(('VOLUME_VOLUME_004_001', self.volume.id,
+                          self.volume.project_id),
+                         (message.event_id, message.resource_uuid,
+                          message.project_id))
         # Idempotent.
         sentinel.revert(self.context, self.att.id, flow_failures=failures)
         self.assertEqual('error_attaching', self._att().attach_status)

@@ -14,6 +14,8 @@
 
 import os
 
+import fixtures
+
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma import exception
 from cinder_ma.volume.drivers import base as driver_base
@@ -159,6 +161,85 @@ class FileDriverTestCase(base.TestCase):
 
     def test_capabilities(self):
         self.assertEqual(driver_base.Capabilities(
-            multiattach=True, shared_targets=False, online_extend=True),
+            multiattach=True, shared_targets=False, online_extend=True,
+            snapshots=True, clone=True),
             file_driver.FileDriver.capabilities)
         self.assertEqual('file', file_driver.FileDriver.storage_protocol)
+
+
+class FileCopyTestCase(base.TestCase):
+    """Snapshots and copies: a reflink where the filesystem has them,
+    else a sparse copy of the data extents; never a half copy under the
+    target's name."""
+
+    def setUp(self):
+        super().setUp()
+        self.config = backend_conf.BackendConfig(
+            self.conf, 'file', file_driver.FileDriver.get_driver_options())
+        self.driver = file_driver.FileDriver(configuration=self.config,
+                                             host='testhost@file')
+        self.driver.do_setup()
+        self.volume = driver_base.VolumeRef.for_volume(
+            '0b0c6d9e-7a4a-4c55-9a0a-1d1b2b3c4d5e', 2,
+            host='testhost@file#file')
+        self.driver.create_volume(self.volume)
+        self.path = self.driver.path_of(self.volume.name)
+        with open(self.path, 'r+b') as f:
+            f.write(b'head')
+            f.seek(512 * 1024 ** 2)
+            f.write(b'tail')
+        self.snapshot = driver_base.SnapshotRef.for_snapshot(
+            '11111111-2222-4333-8444-555555555555', self.volume, 1)
+
+    def _blocks(self, path):
+        return os.stat(path).st_blocks
+
+    def test_snapshot_and_volume_from_it(self):
+        self.driver.create_snapshot(self.snapshot)
+        snap = self.driver.path_of(self.snapshot.name)
+        with open(snap, 'rb') as f:
+            self.assertEqual(b'head', f.read(4))
+            f.seek(512 * 1024 ** 2)
+            self.assertEqual(b'tail', f.read(4))
+        # Sparse: far less allocated than its size.
+        self.assertLess(self._blocks(snap) * 512, 64 * 1024 ** 2)
+        made = driver_base.VolumeRef.for_volume(
+            '11111111-2222-4333-8444-666666666666', 2)
+        self.driver.create_volume_from_snapshot(made, self.snapshot)
+        self.assertEqual(2 * driver_base.GiB,
+                         os.path.getsize(self.driver.path_of(made.name)))
+        # A copy onto an existing volume is refused.
+        self.assertRaises(exception.DriverError,
+                          self.driver.create_volume_from_snapshot, made,
+                          self.snapshot)
+        self.driver.delete_snapshot(self.snapshot)
+        self.driver.delete_snapshot(self.snapshot)  # idempotent
+        self.assertFalse(os.path.exists(snap))
+
+    def test_sparse_copy_when_reflink_is_refused(self):
+        self.useFixture(fixtures.MockPatchObject(
+            file_driver, '_reflink', return_value=False))
+        clone = driver_base.VolumeRef.for_volume(
+            '11111111-2222-4333-8444-777777777777', 1)
+        self.driver.create_cloned_volume(clone, self.volume)
+        with open(self.driver.path_of(clone.name), 'rb') as f:
+            self.assertEqual(b'head', f.read(4))
+            f.seek(512 * 1024 ** 2)
+            self.assertEqual(b'tail', f.read(4))
+
+    def test_failed_copy_leaves_nothing(self):
+        self.useFixture(fixtures.MockPatchObject(
+            file_driver, '_reflink', side_effect=OSError(5, 'I/O error')))
+        self.assertRaises(exception.DriverError, self.driver.create_snapshot,
+                          self.snapshot)
+        self.assertEqual(
+            [], [n for n in os.listdir(self.driver.volumes_dir)
+                 if 'snapshot' in n])
+
+    def test_revert(self):
+        self.driver.create_snapshot(self.snapshot)
+        with open(self.path, 'r+b') as f:
+            f.write(b'next')
+        self.driver.revert_to_snapshot(self.volume, self.snapshot)
+        with open(self.path, 'rb') as f:
+            self.assertEqual(b'head', f.read(4))

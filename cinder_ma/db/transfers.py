@@ -1,0 +1,224 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Database API of volume transfers (Cinder's ``transfers``).
+
+A transfer offers a volume of its project (``source_project_id``) to
+whoever presents its authorization key, of which the row keeps a salted
+hash only. Every step is one transaction of compare-and-swap UPDATEs:
+
+* create: the volume goes ``available`` -> ``awaiting-transfer`` only
+  while it has no live attachment (``attach_count = 0``, the counter the
+  reservations move in their own compare-and-swap), and the transfer row
+  is added;
+* delete: the transfer is soft-deleted and the volume goes back to
+  ``available``;
+* accept: the transfer is marked accepted (and soft-deleted, as Cinder
+  does) while it is still pending, the volume changes project and goes
+  back to ``available``, and the quota usage moves from the donor to the
+  recipient (``quota`` hook), all or nothing: two accepts, or an accept
+  and a delete, of one transfer cannot both win.
+
+Readers return :class:`Transfer` records.
+"""
+
+import typing
+import uuid
+
+import sqlalchemy as sa
+
+from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import deleted_values
+from cinder_ma.db.api import paginate
+from cinder_ma.db.api import reader
+from cinder_ma.db.api import utcnow
+from cinder_ma.db.api import writer
+from cinder_ma.db import models
+from cinder_ma import exception
+from cinder_ma import status as vstatus
+
+_TRANSFER = models.Transfer
+_VOLUME = models.Volume
+
+#: Sort keys of transfer lists (``name`` is taken for ``display_name``).
+SORT_KEYS = ('id', 'created_at', 'updated_at', 'display_name', 'volume_id')
+
+
+class Transfer(typing.NamedTuple):
+    """A volume transfer (without its secret's hash and salt, but for
+    :func:`transfer_get_secret`)."""
+
+    id: str
+    volume_id: str
+    display_name: str | None
+    no_snapshots: bool
+    source_project_id: str | None
+    destination_project_id: str | None
+    accepted: bool
+    created_at: object
+    expires_at: object = None
+
+
+def _record(row):
+    return Transfer(*(getattr(row, name) for name in Transfer._fields))
+
+
+def _query(context, project_id=None):
+    query = context.session.query(_TRANSFER).filter(
+        _TRANSFER.deleted == sa.false())
+    if project_id is not None:
+        query = query.filter(_TRANSFER.source_project_id == project_id)
+    return query
+
+
+def _get_row(context, transfer_id, project_id=None):
+    row = _query(context, project_id).filter(
+        _TRANSFER.id == transfer_id).first()
+    if row is None:
+        raise exception.TransferNotFound(transfer_id=transfer_id)
+    return row
+
+
+@writer
+def transfer_create(context, volume_id, project_id, display_name, salt,
+                    crypt_hash, no_snapshots=False):
+    """Offer a volume of ``project_id``: it goes ``awaiting-transfer``.
+
+    :raises VolumeNotFound: no volume of that id in that project.
+    :raises InvalidVolume: the volume is not ``available`` or has a live
+        attachment (one reserved meanwhile included).
+    """
+    if not conditional_update(
+            context.session, _VOLUME, volume_id,
+            {'status': vstatus.AWAITING_TRANSFER},
+            expected={'project_id': project_id,
+                      'status': vstatus.AVAILABLE, 'attach_count': 0}):
+        volume = context.session.query(
+            _VOLUME.status, _VOLUME.attach_count).filter(
+                _VOLUME.id == volume_id, _VOLUME.project_id == project_id,
+                _VOLUME.deleted == sa.false()).first()
+        if volume is None:
+            raise exception.VolumeNotFound(volume_id=volume_id)
+        if volume.attach_count:
+            raise exception.InvalidVolume(
+                reason='volume %s has attachments; a volume with '
+                       'attachments cannot be transferred' % volume_id)
+        raise exception.InvalidVolume(
+            reason="Volume's status must be available, not %s"
+                   % volume.status)
+    row = _TRANSFER(id=str(uuid.uuid4()), volume_id=volume_id,
+                    display_name=display_name, salt=salt,
+                    crypt_hash=crypt_hash, no_snapshots=bool(no_snapshots),
+                    source_project_id=project_id, accepted=False)
+    context.session.add(row)
+    context.session.flush()
+    context.session.refresh(row)
+    return _record(row)
+
+
+@reader
+def transfer_get(context, transfer_id, project_id=None):
+    """A pending transfer (of volumes of ``project_id`` when given).
+
+    :raises TransferNotFound:
+    """
+    return _record(_get_row(context, transfer_id, project_id))
+
+
+@reader
+def transfer_get_secret(context, transfer_id):
+    """(salt, crypt_hash) of a pending transfer.
+
+    :raises TransferNotFound:
+    """
+    row = _get_row(context, transfer_id)
+    return row.salt, row.crypt_hash
+
+
+@reader
+def transfer_get_all(context, project_id=None, marker=None, limit=None,
+                     offset=None, sort_keys=None, sort_dirs=None):
+    """A page of pending transfers (of ``project_id`` when given), newest
+    first unless sorted otherwise.
+
+    :raises InvalidSortKey: a sort key outside :data:`SORT_KEYS`.
+    :raises InvalidMarker: no visible transfer has the marker's id.
+    """
+    sort_keys = [('display_name' if key == 'name' else key)
+                 for key in (sort_keys or [])] or None
+    query = paginate(_query(context, project_id), _TRANSFER,
+                     lambda: _query(context, project_id), marker, limit,
+                     sort_keys, sort_dirs, SORT_KEYS, 'created_at', 'desc')
+    if offset:
+        query = query.offset(offset)
+    return [_record(row) for row in query.all()]
+
+
+def _back_to_available(context, volume_id, values=None):
+    values = dict(values or {})
+    values['status'] = vstatus.AVAILABLE
+    return conditional_update(
+        context.session, _VOLUME, volume_id, values,
+        expected={'status': vstatus.AWAITING_TRANSFER})
+
+
+@writer
+def transfer_destroy(context, transfer_id, project_id=None):
+    """Withdraw a pending transfer; its volume is ``available`` again.
+
+    :raises TransferNotFound: none pending of that id (in that project).
+    :returns: the transfer as it was.
+    """
+    row = _get_row(context, transfer_id, project_id)
+    transfer = _record(row)
+    if not conditional_update(context.session, _TRANSFER, transfer.id,
+                              deleted_values(_TRANSFER)):
+        raise exception.TransferNotFound(transfer_id=transfer_id)
+    _back_to_available(context, transfer.volume_id)
+    return transfer
+
+
+@writer
+def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
+    """Give the volume of a pending transfer to ``project_id``.
+
+    :param quota: called as ``quota(context, volume_row)`` in the
+        transaction, before the volume changes hands (to move the
+        usage); what it raises rolls everything back.
+    :raises TransferNotFound: none pending of that id (accepted or
+        withdrawn meanwhile).
+    :raises InvalidVolume: its volume is no longer awaiting the transfer.
+    :returns: the transfer, accepted.
+    """
+    row = _get_row(context, transfer_id)
+    transfer = _record(row)
+    now = utcnow()
+    values = deleted_values(_TRANSFER, now)
+    values.update(accepted=True, destination_project_id=project_id)
+    if not conditional_update(context.session, _TRANSFER, transfer.id,
+                              values):
+        raise exception.TransferNotFound(transfer_id=transfer_id)
+    volume = context.session.query(_VOLUME).filter(
+        _VOLUME.id == transfer.volume_id,
+        _VOLUME.deleted == sa.false()).first()
+    if volume is None or volume.status != vstatus.AWAITING_TRANSFER:
+        raise exception.InvalidVolume(
+            reason='volume %s is not awaiting transfer' % transfer.volume_id)
+    if quota is not None:
+        quota(context, volume)
+    if not _back_to_available(context, volume.id,
+                              {'project_id': project_id,
+                               'user_id': user_id}):
+        raise exception.InvalidVolume(
+            reason='volume %s is not awaiting transfer' % transfer.volume_id)
+    return transfer._replace(accepted=True,
+                             destination_project_id=project_id)

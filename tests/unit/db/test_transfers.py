@@ -1,0 +1,190 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Tests of cinder_ma.db.transfers on the SQLite file database (and, by
+tests/functional/db/test_transfers.py, on PostgreSQL and MariaDB)."""
+
+import threading
+
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import transfers as transfer_db
+from cinder_ma.db import types as type_db
+from cinder_ma.db import volumes as volume_db
+from cinder_ma import exception
+from tests import base
+
+
+class TransferDBMixin:
+
+    def setUp(self):
+        super().setUp()
+        self.vtype = type_db.volume_type_create(self.admin_context,
+                                                {'name': 'plain'})
+
+    def _volume(self, project='p1', status='available'):
+        return volume_db.volume_create(self.admin_context, {
+            'project_id': project, 'user_id': 'u1', 'size': 1,
+            'status': status, 'host': 'h@b#p',
+            'volume_type_id': self.vtype.id})
+
+    def _offer(self, volume, **kwargs):
+        return transfer_db.transfer_create(
+            self.admin_context, volume.id, volume.project_id, 'name',
+            'salt', 'hash', **kwargs)
+
+    def _status(self, volume):
+        return volume_db.volume_get(self.admin_context, volume.id).status
+
+    def test_create_get_list_and_destroy(self):
+        volume = self._volume()
+        transfer = self._offer(volume, no_snapshots=True)
+        self.assertEqual(('p1', True, False, None),
+                         (transfer.source_project_id, transfer.no_snapshots,
+                          transfer.accepted, transfer.destination_project_id))
+        self.assertEqual('awaiting-transfer', self._status(volume))
+        self.assertEqual(transfer, transfer_db.transfer_get(
+            self.admin_context, transfer.id, 'p1'))
+        self.assertEqual(('salt', 'hash'), transfer_db.transfer_get_secret(
+            self.admin_context, transfer.id))
+        self.assertRaises(exception.TransferNotFound,
+                          transfer_db.transfer_get, self.admin_context,
+                          transfer.id, 'p2')
+        self.assertEqual([transfer.id], [t.id for t in
+                                         transfer_db.transfer_get_all(
+                                             self.admin_context, 'p1')])
+        self.assertEqual([], transfer_db.transfer_get_all(
+            self.admin_context, 'p2'))
+        self.assertRaises(exception.TransferNotFound,
+                          transfer_db.transfer_destroy, self.admin_context,
+                          transfer.id, 'p2')
+        transfer_db.transfer_destroy(self.admin_context, transfer.id, 'p1')
+        self.assertEqual('available', self._status(volume))
+        self.assertRaises(exception.TransferNotFound,
+                          transfer_db.transfer_get, self.admin_context,
+                          transfer.id)
+
+    def test_only_an_available_unattached_volume(self):
+        busy = self._volume(status='in-use')
+        exc = self.assertRaises(exception.InvalidVolume, self._offer, busy)
+        self.assertIn('must be available, not in-use', str(exc))
+        reserved = self._volume()
+        attachment_db.attachment_reserve(self.admin_context, reserved.id,
+                                         'instance-1')
+        exc = self.assertRaises(exception.InvalidVolume, self._offer,
+                                reserved)
+        self.assertIn('attachments', str(exc))
+        self.assertRaises(exception.VolumeNotFound,
+                          transfer_db.transfer_create, self.admin_context,
+                          reserved.id, 'p2', None, 's', 'h')
+        # Offered once only.
+        volume = self._volume()
+        self._offer(volume)
+        self.assertRaises(exception.InvalidVolume, self._offer, volume)
+
+    def test_a_volume_awaiting_transfer_cannot_be_attached(self):
+        volume = self._volume()
+        self._offer(volume)
+        self.assertRaises(exception.CinderMAException,
+                          attachment_db.attachment_reserve,
+                          self.admin_context, volume.id, 'instance-1')
+
+    def test_accept_moves_the_volume_and_calls_the_quota_hook(self):
+        volume = self._volume()
+        transfer = self._offer(volume)
+        seen = []
+        accepted = transfer_db.transfer_accept(
+            self.admin_context, transfer.id, 'u2', 'p2',
+            quota=lambda ctx, row: seen.append((row.id, row.project_id)))
+        self.assertEqual([(volume.id, 'p1')], seen)
+        self.assertEqual((True, 'p2'), (accepted.accepted,
+                                        accepted.destination_project_id))
+        moved = volume_db.volume_get(self.admin_context, volume.id)
+        self.assertEqual(('p2', 'u2', 'available'),
+                         (moved.project_id, moved.user_id, moved.status))
+        # Accepted once: it is gone.
+        self.assertRaises(exception.TransferNotFound,
+                          transfer_db.transfer_accept, self.admin_context,
+                          transfer.id, 'u3', 'p3')
+
+    def test_a_refused_quota_changes_nothing(self):
+        volume = self._volume()
+        transfer = self._offer(volume)
+
+        def refuse(ctx, row):
+            raise exception.OverQuota(resource='volumes', limit=0,
+                                      in_use=0, requested=1)
+
+        self.assertRaises(exception.OverQuota, transfer_db.transfer_accept,
+                          self.admin_context, transfer.id, 'u2', 'p2',
+                          quota=refuse)
+        self.assertEqual('p1', volume_db.volume_get(
+            self.admin_context, volume.id).project_id)
+        self.assertFalse(transfer_db.transfer_get(
+            self.admin_context, transfer.id).accepted)
+
+    def test_concurrent_accepts_one_wins(self):
+        volume = self._volume()
+        transfer = self._offer(volume)
+        barrier = threading.Barrier(8)
+        results = [None] * 8
+
+        def accept(index):
+            context = self.admin_context.elevated()
+            barrier.wait()
+            try:
+                transfer_db.transfer_accept(context, transfer.id,
+                                            'u%d' % index, 'p%d' % index)
+                results[index] = 'ok'
+            except exception.CinderMAException as exc:
+                results[index] = exc
+
+        threads = [threading.Thread(target=accept, args=(i,))
+                   for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(1, results.count('ok'), results)
+        for result in results:
+            if result != 'ok':
+                self.assertIsInstance(result, exception.TransferNotFound)
+        winner = 'p%d' % results.index('ok')
+        self.assertEqual(winner, volume_db.volume_get(
+            self.admin_context, volume.id).project_id)
+
+    def test_a_deleted_volume_takes_its_transfer(self):
+        volume = self._volume()
+        transfer = self._offer(volume)
+        volume_db.volume_destroy(self.admin_context, volume.id)
+        self.assertRaises(exception.TransferNotFound,
+                          transfer_db.transfer_get, self.admin_context,
+                          transfer.id)
+
+    def test_pages(self):
+        made = [self._offer(self._volume()) for _ in range(3)]
+        first = transfer_db.transfer_get_all(
+            self.admin_context, 'p1', limit=2, sort_keys=['id'],
+            sort_dirs=['asc'])
+        rest = transfer_db.transfer_get_all(
+            self.admin_context, 'p1', marker=first[-1].id,
+            sort_keys=['id'], sort_dirs=['asc'])
+        self.assertEqual(sorted(t.id for t in made),
+                         [t.id for t in first + rest])
+        self.assertEqual(1, len(transfer_db.transfer_get_all(
+            self.admin_context, 'p1', offset=2)))
+        self.assertRaises(exception.InvalidSortKey,
+                          transfer_db.transfer_get_all, self.admin_context,
+                          sort_keys=['salt'])
+
+
+class TransferDBTestCase(TransferDBMixin, base.DBTestCase):
+    pass
