@@ -40,6 +40,7 @@ from cinder_ma.db.api import writer
 from cinder_ma.db import models
 from cinder_ma.db import records
 from cinder_ma.db.volumes import volume_get_in_txn
+from cinder_ma.db import work
 from cinder_ma import exception
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import status as vstatus
@@ -220,11 +221,14 @@ def other_connection():
 
 
 @functools.lru_cache(maxsize=64)
-def _swap_statement(keys, single_connection):
-    """The compare-and-swap UPDATE of an attachment setting ``keys``."""
+def _swap_statement(keys, single_connection, held=False):
+    """The compare-and-swap UPDATE of an attachment setting ``keys`` (with
+    ``held``, only while the claim ``b_claim`` holds it)."""
     where = [_VA_TABLE.c.id == sa.bindparam('b_id'),
              _VA_TABLE.c.deleted == sa.false(),
              _VA_TABLE.c.attach_status == sa.bindparam('b_status')]
+    if held:
+        where.append(_VA_TABLE.c.claimed_by == sa.bindparam('b_claim'))
     if single_connection:
         where.append(no_other_connection())
     return sa.update(_VA_TABLE).where(*where).values(
@@ -338,7 +342,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
                        connector=None, manager_host=None,
                        max_attachments=None, exclusive_bootable=False,
                        one_writer=False,
-                       cap_source='multiattach:max_attachments'):
+                       cap_source='multiattach:max_attachments',
+                       claim=None):
     """Reserve an attachment of a volume for an instance.
 
     A volume that is not multiattach takes attachments for one instance at
@@ -363,6 +368,9 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     re-check of a row updated concurrently does not see rows other
     transactions inserted.)
 
+    :param claim: the values of a claim on the new attachment's work
+        (:func:`cinder_ma.db.work.claim_values`), for a reservation
+        whose connect flow follows in the same request.
     :raises InvalidVolume: with the reason the rules refuse.
     :raises PolicyNotAuthorized: a bootable shareable volume held by
         another instance, and ``exclusive_bootable``.
@@ -411,6 +419,8 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         attached_host=manager_host, manager_host=manager_host,
         connector=records.dumps(connector or None),
         created_at=now, deleted=False, generation=1)
+    if claim:
+        values.update(claim)
     context.session.connection().execute(_INSERT_ATTACHMENT, values)
     recompute_volume_status(context, volume_id)
     return records.attachment_from_row(values)
@@ -440,7 +450,7 @@ def _attachment_and_volume_in_txn(context, attachment_id, project_id=None):
 @writer
 def _attachment_update(context, attachment_id, values,
                        expected_status=None, not_connected_elsewhere=None,
-                       project_id=None, check=None):
+                       project_id=None, check=None, held_by=None):
     """See :func:`attachment_update`."""
     if check is None:
         current = attachment_get_in_txn(context, attachment_id)
@@ -457,6 +467,14 @@ def _attachment_update(context, attachment_id, values,
                 ' or '.join(expected_status)))
     values = dict(values)
     values.setdefault('updated_at', utcnow())
+    if held_by is not None:
+        if current.claimed_by != held_by:
+            raise exception.Conflict(
+                reason='attachment %s is no longer claimed by this flow' %
+                attachment_id)
+        # The flow's last write gives its claim up.
+        values.update(claimed_by=None, claimed_until=None,
+                      pending_work=None)
     if values.get('attach_status', current.attach_status) != \
             current.attach_status:
         # The mark of os-begin_detaching belongs to the attached state it
@@ -481,14 +499,16 @@ def _attachment_update(context, attachment_id, values,
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
     params = {'v_' + key: value for key, value in values.items()}
-    params.update(b_id=attachment_id, b_status=current.attach_status)
+    params.update(b_id=attachment_id, b_status=current.attach_status,
+                  b_claim=held_by)
     if not_connected_elsewhere is not None:
         params.update(other_volume_id=current.volume_id,
                       other_instance_uuid=current.instance_uuid,
                       other_host=not_connected_elsewhere)
     result = context.session.connection().execute(
         _swap_statement(tuple(sorted(values)),
-                        not_connected_elsewhere is not None), params)
+                        not_connected_elsewhere is not None,
+                        held_by is not None), params)
     if result.rowcount != 1:
         if not locked:
             volume = volume_get_in_txn(context, current.volume_id)
@@ -521,7 +541,7 @@ def _attachment_update(context, attachment_id, values,
 
 def attachment_update(context, attachment_id, values, expected_status=None,
                       not_connected_elsewhere=None, project_id=None,
-                      check=None):
+                      check=None, held_by=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
@@ -539,6 +559,9 @@ def attachment_update(context, attachment_id, values, expected_status=None,
         It may run again when the transaction is retried.
     :param project_id: with ``check``: only an attachment of a volume of
         this project (another is not found).
+    :param held_by: the claim of the flow that writes (its last write):
+        refused (409) unless it still holds the attachment, and given up
+        with its pending flow in the same compare-and-swap.
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.
@@ -546,7 +569,7 @@ def attachment_update(context, attachment_id, values, expected_status=None,
     """
     return _attachment_update(context, attachment_id, values,
                               expected_status, not_connected_elsewhere,
-                              project_id, check)
+                              project_id, check, held_by)
 
 
 #: Cinder's answer to os-begin_detaching on a volume that is not in-use.
@@ -653,6 +676,21 @@ def attachment_destroy(context, attachment_id, expected_status=None):
         {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
          'deleted_at': now, 'detach_time': now},
         expected_status)
+
+
+@writer
+def attachment_claim(context, kind, attachment_id, owner, statuses, lease,
+                     **kwargs):
+    """Claim an attachment's work (:func:`cinder_ma.db.work.claim`, with
+    its keyword arguments) and read it and its volume in the same
+    transaction.
+
+    :returns: ``(Attachment, Volume)`` records, or None when not claimed.
+    """
+    if not work.claim(context, kind, attachment_id, owner, statuses, lease,
+                      **kwargs):
+        return None
+    return _attachment_and_volume_in_txn(context, attachment_id)
 
 
 @reader

@@ -291,6 +291,11 @@ class VolumeAttachment(BASE, CinderMABase):
     # None otherwise. It stays 'attached' meanwhile (as in Cinder) and
     # counts as 'detaching' for its volume's status (cinder_ma.status).
     detach_begun_at = sa.Column(sa.DateTime)
+    # The flow a manager runs on a consumer's attachment under its claim
+    # (JSON: ``op`` and what its recovery needs), written with the claim
+    # and cleared with its release; the reconcile loop finishes or
+    # reverts it when the claim expires (cinder_ma.manager.reconcile).
+    pending_work = sa.Column(sa.Text)
 
 
 class Snapshot(BASE, CinderMABase):

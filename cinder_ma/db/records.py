@@ -36,7 +36,7 @@ import typing
 from oslo_serialization import jsonutils
 
 #: The JSON columns of an attachment, read decoded from its record.
-JSON_FIELDS = ('connector', 'connection_info')
+JSON_FIELDS = ('connector', 'connection_info', 'pending_work')
 
 
 def loads(text):
@@ -70,6 +70,7 @@ class _AttachmentColumns(typing.NamedTuple):
     generation: int = 1
     fenced_at: object = None
     detach_begun_at: object = None
+    pending_work_json: str | None = None
     deleted_at: object = None
     deleted: bool = False
     created_at: object = None
@@ -90,6 +91,12 @@ class Attachment(_AttachmentColumns):
     @property
     def connection_info(self):
         return loads(self.connection_info_json)
+
+    @property
+    def pending_work(self):
+        """The flow a manager runs on it under its claim (a dict with
+        ``op``), or None."""
+        return loads(self.pending_work_json)
 
     def replace(self, **changes):
         """This attachment with ``changes`` (``connector`` and

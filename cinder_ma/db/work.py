@@ -40,6 +40,7 @@ from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma import status as vstatus
 
 #: Transient statuses: work a process must finish.
@@ -93,23 +94,30 @@ def _claimable(model, now, stale_before=None):
 
 
 @functools.cache
-def _claim_statement(kind, stale):
+def _claim_statement(kind, stale, handover=False, pending=False):
     """The compare-and-swap of :func:`claim` (parameters ``row_id``,
     ``statuses``, ``now``, ``owner``, ``until`` and, when ``stale``,
-    ``stale_before``), built once per kind."""
+    ``stale_before``; with ``handover``, ``handover``; with ``pending``,
+    ``pending``), built once per kind and shape."""
     model = _MODELS[kind]
     stale_before = sa.bindparam('stale_before') if stale else None
+    claimable = _claimable(model, sa.bindparam('now'), stale_before)
+    if handover:
+        claimable = sa.or_(claimable,
+                           model.claimed_by == sa.bindparam('handover'))
+    values = {'claimed_by': sa.bindparam('owner'),
+              'claimed_until': sa.bindparam('until')}
+    if pending:
+        values['pending_work'] = sa.bindparam('pending')
     return sa.update(model.__table__).where(
         model.id == sa.bindparam('row_id'), model.deleted == sa.false(),
         _STATUS[kind].in_(sa.bindparam('statuses', expanding=True)),
-        _claimable(model, sa.bindparam('now'), stale_before)).values(
-            claimed_by=sa.bindparam('owner'),
-            claimed_until=sa.bindparam('until'))
+        claimable).values(**values)
 
 
 @writer
 def claim(context, kind, row_id, owner, statuses, lease,
-          stale_before=None):
+          stale_before=None, handover=None, pending=None):
     """Claim a volume's or attachment's work, compare-and-swap.
 
     :param kind: 'volume', 'attachment' or 'snapshot'.
@@ -117,6 +125,12 @@ def claim(context, kind, row_id, owner, statuses, lease,
     :param statuses: the row must be in one of them.
     :param lease: seconds the claim holds unless renewed.
     :param stale_before: only stuck work (see :func:`_claimable`).
+    :param handover: a claim that ``owner`` takes over from its holder,
+        valid or not (the API process that reserved an attachment hands
+        its claim to the manager that connects it).
+    :param pending: (attachments) the flow ``owner`` runs, a dict with
+        ``op``, recorded with the claim for the reconcile loop (see
+        :func:`stuck_attachments`); cleared by :func:`release`.
     :returns: True when ``owner`` now holds the claim.
     """
     now = utcnow()
@@ -124,24 +138,41 @@ def claim(context, kind, row_id, owner, statuses, lease,
               'owner': owner, 'until': now + _seconds(lease)}
     if stale_before is not None:
         params['stale_before'] = stale_before
+    if handover is not None:
+        params['handover'] = handover
+    if pending is not None:
+        params['pending'] = records.dumps(pending)
     result = context.session.execute(
-        _claim_statement(kind, stale_before is not None), params)
+        _claim_statement(kind, stale_before is not None,
+                         handover is not None, pending is not None),
+        params)
     return result.rowcount == 1
+
+
+def claim_values(owner, lease, pending):
+    """The values of an attachment INSERT that claims it for ``owner``
+    with the flow ``pending`` (see :func:`claim`), as the API's one-step
+    create does before it hands the claim to a manager."""
+    return {'claimed_by': owner,
+            'claimed_until': utcnow() + _seconds(lease),
+            'pending_work': records.dumps(pending)}
 
 
 @functools.cache
 def _release_statement(kind):
     model = _MODELS[kind]
+    values = {'claimed_by': None, 'claimed_until': None}
+    if kind == 'attachment':
+        values['pending_work'] = None
     return sa.update(model.__table__).where(
         model.id == sa.bindparam('row_id'),
-        model.claimed_by == sa.bindparam('owner')).values(
-            claimed_by=None, claimed_until=None)
+        model.claimed_by == sa.bindparam('owner')).values(**values)
 
 
 @writer
 def release(context, kind, row_id, owner):
-    """Give a claim up (deleted rows included); a no-op when ``owner``
-    does not hold it."""
+    """Give a claim up (deleted rows included), and an attachment's
+    pending flow with it; a no-op when ``owner`` does not hold it."""
     context.session.execute(_release_statement(kind),
                             {'row_id': row_id, 'owner': owner})
 
@@ -202,24 +233,31 @@ def stuck_volumes(context, lease):
 
 @reader
 def stuck_attachments(context, lease):
-    """Attachments in a transient status nobody works on, with the host
-    of their volume (``volume_host``).
+    """Attachments in a transient status nobody works on, and those whose
+    pending flow (``pending_work``) lost its claim, with the host of their
+    volume (``volume_host``).
 
-    Among them, those without a ``manager_host`` that are ``reserved``
-    are resting states of external consumers, not work: left out.
+    Among the first, those without a ``manager_host`` that are
+    ``reserved`` are resting states of external consumers, not work: left
+    out, unless a flow is pending on them.
     """
     va = models.VolumeAttachment
     volume = models.Volume
+    now = utcnow()
+    transient = sa.and_(
+        va.attach_status.in_(ATTACHMENT_WORK),
+        sa.or_(va.manager_host.isnot(None),
+               va.attach_status == vstatus.ATTACH_DETACHING),
+        _stale(va, lease))
+    pending = sa.and_(va.pending_work.isnot(None),
+                      _claimable(va, now, now - _seconds(lease)))
     return context.session.execute(
         sa.select(va.id, va.attach_status, va.volume_id, va.manager_host,
-                  va.claimed_by, va.updated_at,
+                  va.claimed_by, va.updated_at, va.pending_work,
                   volume.host.label('volume_host')).join(
             volume, volume.id == va.volume_id).where(
             va.deleted == sa.false(),
-            va.attach_status.in_(ATTACHMENT_WORK),
-            sa.or_(va.manager_host.isnot(None),
-                   va.attach_status == vstatus.ATTACH_DETACHING),
-            _stale(va, lease)).order_by(va.updated_at)).all()
+            sa.or_(transient, pending)).order_by(va.updated_at)).all()
 
 
 @reader

@@ -72,18 +72,6 @@ ALLOWED = {
 #: Imports against the layering that are still there: (importing module,
 #: imported module or prefix) -> why, and what removes it.
 EXCEPTIONS = {
-    # Point 1 of issue 22 removes these: the API runs the connect,
-    # disconnect, terminate, fence, reconnect and promote flows itself
-    # (under the connection lock), instead of one RPC call to the
-    # manager that owns the work.
-    ('cinder_ma.volume.attachments', 'cinder_ma.manager.flows'):
-        'the API runs the connect and disconnect flows (issue 22, 1)',
-    ('cinder_ma.volume.attachments', 'cinder_ma.manager.locks'):
-        'the API takes the connection lock of its flows (issue 22, 1)',
-    ('cinder_ma.volume.actions', 'cinder_ma.manager.flows'):
-        'os-terminate_connection runs a flow in the API (issue 22, 1)',
-    ('cinder_ma.volume.fencing', 'cinder_ma.manager.flows'):
-        'fence, reconnect and promote run in the API (issue 22, 1)',
     # The reservation names the policy that refuses a second instance of
     # a bootable multiattach volume; the refusal belongs in
     # volume/attachments.py, with the attachment cap being reworked there.

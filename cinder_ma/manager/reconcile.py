@@ -40,9 +40,14 @@ can do, claims it (compare-and-swap, so one manager wins) and:
   (disk, host connection, backend connection, unless another attachment
   on the host uses them) to ``reserved``, then runs the attach flow;
 * ``detaching`` through a manager: runs the detach flow again;
-* ``detaching`` of an external consumer (the API process died while it
-  deleted it): the manager of the volume's backend terminates its
-  connection unless still used and deletes it.
+* an external consumer's attachment, by the manager of the volume's
+  backend, which runs its flows under a claim and records which one in
+  ``pending_work``: ``detaching`` (the process that deleted it died) is
+  deleted, its connection terminated unless still used; an interrupted
+  connect is reverted (the connection it may have made ended unless
+  used; the reservation of a one-step create released, any other kept);
+  an interrupted terminate, fence or promotion is run again; an
+  interrupted reconnection is reverted (the attachment stays fenced).
 
 A volume's work is done by the manager of its backend, an attachment's by
 the manager of its instance's host: a restarted manager, a sibling process
@@ -64,6 +69,7 @@ from oslo_log import log as logging
 
 from cinder_ma.db.api import utcnow
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import records
 from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
@@ -83,9 +89,15 @@ def _takes_volume(manager, row):
 
 
 def _takes_attachment(manager, row):
-    if row.manager_host:
+    if row.manager_host and _pending_op(row) != 'fence':
         return row.manager_host == manager.host
     return manager._can_serve_volume(row.volume_host)
+
+
+def _pending_op(row):
+    """The flow pending on an attachment row (see
+    :func:`cinder_ma.db.work.stuck_attachments`), or None."""
+    return (records.loads(row.pending_work) or {}).get('op')
 
 
 def _backend_up(context, row, known):
@@ -168,8 +180,10 @@ def _recover_attachment(manager, context, row):
                           stale_before=_stale_before()):
         LOG.warning('Attachment %s was left %s (claim %s); finishing it',
                     row.id, row.attach_status, row.claimed_by or 'none')
-        if not row.manager_host:
-            manager._finish_disconnect(context, row.id)
+        if not row.manager_host or _pending_op(row) == 'fence':
+            # Consumers' attachments, and fences of any: the flows of
+            # the backend's manager.
+            manager._recover_consumer(context, row.id)
         elif row.attach_status == vstatus.ATTACH_RESERVED:
             manager._attach_volume(context, row.id)
         elif row.attach_status == vstatus.ATTACH_ATTACHING:
@@ -197,9 +211,10 @@ def reconcile(manager, context):
     for row in work_db.stuck_attachments(context, lease):
         if not _takes_attachment(manager, row):
             continue
-        # The API process's leftovers (no manager_host) are finished by
-        # the backend's manager itself: they need no call.
-        if row.manager_host and not _backend_up(context, row, backends):
+        # Consumers' attachments (no manager_host) are finished by the
+        # backend's manager itself: they need no call.
+        if row.manager_host and _pending_op(row) != 'fence' and \
+                not _backend_up(context, row, backends):
             continue
         done += _one(_recover_attachment, manager, context, row,
                      'attachment')

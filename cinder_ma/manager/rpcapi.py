@@ -71,6 +71,11 @@ def backend_of(host):
 # ``service_down_time`` old, and heartbeats only move forward: until then
 # check_up answers from here instead of reading the services row before
 # every call; after that it reads the row again.
+#: What a manager's failed call raised when it lost its database (a
+#: :class:`oslo_messaging.RemoteError`'s ``exc_type``): answered 503.
+REMOTE_OUTAGES = frozenset(['DBConnectionError', 'OperationalError',
+                            'DBDeadlock'])
+
 _SEEN_UP = {}
 
 
@@ -179,6 +184,10 @@ class ManagerAPI:
       makes a volume recorded with a ``snapshot_id`` or
       ``source_volid`` from that source (the API sends such creates to
       1.7 managers only).
+    * 1.8 - connect_attachment, disconnect_attachment, fence_attachment,
+      reconnect_attachment and promote_consumer_attachment (calls to the
+      manager of the volume's backend, which runs the flows of consumers'
+      attachments under claims: the API runs no flow).
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
@@ -191,7 +200,7 @@ class ManagerAPI:
     older form exists).
     """
 
-    RPC_API_VERSION = '1.7'
+    RPC_API_VERSION = '1.8'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -237,6 +246,74 @@ class ManagerAPI:
                 reason='no answer to %s within %d s (%s)' % (
                     method, CONF.rpc_response_timeout,
                     exc)) from None
+        except messaging.RemoteError as exc:
+            if exc.exc_type not in REMOTE_OUTAGES:
+                raise
+            # The manager lost its database: an outage (503), not a bug.
+            raise exception.ManagerUnavailable(
+                host=service_host,
+                reason='its database is unavailable (%s)' %
+                exc.exc_type) from None
+
+    def _backend_call(self, context, volume_host, method, what, **kwargs):
+        """A call (1.8) to the manager of a volume's backend, which owns
+        the flows of its consumers' attachments."""
+        self._require('1.8', what, volume_host)
+        return self._call(context, backend_row(volume_host), VOLUME_BINARY,
+                          self._client(volume_host, '1.8'), method,
+                          **kwargs)
+
+    def connect_attachment(self, context, volume_host, attachment_id,
+                           connector, kind, handover=None):
+        """Have the manager of the volume's backend connect a consumer's
+        reserved attachment to the host of ``connector`` (call, 1.8).
+
+        :param kind: 'create', 'update' or 'legacy' (see
+            :mod:`cinder_ma.manager.flows.connect_attachment`).
+        :param handover: the claim the caller holds on the attachment
+            (a reservation of the same request), taken over by the
+            manager.
+        """
+        self._backend_call(context, volume_host, 'connect_attachment',
+                           'connect attachment %s' % attachment_id,
+                           attachment_id=attachment_id, connector=connector,
+                           kind=kind, handover=handover)
+
+    def disconnect_attachment(self, context, volume_host, attachment_id,
+                              terminate=False):
+        """Have the manager of the volume's backend end a consumer's
+        attachment's connection and, unless ``terminate``, delete the
+        attachment (recorded 'detaching') (call, 1.8)."""
+        self._backend_call(context, volume_host, 'disconnect_attachment',
+                           'disconnect attachment %s' % attachment_id,
+                           attachment_id=attachment_id, terminate=terminate)
+
+    def fence_attachment(self, context, volume_host, attachment_id):
+        """Have the manager of the volume's backend revoke the connection
+        of a consumer's attachment recorded fenced (call, 1.8)."""
+        self._backend_call(context, volume_host, 'fence_attachment',
+                           'fence attachment %s' % attachment_id,
+                           attachment_id=attachment_id)
+
+    def reconnect_attachment(self, context, volume_host, attachment_id,
+                             connector):
+        """Have the manager of the volume's backend connect a consumer's
+        fenced attachment again with a new connector (call, 1.8)."""
+        self._backend_call(context, volume_host, 'reconnect_attachment',
+                           'reconnect attachment %s' % attachment_id,
+                           attachment_id=attachment_id, connector=connector)
+
+    def promote_consumer_attachment(self, context, volume_host,
+                                    attachment_id, revoke_ids=()):
+        """Have the manager of the volume's backend carry out the
+        promotion of a consumer's attachment recorded as its volume's
+        writer: revoke ``revoke_ids``, then make its read-write
+        connection (call, 1.8)."""
+        self._backend_call(context, volume_host,
+                           'promote_consumer_attachment',
+                           'promote attachment %s' % attachment_id,
+                           attachment_id=attachment_id,
+                           revoke_ids=list(revoke_ids))
 
     def create_volume(self, context, volume_id, host):
         """Have the manager of ``host`` create a volume (cast).

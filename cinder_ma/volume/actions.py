@@ -16,8 +16,8 @@ os-reserve, os-unreserve, os-initialize_connection, os-attach,
 os-begin_detaching, os-roll_detaching, os-terminate_connection and
 os-detach work on the same attachment records as the attachments API, so
 that the volume's status stays derived from them, and connect and
-disconnect through the same flows
-(:mod:`cinder_ma.manager.flows.connect_attachment`,
+disconnect through the same flows, run by the manager of the volume's
+backend (:mod:`cinder_ma.manager.flows.connect_attachment`,
 :mod:`~cinder_ma.manager.flows.disconnect_attachment`).
 
 The pre-3.27 flow of a consumer: reserve, initialize the connection (the
@@ -35,7 +35,6 @@ from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager import rpcapi
 from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma.policies import volumes as volume_policies
@@ -147,8 +146,7 @@ def terminate_connection(context, volume_id, connector):
             context, attachment.id,
             {'attach_status': vstatus.ATTACH_DETACHING},
             expected_status=vstatus.ATTACH_ATTACHED)
-    attachments.disconnect(context, volume, attachment,
-                           disconnect_flow.get_terminate_flow)
+    attachments.disconnect(context, volume, attachment, terminate=True)
 
 
 def attach(context, volume_id, instance_uuid=None, host_name=None,

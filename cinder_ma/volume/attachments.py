@@ -16,7 +16,8 @@ Two ways lead to the same records and tasks:
 
 * the Cinder attachments API, driven by an external consumer (a compute
   service of its own): create (reserve), update with a connector (the
-  backend initializes the connection), complete, delete;
+  manager of the volume's backend runs the connect flow), complete,
+  delete (that manager runs the disconnect flow);
 * attach/detach through a cinder_ma manager running the instance's host:
   the API reserves, checks that the backend and the host's hypervisor
   driver can do what is asked, and casts the attach (or detach) flow to
@@ -32,11 +33,8 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
+from cinder_ma.db import work as work_db
 from cinder_ma import exception
-from cinder_ma.manager import flows
-from cinder_ma.manager.flows import connect_attachment as connect_flow
-from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
-from cinder_ma.manager import locks
 from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
@@ -48,6 +46,9 @@ from cinder_ma.volume import scheduler
 LOG = logging.getLogger(__name__)
 
 MODES = ('rw', 'ro')
+#: The worker id under which this process claims the reservations it
+#: hands to a manager (see :func:`create_attachment`).
+WORKER_ID = 'api-' + work_db.new_worker_id()
 MAX_ATTACHMENTS_SPEC = 'multiattach:max_attachments'
 #: Writer policy of a shareable type: 'one' read-write attachment at a
 #: time (any number of read-only ones), or 'many' (the default, Cinder's).
@@ -239,12 +240,14 @@ def _may_share_bootable(context, volume):
 
 
 def reserve(context, volume, instance_uuid, attach_mode='rw',
-            manager_host=None, specs=None):
+            manager_host=None, specs=None, claim=None):
     """Reserve an attachment of ``volume`` (a row read in this request)
     under every rule of the reservation, decided in one compare-and-swap.
 
     :param specs: :func:`shareable_specs` of ``volume``, when read with it
         (read here otherwise).
+    :param claim: a claim on the new attachment's work, with its pending
+        flow (:func:`cinder_ma.db.work.claim_values`).
 
     Every volume is capped (:func:`attachment_cap`), shareable or not: a
     volume that is not shareable takes several attachments of its one
@@ -265,7 +268,7 @@ def reserve(context, volume, instance_uuid, attach_mode='rw',
         manager_host=manager_host,
         max_attachments=cap, cap_source=cap_source,
         exclusive_bootable=not _may_share_bootable(context, volume),
-        one_writer=writer_policy(volume, specs) == 'one')
+        one_writer=writer_policy(volume, specs) == 'one', claim=claim)
 
 
 def attachment_and_volume(context, attachment_id, action):
@@ -348,8 +351,19 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
                                 instance_host)
         check_backend_multiattach(context, volume)
         specs = shareable_specs(context, volume)
+    owner = claim = None
+    if connector and not instance_host:
+        # Claimed, with its connect flow pending, until the manager takes
+        # the claim over: if this process dies first, that manager's
+        # reconcile loop releases the reservation, which the client never
+        # learned of.
+        owner = work_db.owner_token(WORKER_ID)
+        claim = work_db.claim_values(
+            owner, cfg.CONF.manager.work_lease_time,
+            {'op': 'connect', 'kind': 'create', 'connector': connector})
     attachment = reserve(context, volume, instance_uuid, attach_mode=mode,
-                         manager_host=instance_host, specs=specs)
+                         manager_host=instance_host, specs=specs,
+                         claim=claim)
     LOG.info('Reserved attachment %(att)s of volume %(vol)s for instance '
              '%(inst)s (%(mode)s)', {'att': attachment.id, 'vol': volume.id,
                                       'inst': instance_uuid,
@@ -370,8 +384,27 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
     if connector:
         notifications.notify_attach(context, 'attach.start', volume,
                                     attachment)
-        return connect(context, attachment, volume, connector, 'create')
+        try:
+            return connect(context, attachment, volume, connector, 'create',
+                           handover=owner)
+        except exception.ManagerUnavailable as exc:
+            if isinstance(exc, exception.ManagerTimeout):
+                # The manager may be connecting it still.
+                raise
+            # Nothing was sent: release it now (or the reconcile loop
+            # will, once that manager is back).
+            _release_unsent(context, attachment.id)
+            raise
     return attachment
+
+
+def _release_unsent(context, attachment_id):
+    try:
+        attachment_db.attachment_destroy(
+            context, attachment_id, expected_status=vstatus.ATTACH_RESERVED)
+    except Exception as exc:
+        LOG.warning('Reservation %s stays until the reconcile loop of its '
+                    'backend\'s manager releases it: %s', attachment_id, exc)
 
 
 def check_connector(connector):
@@ -382,42 +415,18 @@ def check_connector(connector):
             reason='connector must be an object with at least "host"')
 
 
-def connection_lock(volume):
-    """The connection lock of a volume's connections, held across the
-    API's threads, processes and hosts (see
-    :mod:`cinder_ma.manager.locks`)."""
-    return locks.inter_process_lock_of(volume)
-
-
-def run_flow(factory, store, lock, *args):
-    """Run the flow of ``factory(*args)`` here, in the API process, under
-    the connection lock ``lock``, which its tasks take and the run leaves
-    released."""
-    store.update(manager_api=_rpc(), connection_lock=lock)
-    try:
-        return flows.run(factory, store, *args)
-    finally:
-        # Released by the flow's reverts when it fails, by the end of the
-        # run otherwise (idempotent).
-        lock.release()
-
-
-def connect(context, attachment, volume, connector, kind):
-    """Run the connect flow of a reserved attachment (see
+def connect(context, attachment, volume, connector, kind, handover=None):
+    """Have the manager of the volume's backend run the connect flow of a
+    reserved attachment (see
     :mod:`cinder_ma.manager.flows.connect_attachment`).
 
+    :param handover: the claim this request holds on the attachment.
     :returns: the attachment, now 'attaching' with its connection_info.
     """
     check_connector(connector)
-    lock = connection_lock(volume)
-    results = run_flow(
-        connect_flow.get_flow,
-        {'context': context, 'attachment_id': attachment.id,
-         'volume_id': volume.id, 'volume_host': volume.host,
-         'attach_mode': attachment.attach_mode, 'connector': connector,
-         'host': connector['host'],
-         'mountpoint': connector.get('mountpoint')}, lock, kind)
-    return results['attachment']
+    _rpc().connect_attachment(context, volume.host, attachment.id,
+                              connector, kind, handover=handover)
+    return attachment_db.attachment_get(context, attachment.id)
 
 
 def update_attachment(context, attachment_id, connector):
@@ -507,19 +516,29 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
         (vstatus.ATTACH_ERROR_ATTACHING,))
     notifications.notify_attach(context, 'detach.start', volume, attachment)
-    disconnect(context, volume, attachment, disconnect_flow.get_flow)
-    notifications.notify_attach(context, 'detach.end', volume, attachment)
-    LOG.info('Deleted attachment %s of volume %s', attachment.id, volume.id)
+    disconnect(context, volume, attachment)
     return _others(context, attachment)
 
 
-def disconnect(context, volume, attachment, factory):
-    """Run a disconnect flow (see
-    :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a consumer's
-    attachment: its connection ends when it is the last user of it."""
-    run_flow(factory,
-             disconnect_flow.store_of(context, volume, attachment),
-             connection_lock(volume))
+def disconnect(context, volume, attachment, terminate=False):
+    """Have the manager of the volume's backend run the disconnect flow
+    (see :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a
+    consumer's attachment: its connection ends when it is the last user
+    of it; unless ``terminate``, the attachment ('detaching') is deleted,
+    by the reconcile loop of that manager when it is down now."""
+    try:
+        _rpc().disconnect_attachment(context, volume.host, attachment.id,
+                                     terminate=terminate)
+    except exception.ManagerUnavailable as exc:
+        if terminate or isinstance(exc, exception.ManagerTimeout):
+            raise
+        LOG.warning('Attachment %s of volume %s is recorded detaching; the '
+                    'manager of its backend deletes it once it is back: %s',
+                    attachment.id, volume.id, exc)
+        return
+    if not terminate:
+        LOG.info('Deleted attachment %s of volume %s', attachment.id,
+                 volume.id)
 
 
 def _others(context, attachment):

@@ -10,16 +10,17 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 
-"""Fencing and standby promotion (extension ``cinder-ma-fencing``), run in
-the API process.
+"""Fencing and standby promotion (extension ``cinder-ma-fencing``): the
+rules, run in the API process.
 
 Fencing cuts one attachment off at the storage target: its connection
 must be its own (its backend declares ``per_attachment_connections`` and
 connected it through a manager of RPC API 1.5 or later), so that the
 host's other attachments keep theirs. The decision is recorded first
 (compare-and-swap, :mod:`cinder_ma.db.fencing`), then carried out by a
-flow; both are idempotent, so repeating an action whose flow failed
-finishes it.
+flow that the manager of the volume's backend runs (or, for an
+attachment made through a manager, the manager of its host); both are
+idempotent, so repeating an action whose flow failed finishes it.
 
 * :func:`fence_attachment`: the attachment is fenced, its connection
   ended at once. It stays fenced until its consumer connects it again
@@ -43,9 +44,6 @@ from cinder_ma.db import fencing as fencing_db
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
-from cinder_ma.manager.flows import fence_attachment as fence_flow
-from cinder_ma.manager.flows import promote_attachment as promote_flow
-from cinder_ma.manager.flows import reconnect_attachment as reconnect_flow
 from cinder_ma.manager import rpcapi
 from cinder_ma import message_field
 from cinder_ma import notifications
@@ -73,15 +71,15 @@ def _check_own_connection(attachment, volume, what):
 
 def _check_managers(context, api, volume, attachment=None):
     """Refuse before anything is recorded when the pin, or the manager of
-    the volume's backend (or of the attachment's host, for one made
-    through a manager), cannot end one attachment's connection (RPC API
-    1.5)."""
+    the volume's backend, cannot run the flow that ends one attachment's
+    connection (RPC API 1.8), or the manager of the attachment's host,
+    for one made through a manager, cannot switch its disk (1.5)."""
     what = 'end the connection of one attachment'
-    if not api.can_send_version('1.5'):
+    if not api.can_send_version('1.8'):
         raise exception.ServiceTooOld(
-            what=what, host=volume.host, version='1.5',
+            what=what, host=volume.host, version='1.8',
             cap=rpcapi.version_cap())
-    rpcapi.require_reported(context, rpcapi.server_for(volume.host), '1.5',
+    rpcapi.require_reported(context, rpcapi.server_for(volume.host), '1.8',
                             what)
     if attachment is not None and attachment.manager_host:
         rpcapi.require_reported(context, attachment.manager_host, '1.5',
@@ -127,12 +125,8 @@ def fence_attachment(context, attachment_id):
     else:
         LOG.info('Attachment %s of volume %s is fenced already; revoking '
                  'its connection again', fenced.id, volume.id)
-    lock = attachments.connection_lock(volume)
-    attachments.run_flow(
-        fence_flow.get_flow,
-        {'context': context, 'attachment_id': fenced.id,
-         'volume_id': volume.id, 'volume_host': volume.host,
-         'revoke': [_revoke_item(fenced)]}, lock)
+    attachments.manager_api().fence_attachment(context, volume.host,
+                                               fenced.id)
     return attachment_db.attachment_get(context, fenced.id)
 
 
@@ -157,19 +151,9 @@ def reconnect_attachment(context, attachment, volume, connector):
                        attachment.id, attachment.attach_status))
     attachments.check_backend_multiattach(context, volume)
     host = connector['host']
-    previous = {key: getattr(attachment, key) for key in (
-        'attach_status', 'attached_host', 'mountpoint', 'fenced_at')}
-    previous.update(connector=attachment.connector,
-                    connection_info=attachment.connection_info)
-    lock = attachments.connection_lock(volume)
-    results = attachments.run_flow(
-        reconnect_flow.get_flow,
-        {'context': context, 'attachment_id': attachment.id,
-         'volume_id': volume.id, 'volume_host': volume.host,
-         'attach_mode': attachment.attach_mode, 'connector': connector,
-         'host': host, 'mountpoint': connector.get('mountpoint'),
-         'generation': attachment.generation, 'previous': previous}, lock)
-    reconnected = results['attachment']
+    attachments.manager_api().reconnect_attachment(
+        context, volume.host, attachment.id, connector)
+    reconnected = attachment_db.attachment_get(context, attachment.id)
     LOG.info('Attachment %s of volume %s is connected again (generation '
              '%d, host %s)', attachment.id, volume.id,
              reconnected.generation, host)
@@ -306,16 +290,9 @@ def promote_attachment(context, attachment_id):
             context, promoted.id, promoted.manager_host,
             [item['attachment_id'] for item in revoke])
     else:
-        connector = promoted.connector
-        lock = attachments.connection_lock(volume)
-        attachments.run_flow(
-            promote_flow.get_flow,
-            {'context': context, 'attachment_id': promoted.id,
-             'volume_id': volume.id, 'volume_host': volume.host,
-             'attach_mode': 'rw', 'generation': promoted.generation,
-             'revoke': revoke, 'connector': connector,
-             'host': connector['host'],
-             'previous_connection_info': promoted.connection_info}, lock)
+        attachments.manager_api().promote_consumer_attachment(
+            context, volume.host, promoted.id,
+            [item['attachment_id'] for item in revoke])
     done = attachment_db.attachment_get(context, promoted.id)
     notifications.notify_fencing(context, 'promote.end', volume, done)
     return done

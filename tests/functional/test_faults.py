@@ -48,9 +48,11 @@ from testtools import content
 
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import attach_volume
+from cinder_ma.manager.flows import connect_attachment
 from cinder_ma.manager.flows import create_volume
 from cinder_ma.manager.flows import delete_volume
 from cinder_ma.manager.flows import detach_volume
+from cinder_ma.manager.flows import disconnect_attachment
 from cinder_ma.manager.flows import extend_volume
 from cinder_ma.manager.flows import TEST_HOLD_ENV
 from tests import base
@@ -340,6 +342,20 @@ class _FaultBase(base.BaseTestCase):
             'stderr:\n%s' % (result.returncode, result.stdout,
                              result.stderr))
 
+    def start_manager(self, env=None):
+        """Start a manager; return once it reported and serves (so that
+        the API sees it up)."""
+        manager = self.server.start_manager(env=env)
+        ready = 'Manager of %s started' % self.server.host
+
+        def started():
+            if not os.path.exists(manager.log_path):
+                return False
+            with open(manager.log_path, errors='replace') as f:
+                return ready in f.read()
+        func_fixtures.wait_for(started, ready, processes=[manager])
+        return manager
+
     def wait_for_holds(self, directory, names, processes):
         def held():
             # A marker is created, then its process id written: wait for
@@ -437,19 +453,110 @@ class ManagerKilledAtEveryStepTestCase(_FaultBase):
             os.unlink(spec_file)
         self.audit()
 
-    def start_manager(self, env=None):
-        """Start a manager; return once it reported and serves (so that
-        the API sees it up)."""
-        manager = self.server.start_manager(env=env)
-        ready = 'Manager of %s started' % self.server.host
 
-        def started():
-            if not os.path.exists(manager.log_path):
-                return False
-            with open(manager.log_path, errors='replace') as f:
-                return ready in f.read()
-        func_fixtures.wait_for(started, ready, processes=[manager])
-        return manager
+
+#: Tasks per flow of a consumer's attachment, run by the manager of the
+#: volume's backend (a one-step create's connect, a delete's disconnect).
+CONSUMER_STEPS = {
+    connect_attachment.FLOW_NAME: len(flows.tasks_of(
+        connect_attachment.get_flow('create'))),
+    disconnect_attachment.FLOW_NAME: len(flows.tasks_of(
+        disconnect_attachment.get_flow())),
+}
+
+CONSUMER = {'host': 'consumer-host', 'initiator': 'iqn.2026-11.test:c'}
+
+
+class ConsumerFlowsKilledAtEveryStepTestCase(_FaultBase):
+    """The flows of an external consumer's attachments, which the manager
+    of the volume's backend runs under a claim (the API runs none): in
+    round N the manager is SIGKILLed with a one-step create (``POST
+    /attachments`` with a connector) and a delete each held before its
+    N-th task, then a new manager is started. The create's client never
+    learns of its attachment: its reservation is released; the delete
+    is finished; no connection is left (audit clean)."""
+
+    def setUp(self):
+        super().setUp()
+        admin_url = func_fixtures.require_deployment_services(self)
+        config = {section: dict(values)
+                  for section, values in FAULT_CONFIG.items()}
+        # The API waits this long for a manager killed mid-call.
+        config['DEFAULT']['rpc_response_timeout'] = 5
+        self.server = self.useFixture(func_fixtures.Deployment(
+            admin_url, config=config))
+        self.server.attach_logs_on_failure(self)
+        self.holds = self.useFixture(fixtures.TempDir()).path
+
+    def connect(self, volume_id):
+        """A consumer's attachment, connected and completed; its id."""
+        response = self.request('POST', '/attachments', {'attachment': {
+            'volume_uuid': volume_id, 'instance_uuid': str(uuid.uuid4()),
+            'connector': CONSUMER}}, service=True)
+        self.assertEqual(200, response.status_code, response.text)
+        attachment_id = response.json()['attachment']['id']
+        self.assertEqual(204, self.request(
+            'POST', '/attachments/%s/action' % attachment_id,
+            {'os-complete': None}, service=True).status_code)
+        return attachment_id
+
+    def in_thread(self, answers, key, *args, **kwargs):
+        def run():
+            try:
+                answers[key] = self.request(*args, **kwargs).status_code
+            except requests.RequestException as exc:
+                answers[key] = exc
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    def test_kill_at_every_step(self):
+        spec_file = os.path.join(self.holds, 'spec')
+        env = func_fixtures.environ(**{TEST_HOLD_ENV: spec_file})
+        self.server.manager.stop()
+        self.start_manager(env)
+        for step in range(max(CONSUMER_STEPS.values())):
+            created, deleted = self.create_volume(), self.create_volume()
+            for volume_id in (created, deleted):
+                self.assertEqual('available', self.settled(
+                    self.volume, volume_id)['status'])
+            attachment_id = self.connect(deleted)
+            directory = os.path.join(self.holds, str(step))
+            os.makedirs(directory)
+            holds = {flow: min(step, count - 1)
+                     for flow, count in CONSUMER_STEPS.items()}
+            with open(spec_file, 'w') as f:
+                f.write('%s;%s' % (directory, ','.join(
+                    '%s:%d' % item for item in sorted(holds.items()))))
+            answers = {}
+            threads = [
+                self.in_thread(answers, 'create', 'POST', '/attachments',
+                               {'attachment': {
+                                   'volume_uuid': created,
+                                   'instance_uuid': str(uuid.uuid4()),
+                                   'connector': CONSUMER}}, service=True),
+                self.in_thread(answers, 'delete', 'DELETE',
+                               '/attachments/' + attachment_id,
+                               service=True)]
+            self.wait_for_holds(
+                directory, ['held-%s-%d' % item for item in holds.items()],
+                [self.server.manager])
+            self.server.manager.kill()
+            for thread in threads:
+                thread.join()
+            # Killed mid-call: the manager did not answer in time.
+            self.assertEqual({'create': 503, 'delete': 503}, answers,
+                             'step %d' % step)
+            os.unlink(spec_file)
+            self.start_manager(env)
+            # The create's reservation, which its client never learned
+            # of, is released; the delete is finished.
+            self.assertIsNone(self.settled(self.attachment, attachment_id),
+                              'step %d' % step)
+            for volume_id in (created, deleted):
+                self.assertEqual('available', self.settled(
+                    self.volume, volume_id)['status'], 'step %d' % step)
+        self.audit()
 
 
 class AllInOneWorkerKilledTestCase(_FaultBase):

@@ -12,15 +12,17 @@
 
 """Flows connecting a reserved attachment to a consumer's host.
 
-Run in the API process for consumers that connect their host themselves
-(a compute service of their own): the attachments API (update with a
-connector, or create with one) and the legacy ``os-initialize_connection``.
-The backend's part is the same task as in the manager's attach flow, an
-RPC call to the manager of the volume's backend, under the same
-connection lock (:mod:`cinder_ma.manager.locks`, which holds across
-the API's processes and hosts), with the same reverts: a call that
-timed out may have connected, so its revert terminates it, unless another
-attachment on that host uses the connection.
+Run by the manager of the volume's backend, under a claim on the
+attachment (:meth:`cinder_ma.manager.manager.Manager.connect_attachment`),
+for consumers that connect their host themselves (a compute service of
+their own): the attachments API (update with a connector, or create with
+one) and the legacy ``os-initialize_connection``. The backend's part is
+the same task as in the manager's attach flow, under the same connection
+lock (:mod:`cinder_ma.manager.locks`, which holds across processes and
+hosts), with the same reverts: a call that timed out may have connected,
+so its revert terminates it, unless another attachment on that host uses
+the connection. A run cut short by the death of its process is reverted
+by the reconcile loop (:mod:`cinder_ma.manager.flows.abort_connect`).
 
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``attach_mode``, ``connector`` (the consumer's), ``host`` (the
@@ -49,6 +51,18 @@ SENTINELS = {
     # os-initialize_connection: still 'reserved', as in Cinder.
     'legacy': attachment_tasks.AttachmentToReservedOnRevert,
 }
+
+
+def store_of(context, volume, attachment, connector):
+    """The store of the connect flow of ``attachment`` (a reserved
+    record) of ``volume`` to ``connector``'s host, without the
+    ``manager_api`` and ``connection_lock`` of the process that runs
+    it."""
+    return {'context': context, 'attachment_id': attachment.id,
+            'volume_id': volume.id, 'volume_host': volume.host,
+            'attach_mode': attachment.attach_mode, 'connector': connector,
+            'host': connector['host'],
+            'mountpoint': connector.get('mountpoint')}
 
 
 def get_flow(kind='update'):

@@ -11,9 +11,10 @@
 # under the License.
 
 """Flows ending the connection of an attachment that a consumer connected
-itself (attachments API, legacy actions), run in the API process, and
-by the reconcile loop of the backend's manager for a delete whose API
-process died half-way (the attachment left 'detaching').
+itself (attachments API, legacy actions), run by the manager of the
+volume's backend under a claim on the attachment, and by its reconcile
+loop for a delete whose process died half-way (the attachment left
+'detaching').
 
 The mirror of :mod:`~cinder_ma.manager.flows.connect_attachment`, and the
 backend half of the manager's detach flow, with its tasks: under the

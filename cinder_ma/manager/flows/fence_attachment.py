@@ -12,8 +12,9 @@
 
 """Flow revoking a fenced attachment's access at the target.
 
-Run in the API process by ``cinder-ma-fencing:fence`` once the attachment
-is recorded fenced (:func:`cinder_ma.db.fencing.attachment_fence`): under
+Run by the manager of the volume's backend, under a claim on the
+attachment, once ``cinder-ma-fencing:fence`` recorded the attachment
+fenced (:func:`cinder_ma.db.fencing.attachment_fence`): under
 the volume's connection lock, the backend ends the attachment's own
 connection at once (its export stopped: open connections dropped, its
 credentials refused from then on).
@@ -34,6 +35,15 @@ from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 
 FLOW_NAME = 'fence_attachment'
+
+
+def store_of(context, volume, attachment):
+    """The store of the fence flow of ``attachment`` (fenced) of
+    ``volume``, without ``manager_api`` and ``connection_lock``."""
+    return {'context': context, 'attachment_id': attachment.id,
+            'volume_id': volume.id, 'volume_host': volume.host,
+            'revoke': [{'attachment_id': attachment.id,
+                        'connector': attachment.connector}]}
 
 
 def get_flow():

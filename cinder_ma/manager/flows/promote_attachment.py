@@ -22,8 +22,9 @@ and only then does the backend make the standby's read-write connection
 at once; the new connection info is recorded while the standby is still
 that generation's unfenced writer.
 
-* :func:`get_flow`, in the API process, for an attachment whose consumer
-  connects its host itself: the consumer reads the new connection info in
+* :func:`get_flow`, run by the manager of the volume's backend under a
+  claim on the attachment, for an attachment whose consumer connects its
+  host itself: the consumer reads the new connection info in
   the answer (or the attachment) and reconnects its client.
 * :func:`get_host_flow`, run by the manager of the attachment's host for
   one it attached (cinder-ma-manager-attach): the host connects the new
@@ -55,8 +56,22 @@ FLOW_NAME = 'promote_attachment'
 HOST_FLOW_NAME = 'promote_attachment_on_host'
 
 
+def store_of(context, volume, attachment, revoke):
+    """The store of :func:`get_flow` for ``attachment`` (the recorded
+    writer, its connector the consumer's) of ``volume``, without
+    ``manager_api`` and ``connection_lock``."""
+    connector = attachment.connector
+    return {'context': context, 'attachment_id': attachment.id,
+            'volume_id': volume.id, 'volume_host': volume.host,
+            'attach_mode': 'rw', 'generation': attachment.generation,
+            'revoke': revoke, 'connector': connector,
+            'host': connector['host'],
+            'previous_connection_info': attachment.connection_info}
+
+
 def get_flow():
-    """The promotion flow of a consumer's attachment (API process)."""
+    """The promotion flow of a consumer's attachment (backend's
+    manager)."""
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(fencing_tasks.FailureReasonOnRevert('Promotion'),
              connection_tasks.AcquireConnectionLock(),

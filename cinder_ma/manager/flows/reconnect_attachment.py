@@ -11,7 +11,8 @@
 # under the License.
 
 """Flow connecting a fenced attachment again (``PUT
-/attachments/{id}`` with a new connector), run in the API process.
+/attachments/{id}`` with a new connector), run by the manager of the
+volume's backend under a claim on the attachment.
 
 The consumer of a fenced attachment gets a new connection: under the
 volume's connection lock the backend makes the attachment's connection
@@ -37,6 +38,25 @@ from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 
 FLOW_NAME = 'reconnect_attachment'
+
+
+#: The columns of a fenced attachment the revert of the flow puts back.
+PREVIOUS = ('attach_status', 'attached_host', 'mountpoint', 'fenced_at')
+
+
+def store_of(context, volume, attachment, connector):
+    """The store of the reconnect flow of ``attachment`` (fenced, as
+    read) of ``volume`` to ``connector``'s host, without ``manager_api``
+    and ``connection_lock``."""
+    previous = {key: getattr(attachment, key) for key in PREVIOUS}
+    previous.update(connector=attachment.connector,
+                    connection_info=attachment.connection_info)
+    return {'context': context, 'attachment_id': attachment.id,
+            'volume_id': volume.id, 'volume_host': volume.host,
+            'attach_mode': attachment.attach_mode, 'connector': connector,
+            'host': connector['host'],
+            'mountpoint': connector.get('mountpoint'),
+            'generation': attachment.generation, 'previous': previous}
 
 
 def get_flow():

@@ -197,6 +197,25 @@ class ReleaseReservationOnRevert(task.Task):
                     'is released', attachment_id, reason)
 
 
+class ReleaseReservation(task.Task):
+    """Release a reservation that nobody will connect: that of a one-step
+    create whose client never learned of it (its process died before it
+    answered). Cannot be undone; a reservation that moved on meanwhile is
+    left alone."""
+
+    def execute(self, context, attachment_id):
+        try:
+            attachment_db.attachment_destroy(
+                context, attachment_id,
+                expected_status=vstatus.ATTACH_RESERVED)
+        except _MOVED_ON as exc:
+            LOG.info('Reservation %s was not released: %s', attachment_id,
+                     exc)
+            return
+        LOG.warning('Released reservation %s: the request that made it '
+                    'died before it answered', attachment_id)
+
+
 class CheckNotConnectedElsewhere(task.Task):
     """Refuse (409), before the backend is called, an attachment whose
     instance already has the volume connected on the same host (Cinder
@@ -261,7 +280,8 @@ class RecordConnected(task.Task):
     ``os-initialize_connection``: the consumer connects its host itself);
     refused (409) in the same compare-and-swap when the instance has the
     volume connected on that host already. Revert: back to 'reserved'
-    without them.
+    without them. Given the ``claim`` the flow runs under (the backend's
+    manager's), it gives the claim up in the same compare-and-swap.
 
     Provides the attachment's record as updated.
     """
@@ -269,14 +289,14 @@ class RecordConnected(task.Task):
     default_provides = 'attachment'
 
     def execute(self, context, attachment_id, host, connector,
-                connection_info, mountpoint=None):
+                connection_info, mountpoint=None, claim=None):
         return attachment_db.attachment_update(
             context, attachment_id,
             {'attach_status': vstatus.ATTACH_ATTACHING,
              'connector': connector, 'attached_host': host,
              'mountpoint': mountpoint, 'connection_info': connection_info},
             expected_status=vstatus.ATTACH_RESERVED,
-            not_connected_elsewhere=host)
+            not_connected_elsewhere=host, held_by=claim)
 
     def revert(self, context, attachment_id, result, *args, **kwargs):
         if not isinstance(result, tf_failure.Failure):

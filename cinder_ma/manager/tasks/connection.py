@@ -219,6 +219,31 @@ class InitializeConnection(task.Task):
                  '(attachment %s reverted)', volume_id, host, attachment_id)
 
 
+class EndUnrecordedConnection(task.Task):
+    """End the connection that an interrupted connect flow may have made
+    for ``connector`` and did not record (its process died): the
+    attachment's own at once when the backend makes them per attachment,
+    the host's unless another attachment on the host uses it
+    (terminating is idempotent: a connection never made is no harm).
+
+    Cannot be undone: its revert only logs.
+    """
+
+    def execute(self, manager_api, context, volume_id, volume_host,
+                connector, attachment_id, host):
+        info = _unanswered_connection(manager_api, context, volume_host)
+        if end_backend_connection(manager_api, context, volume_id,
+                                  volume_host, connector, attachment_id,
+                                  host, info):
+            LOG.info('Ended the unrecorded connection of attachment %s of '
+                     'volume %s to host %s', attachment_id, volume_id, host)
+
+    def revert(self, attachment_id, result, *args, **kwargs):
+        if not isinstance(result, tf_failure.Failure):
+            LOG.warning('The unrecorded connection of attachment %s is '
+                        'ended although the flow failed', attachment_id)
+
+
 class ConnectVolume(task.Task):
     """Connect this host to the volume; revert: disconnect unless another
     attachment on this host uses the connection.

@@ -387,6 +387,24 @@ class MigrationsTestCase(test_migrations.ModelsMigrationsSync,
             conn.execute(messages.delete())
 
 
+    def _check_0014(self, data):
+        # Existing attachments run no flow; the column takes JSON text.
+        meta = sa.MetaData()
+        meta.reflect(bind=self.engine)
+        attachments = meta.tables['volume_attachment']
+        with self.engine.begin() as conn:
+            rows = conn.execute(sa.select(attachments)).all()
+            self.assertTrue(rows)
+            self.assertEqual({None}, {row.pending_work for row in rows})
+            conn.execute(attachments.update().where(
+                attachments.c.id == rows[0].id).values(
+                    pending_work='{"op": "connect"}'))
+            self.assertEqual(
+                '{"op": "connect"}',
+                conn.execute(sa.select(attachments.c.pending_work).where(
+                    attachments.c.id == rows[0].id)).scalar())
+
+
 class PostgreSQLMigrationsTestCase(MigrationsTestCase):
     DATABASE = 'postgresql'
 

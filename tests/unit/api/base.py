@@ -20,19 +20,23 @@ which the tests inspect. A backend is registered in the services table so
 that the scheduler can place volumes, as a running manager would.
 
 The attachment rules (:mod:`cinder_ma.volume.attachments`) call managers
-too (initialize/terminate a connection, attach/detach on an instance's
-host). Those calls go to a :class:`RecordingRPC` instead of the in-process
-transport and a real manager: an API test checks what the API asks for
-and answers, the manager's tests and the functional tests check what a
-manager does with it, and the attach endpoints of the manager are another
-engineer's work in progress. The recorder answers
-``initialize_connection`` with a connection_info as a file backend would.
-Notifications (sent through the RPC layer too) are a mock.
+too (the flows of consumers' attachments on the manager of the volume's
+backend, attach/detach on an instance's host). Those calls go to a
+:class:`RecordingRPC` instead of the in-process transport: an API test
+checks what the API asks for and answers, the manager's tests and the
+functional tests check what a manager does with it. The recorder hands
+the flows of consumers' attachments to a real
+:class:`~cinder_ma.manager.manager.Manager` of the backend's node, whose
+own calls to the backend (initialize/terminate a connection) come back
+to the recorder, which answers ``initialize_connection`` with a
+connection_info as a file backend would. Notifications (sent through the
+RPC layer too) are a mock.
 """
 
 import uuid
 
 import fixtures
+import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 import webtest
@@ -42,6 +46,7 @@ from cinder_ma.db import api as db_api
 from cinder_ma.db import models
 from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma.manager import manager as manager_module
 from cinder_ma import rpc
 from cinder_ma.volume import attachments as volume_attachments
 from cinder_ma.volume import types as volume_types
@@ -93,10 +98,22 @@ class RecordingRPC:
     answers initialize_connection, and get_instance_owner from
     ``owners`` (by instance; ``PROJECT`` for others)."""
 
-    def __init__(self):
+    #: What the manager of the volume's backend runs (see the module).
+    CONSUMER_FLOWS = ('connect_attachment', 'disconnect_attachment',
+                      'fence_attachment', 'reconnect_attachment',
+                      'promote_consumer_attachment')
+
+    def __init__(self, backend_host=BACKEND_HOST):
         self.calls = []
         self.kwargs = []
+        self.flows = []
         self.owners = {}
+        backend = manager_module.Backend(
+            name='file', driver_name='file', driver=None, config=None,
+            host=backend_host)
+        self.manager = manager_module.Manager(backend_host.split('@')[0],
+                                              {'file': backend})
+        self.manager.manager_api = self
 
     def can_send_version(self, version):
         """Every version may be sent (not recorded)."""
@@ -104,6 +121,16 @@ class RecordingRPC:
 
     def __getattr__(self, name):
         def record(context, *args, **kwargs):
+            if name in self.CONSUMER_FLOWS:
+                # Without the volume's host, as the manager serves it;
+                # what it asks of the backend is recorded.
+                self.flows.append((name,) + args)
+                try:
+                    return getattr(self.manager, name)(context, *args[1:],
+                                                       **kwargs)
+                except messaging.ExpectedException as exc:
+                    # What the RPC server unwraps.
+                    raise exc.exc_info[1] from None
             self.calls.append((name,) + args)
             self.kwargs.append(kwargs)
             if name == 'initialize_connection':

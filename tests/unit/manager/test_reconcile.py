@@ -28,6 +28,7 @@ import time
 
 import fixtures
 import kombu.exceptions
+from oslo_serialization import jsonutils
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -469,6 +470,101 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual(0, self.run_compute())
         self.assertEqual('reserved', self.get(attachment.id).attach_status)
 
+
+    # Consumers' flows, run by the backend's manager under a claim whose
+    # pending_work says which (issue 22): the process died mid-flow.
+
+    def pending(self, attachment_id, pending, status=None, **values):
+        """Leave ``pending`` on an attachment under an expired claim of a
+        dead process, as a flow killed half-way leaves it."""
+        if status:
+            values['attach_status'] = status
+        values['pending_work'] = jsonutils.dumps(pending)
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.execute(
+                sa.update(models.VolumeAttachment).where(
+                    models.VolumeAttachment.id == attachment_id).values(
+                        **values))
+        self.age(models.VolumeAttachment, attachment_id,
+                 claimed_by='deadworker:token')
+
+    def test_interrupted_one_step_create_is_released(self):
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        # It died after the backend connected the host.
+        self.driver.initialize_connection(self.volumes.ref(volume),
+                                          connector, 'rw')
+        self.pending(attachment.id, {'op': 'connect', 'kind': 'create',
+                                     'connector': connector})
+        self.assertEqual(0, self.run_compute())
+        self.assertEqual(1, self.run_backend())
+        self.assertIsNone(self.get(attachment.id))
+        self.assertEqual(set(), self.driver.connections)
+        self.assertEqual('available', self.status(volume))
+
+    def test_interrupted_update_keeps_the_reservation(self):
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        self.pending(attachment.id, {'op': 'connect', 'kind': 'update',
+                                     'connector': connector})
+        self.assertEqual(1, self.run_backend())
+        att = self.get(attachment.id)
+        self.assertEqual('reserved', att.attach_status)
+        self.assertIsNone(att.pending_work)
+        self.assertIsNone(att.claimed_by)
+        # Terminated in case it was made (idempotent).
+        self.assertEqual(1, len(self.driver.called('terminate_connection')))
+        # Nothing is pending any more: a resting state again.
+        self.assertEqual(0, self.run_backend())
+
+    def test_finished_connect_is_left_as_it_is(self):
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        # The flow recorded its connection, then died before it released
+        # its claim.
+        self.pending(attachment.id, {'op': 'connect', 'kind': 'create',
+                                     'connector': connector},
+                     status='attaching', attached_host='ext-host',
+                     connector=jsonutils.dumps(connector),
+                     connection_info='{"driver_volume_type": "file"}')
+        self.assertEqual(1, self.run_backend())
+        att = self.get(attachment.id)
+        self.assertEqual('attaching', att.attach_status)
+        self.assertIsNone(att.pending_work)
+        self.assertEqual([], self.driver.called('terminate_connection'))
+
+    def test_interrupted_terminate_is_finished(self):
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        self.driver.initialize_connection(self.volumes.ref(volume),
+                                          connector, 'rw')
+        self.pending(attachment.id, {'op': 'terminate'}, status='attached',
+                     attached_host='ext-host',
+                     connector=jsonutils.dumps(connector),
+                     connection_info='{"driver_volume_type": "file"}')
+        self.assertEqual(1, self.run_backend())
+        att = self.get(attachment.id)
+        self.assertEqual('attached', att.attach_status)
+        self.assertIsNone(att.connector)
+        self.assertEqual(set(), self.driver.connections)
+
+    def test_live_consumer_flow_is_left_alone(self):
+        volume = self.volume()
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+        self.pending(attachment.id, {'op': 'connect', 'kind': 'update',
+                                     'connector': {'host': 'h'}})
+        self.hold(models.VolumeAttachment, attachment.id)
+        self.assertEqual(0, self.run_backend())
+        self.assertIsNotNone(self.get(attachment.id).pending_work)
 
 class WorkDBTestCase(mgr_fixtures.AttachmentTestCase):
     """cinder_ma.db.work on its own."""

@@ -37,24 +37,15 @@ from cinder_ma.volume import attachments
 from cinder_ma.volume import types as vtypes
 from tests import base
 from tests import fixtures as cm_fixtures
+from tests.unit.api import base as api_base
 from tests.unit.manager import fixtures as mgr_fixtures
 
 
-class RecordingRPC:
-
-    def __init__(self):
-        self.calls = []
-
-    def __getattr__(self, name):
-        def record(context, *args, **kwargs):
-            # Keyword arguments (1.5's attachment_id) are not recorded.
-            self.calls.append((name,) + args)
-            if name == 'initialize_connection':
-                return {'driver_volume_type': 'file',
-                        'data': {'path': '/x/volume-%s' % args[0]}}
-            if name == 'get_instance_owner':
-                return 'fake-project'
-        return record
+def RecordingRPC():
+    """The API tests' recorder (backend node1@file): the flows of
+    consumers' attachments run in a real manager of that node, what they
+    ask of the backend is recorded and answered."""
+    return api_base.RecordingRPC('node1@file')
 
 
 class AttachmentBase(base.DBTestCase):

@@ -240,37 +240,38 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertIsNone(self.get(made['id']).fenced_at)
 
     def test_a_connection_of_the_host_cannot_be_fenced_alone(self):
-        # Connected through a manager pinned below 1.5: the host's.
-        self.flags(group='upgrade_levels', manager='1.4')
-        rpcapi.reset_version_cap()
+        # Connected by a manager older than 1.5: the host's (its
+        # connection info does not say it is the attachment's own).
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
-        self.flags(group='upgrade_levels', manager=None)
-        rpcapi.reset_version_cap()
+        info = dict(self.get(made['id']).connection_info)
+        info.pop(rpcapi.SCOPE_KEY)
+        attachment_db.attachment_update(self.admin_context, made['id'],
+                                        {'connection_info': info})
         response = self.fence(made['id'], status=409)
         self.assertIn('not its own',
                       response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
 
-    def test_pinned_below_1_5_nothing_is_fenced(self):
+    def test_pinned_below_1_8_nothing_is_fenced(self):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
-        self.flags(group='upgrade_levels', manager='1.4')
+        self.flags(group='upgrade_levels', manager='1.7')
         rpcapi.reset_version_cap()
         response = self.fence(made['id'], status=409)
-        self.assertIn('1.5', response.json['conflictingRequest']['message'])
+        self.assertIn('1.8', response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
 
-    def test_a_storage_manager_older_than_1_5_is_not_asked(self):
+    def test_a_storage_manager_older_than_1_8_is_not_asked(self):
         volume = self.volume(multiattach=True)
         made = self.connected(volume, 'rw')
         service_db.service_create(self.admin_context, {
             'host': 'testhost', 'binary': 'cinder-ma-manager',
             'topic': rpcapi.ManagerAPI.TOPIC,
-            'capabilities': jsonutils.dumps({rpcapi.VERSION_KEY: '1.4'})})
+            'capabilities': jsonutils.dumps({rpcapi.VERSION_KEY: '1.7'})})
         self.driver.calls.clear()
         response = self.fence(made['id'], status=409)
-        self.assertIn('serves RPC API 1.4 and this needs 1.5',
+        self.assertIn('serves RPC API 1.7 and this needs 1.8',
                       response.json['conflictingRequest']['message'])
         self.assertIsNone(self.get(made['id']).fenced_at)
         self.assertEqual([], self.driver_calls())

@@ -26,7 +26,7 @@ import oslo_messaging as messaging
 from cinder_ma import coordination
 from cinder_ma import exception
 from cinder_ma.manager.flows import connect_attachment
-from cinder_ma.manager import rpcapi
+from cinder_ma.manager import manager as manager_module
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.volume import actions
@@ -49,7 +49,7 @@ CONNECT_CONTRACT = [
       'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
     (attachment_tasks.RecordConnected,
      {'context', 'attachment_id', 'host', 'connector', 'connection_info'},
-     {'mountpoint'}, {'attachment'}),
+     {'mountpoint', 'claim'}, {'attachment'}),
 ]
 
 
@@ -183,16 +183,18 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
 
     def test_initialize_timeout_is_terminated(self):
         volume = self.volume()
-        real = rpcapi.ManagerAPI.initialize_connection
+        # The backend's manager calls its own backend in-process; this
+        # stands for a call whose answer was lost on the way.
+        real = manager_module.Manager.connect_volume
 
-        def reply_lost(api, *args, **kwargs):
-            real(api, *args, **kwargs)
+        def reply_lost(mgr, *args, **kwargs):
+            real(mgr, *args, **kwargs)
             raise messaging.MessagingTimeout('no reply')
 
         self.useFixture(fixtures.MockPatchObject(
-            rpcapi.ManagerAPI, 'initialize_connection', reply_lost))
+            manager_module.Manager, 'connect_volume', reply_lost))
         att = self.reserve(volume)
-        self.assertRaises(messaging.MessagingTimeout, self.update, att)
+        self.assertRaises(messaging.RemoteError, self.update, att)
         self.assertEqual('error_attaching', self.get(att.id).attach_status)
         # The backend connected it but the reply was lost: terminated.
         self.assertEqual([(volume.id, 'consumer1')],

@@ -344,18 +344,3 @@ class PerAttachmentConnectionsTestCase(_Base):
         flat = views.flat_connection_info(self.get(att.id))
         self.assertNotIn(rpcapi.SCOPE_KEY, flat)
         self.assertEqual(att.id, flat['attachment_id'])
-
-    def test_pinned_below_1_5_connections_are_the_hosts(self):
-        self.flags(group='upgrade_levels', manager='1.4')
-        self.addCleanup(rpcapi.reset_version_cap)
-        volume = self.volume(multiattach=True)
-        first, second = self.connected(volume, 'i1'), self.connected(
-            volume, 'i2')
-        self.assertFalse(rpcapi.is_attachment_scoped(
-            self.get(first.id).connection_info))
-        self.assertEqual({(volume.id, None)}, self.driver.connections)
-        self.delete(first)
-        self.assertEqual([], self.driver.called('terminate_connection'))
-        self.delete(second)
-        self.assertEqual([(volume.id, 'consumer1', None)],
-                         self.driver.called('terminate_connection'))
