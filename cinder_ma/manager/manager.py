@@ -671,15 +671,7 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             raise exception.Conflict(
                 reason='attachment %s is not the unfenced writer of volume '
                        '%s' % (attachment_id, volume.id))
-        revoke = []
-        for other_id in revoke_ids or ():
-            other = attachment_db.attachment_get(context, other_id)
-            if other.volume_id != volume.id or other.fenced_at is None:
-                raise exception.InvalidInput(
-                    reason='attachment %s is not a fenced attachment of '
-                           'volume %s' % (other_id, volume.id))
-            revoke.append({'attachment_id': other.id,
-                           'connector': other.connector})
+        revoke = self._revocations(context, volume, revoke_ids)
         try:
             lock = locks.ConnectionLock.for_volume(
                 volume.id, volume.shared_targets, volume.service_uuid)

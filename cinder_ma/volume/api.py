@@ -82,8 +82,10 @@ def get_encryption_metadata(context, volume_id):
     return volume, vtypes.encryption_of(context, volume.volume_type_id)
 
 
-def _list_scope(context, all_tenants, project_filter):
-    """The project whose volumes a list shows (None: every project).
+def list_scope(context, all_tenants, project_filter,
+               action=volume_policies.GET_ALL, target=None):
+    """The project whose volumes (or snapshots) a list shows (None: every
+    project), once ``action`` authorizes the list (on ``target``).
 
     :param project_filter: the ``project_id`` filter of the request (with
         ``all_tenants``, as Cinder's admins list one project's volumes), or
@@ -92,7 +94,7 @@ def _list_scope(context, all_tenants, project_filter):
         project than the caller's and the caller may not list all
         projects (Cinder filters the caller's own volumes by it).
     """
-    policy.authorize(context, volume_policies.GET_ALL)
+    policy.authorize(context, action, target)
     if all_tenants and policy.authorize(
             context, volume_policies.ALL_TENANTS, do_raise=False):
         return project_filter, False
@@ -104,7 +106,7 @@ def _list_scope(context, all_tenants, project_filter):
 def list_volumes(context, filters=None, marker=None, limit=None,
                  sort_keys=None, sort_dirs=None, all_tenants=False,
                  project_filter=None):
-    project_id, empty = _list_scope(context, all_tenants, project_filter)
+    project_id, empty = list_scope(context, all_tenants, project_filter)
     if empty:
         return []
     return volume_db.volume_get_all(context, project_id, filters, marker,
@@ -113,7 +115,7 @@ def list_volumes(context, filters=None, marker=None, limit=None,
 
 def count_volumes(context, filters=None, all_tenants=False,
                   project_filter=None):
-    project_id, empty = _list_scope(context, all_tenants, project_filter)
+    project_id, empty = list_scope(context, all_tenants, project_filter)
     if empty:
         return 0
     return volume_db.volume_count(context, project_id, filters)

@@ -92,21 +92,12 @@ def sees_extended_attributes(context):
         {'project_id': context.project_id}, do_raise=False)
 
 
-def _list_scope(context, all_tenants, project_filter):
-    policy.authorize(context, snapshot_policies.GET_ALL,
-                     {'project_id': context.project_id})
-    if all_tenants and policy.authorize(
-            context, volume_policies.ALL_TENANTS, do_raise=False):
-        return project_filter, False
-    empty = (project_filter is not None and
-             project_filter != context.project_id)
-    return context.project_id, empty
-
-
 def list_snapshots(context, filters=None, marker=None, limit=None,
                    sort_keys=None, sort_dirs=None, all_tenants=False,
                    project_filter=None):
-    project_id, empty = _list_scope(context, all_tenants, project_filter)
+    project_id, empty = volume_api.list_scope(
+        context, all_tenants, project_filter, snapshot_policies.GET_ALL,
+        {'project_id': context.project_id})
     if empty:
         return []
     return snapshot_db.snapshot_get_all(context, project_id, filters,
@@ -115,7 +106,9 @@ def list_snapshots(context, filters=None, marker=None, limit=None,
 
 def count_snapshots(context, filters=None, all_tenants=False,
                     project_filter=None):
-    project_id, empty = _list_scope(context, all_tenants, project_filter)
+    project_id, empty = volume_api.list_scope(
+        context, all_tenants, project_filter, snapshot_policies.GET_ALL,
+        {'project_id': context.project_id})
     if empty:
         return 0
     return snapshot_db.snapshot_count(context, project_id, filters)
