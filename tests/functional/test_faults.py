@@ -685,8 +685,9 @@ class PrivatePostgreSQL(fixtures.Fixture):
         except KeyError:
             user = None
         if not bindirs or user is None or os.geteuid() != 0:
-            self.testcase.skipTest('a private PostgreSQL needs initdb and '
-                                   'root to run it as postgres')
+            cm_fixtures.skip_or_fail(
+                self.testcase, 'a private PostgreSQL needs initdb and '
+                'root to run it as postgres')
         self.bindir = bindirs[-1]
         self.directory = tempfile.mkdtemp(prefix='cinder-ma-pg-')
         self.addCleanup(shutil.rmtree, self.directory, True)
@@ -800,9 +801,9 @@ class PrivateMariaDB(fixtures.Fixture):
         if (user is None or os.geteuid() != 0 or
                 not all(os.path.exists(p) for p in (self.INSTALL,
                                                     self.SERVER))):
-            self.testcase.skipTest('a private MariaDB needs '
-                                   'mariadb-install-db, mariadbd and root '
-                                   'to run them as mysql')
+            cm_fixtures.skip_or_fail(
+                self.testcase, 'a private MariaDB needs '
+                'mariadb-install-db, mariadbd and root to run them as mysql')
         self.directory = tempfile.mkdtemp(prefix='cinder-ma-mariadb-')
         self.addCleanup(shutil.rmtree, self.directory, True)
         os.chown(self.directory, user.pw_uid, user.pw_gid)
@@ -890,8 +891,9 @@ class PrivateRabbitMQ(fixtures.Fixture):
             user = None
         if (user is None or os.geteuid() != 0 or
                 not os.path.exists(self.SERVER)):
-            self.testcase.skipTest('a private RabbitMQ needs '
-                                   'rabbitmq-server and root')
+            cm_fixtures.skip_or_fail(
+                self.testcase, 'a private RabbitMQ needs rabbitmq-server '
+                'and root')
         self.directory = tempfile.mkdtemp(prefix='cinder-ma-rmq-')
         self.addCleanup(shutil.rmtree, self.directory, True)
         self.port = func_fixtures.free_port()
