@@ -221,14 +221,18 @@ def other_connection():
 
 
 @functools.lru_cache(maxsize=64)
-def _swap_statement(keys, single_connection, held=False):
+def _swap_statement(keys, single_connection, held=False, free=False):
     """The compare-and-swap UPDATE of an attachment setting ``keys`` (with
-    ``held``, only while the claim ``b_claim`` holds it)."""
+    ``held``, only while the claim ``b_claim`` holds it; with ``free``,
+    only while no valid claim holds it at ``b_now``)."""
     where = [_VA_TABLE.c.id == sa.bindparam('b_id'),
              _VA_TABLE.c.deleted == sa.false(),
              _VA_TABLE.c.attach_status == sa.bindparam('b_status')]
     if held:
         where.append(_VA_TABLE.c.claimed_by == sa.bindparam('b_claim'))
+    if free:
+        where.append(sa.or_(_VA_TABLE.c.claimed_by.is_(None),
+                            _VA_TABLE.c.claimed_until < sa.bindparam('b_now')))
     if single_connection:
         where.append(no_other_connection())
     return sa.update(_VA_TABLE).where(*where).values(
@@ -450,7 +454,8 @@ def _attachment_and_volume_in_txn(context, attachment_id, project_id=None):
 @writer
 def _attachment_update(context, attachment_id, values,
                        expected_status=None, not_connected_elsewhere=None,
-                       project_id=None, check=None, held_by=None):
+                       project_id=None, check=None, held_by=None,
+                       claim=None):
     """See :func:`attachment_update`."""
     if check is None:
         current = attachment_get_in_txn(context, attachment_id)
@@ -475,6 +480,14 @@ def _attachment_update(context, attachment_id, values,
         # The flow's last write gives its claim up.
         values.update(claimed_by=None, claimed_until=None,
                       pending_work=None)
+    now = utcnow()
+    if claim is not None:
+        if current.claimed_by is not None and current.claimed_until and \
+                current.claimed_until >= now:
+            raise exception.Conflict(
+                reason='another flow works on attachment %s' %
+                attachment_id)
+        values.update(claim)
     if values.get('attach_status', current.attach_status) != \
             current.attach_status:
         # The mark of os-begin_detaching belongs to the attached state it
@@ -500,7 +513,7 @@ def _attachment_update(context, attachment_id, values,
     # volume is right only while the attachment is still in that status.
     params = {'v_' + key: value for key, value in values.items()}
     params.update(b_id=attachment_id, b_status=current.attach_status,
-                  b_claim=held_by)
+                  b_claim=held_by, b_now=now)
     if not_connected_elsewhere is not None:
         params.update(other_volume_id=current.volume_id,
                       other_instance_uuid=current.instance_uuid,
@@ -508,7 +521,7 @@ def _attachment_update(context, attachment_id, values,
     result = context.session.connection().execute(
         _swap_statement(tuple(sorted(values)),
                         not_connected_elsewhere is not None,
-                        held_by is not None), params)
+                        held_by is not None, claim is not None), params)
     if result.rowcount != 1:
         if not locked:
             volume = volume_get_in_txn(context, current.volume_id)
@@ -541,7 +554,7 @@ def _attachment_update(context, attachment_id, values,
 
 def attachment_update(context, attachment_id, values, expected_status=None,
                       not_connected_elsewhere=None, project_id=None,
-                      check=None, held_by=None):
+                      check=None, held_by=None, claim=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
@@ -562,6 +575,10 @@ def attachment_update(context, attachment_id, values, expected_status=None,
     :param held_by: the claim of the flow that writes (its last write):
         refused (409) unless it still holds the attachment, and given up
         with its pending flow in the same compare-and-swap.
+    :param claim: the values of a claim on the attachment's work
+        (:func:`cinder_ma.db.work.claim_values`) written with ``values``,
+        refused (409) while another valid claim holds it: the request
+        hands the work to a manager that adopts the claim.
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.
@@ -569,7 +586,7 @@ def attachment_update(context, attachment_id, values, expected_status=None,
     """
     return _attachment_update(context, attachment_id, values,
                               expected_status, not_connected_elsewhere,
-                              project_id, check, held_by)
+                              project_id, check, held_by, claim)
 
 
 #: Cinder's answer to os-begin_detaching on a volume that is not in-use.
@@ -691,6 +708,21 @@ def attachment_claim(context, kind, attachment_id, owner, statuses, lease,
                       **kwargs):
         return None
     return _attachment_and_volume_in_txn(context, attachment_id)
+
+
+@reader
+def attachment_adopt(context, kind, attachment_id, owner, statuses, lease,
+                     **kwargs):
+    """An attachment and its volume when the claim ``owner`` holds it in
+    one of ``statuses`` (written by the request that handed the work
+    over: see :func:`attachment_update`'s ``claim``), else None; arguments
+    as :func:`attachment_claim`'s, for a caller that takes either."""
+    attachment, volume = _attachment_and_volume_in_txn(context,
+                                                       attachment_id)
+    if attachment.claimed_by != owner or \
+            attachment.attach_status not in statuses:
+        return None
+    return attachment, volume
 
 
 @reader

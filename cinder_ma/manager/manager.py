@@ -189,13 +189,16 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
 
     @contextlib.contextmanager
     def _claimed(self, context, kind, row_id, statuses, stale_before=None,
-                 handover=None, pending=None, rows=None):
+                 handover=None, pending=None, rows=None, adopt=False):
         """Hold the claim on a volume's or attachment's work while the
         block runs, then give it up (see :func:`cinder_ma.db.work.claim`
         for ``handover`` and ``pending``).
 
         :param rows: (attachments) a list that gets the attachment and its
             volume, read in the transaction that claims it.
+        :param adopt: (attachments) the claim ``handover`` was written with
+            the request's own change (a delete's ``detaching``): this flow
+            runs under it as it is, renewing it, without writing a claim.
         :raises Conflict: the row is not in ``statuses`` any more, or
             another flow holds it (a repeated or stale message).
         """
@@ -203,6 +206,9 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         deadline = time.monotonic() + CLAIM_HANDOVER_WAIT
         if rows is None:
             claim = work_db.claim
+        elif adopt:
+            owner = handover
+            claim = attachment_db.attachment_adopt
         else:
             claim = attachment_db.attachment_claim
         while not (claimed := claim(context, kind, row_id, owner, statuses,
@@ -758,7 +764,7 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
 
     @messaging.expected_exceptions(*EXPECTED)
     def disconnect_attachment(self, context, attachment_id,
-                              terminate=False):
+                              terminate=False, handover=None):
         """End the connection of a consumer's attachment of a volume of
         this node, unless another attachment on its host uses it (1.8),
         under a claim on the attachment.
@@ -767,6 +773,8 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             without its connection; otherwise it is 'detaching' and is
             deleted (the reconcile loop finishes that if this process
             dies).
+        :param handover: the claim the API wrote with ``detaching``, which
+            this flow runs under.
         """
         if terminate:
             statuses = vstatus.LIVE_ATTACH_STATUSES + (
@@ -778,7 +786,8 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         pending = {'op': 'terminate' if terminate else 'disconnect'}
         rows = []
         with self._claimed(context, 'attachment', attachment_id, statuses,
-                           pending=pending, rows=rows) as owner:
+                           pending=pending, rows=rows, handover=handover,
+                           adopt=handover is not None) as owner:
             attachment, volume = self._consumer_attachment(rows)
             self._run_consumer_flow(
                 factory, disconnect_flow.store_of(context, volume,

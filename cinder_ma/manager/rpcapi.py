@@ -280,13 +280,14 @@ class ManagerAPI:
                            kind=kind, handover=handover)
 
     def disconnect_attachment(self, context, volume_host, attachment_id,
-                              terminate=False):
+                              terminate=False, handover=None):
         """Have the manager of the volume's backend end a consumer's
         attachment's connection and, unless ``terminate``, delete the
         attachment (recorded 'detaching') (call, 1.8)."""
         self._backend_call(context, volume_host, 'disconnect_attachment',
                            'disconnect attachment %s' % attachment_id,
-                           attachment_id=attachment_id, terminate=terminate)
+                           attachment_id=attachment_id, terminate=terminate,
+                           handover=handover)
 
     def fence_attachment(self, context, volume_host, attachment_id):
         """Have the manager of the volume's backend revoke the connection

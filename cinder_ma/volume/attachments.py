@@ -511,16 +511,22 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         # through the host that may hold its disk and connection.
         _detach_through_host(context, volume, attachment, wait)
         return _others(context, attachment)
+    # Claimed with the change, for the manager of the volume's backend to
+    # adopt (if this process dies first, its reconcile loop finishes the
+    # delete once the claim expires).
+    owner = work_db.owner_token(WORKER_ID)
     attachment_db.attachment_update(
         context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
         expected_status=vstatus.LIVE_ATTACH_STATUSES +
-        (vstatus.ATTACH_ERROR_ATTACHING,))
+        (vstatus.ATTACH_ERROR_ATTACHING,),
+        claim=work_db.claim_values(owner, cfg.CONF.manager.work_lease_time,
+                                   {'op': 'disconnect'}))
     notifications.notify_attach(context, 'detach.start', volume, attachment)
-    disconnect(context, volume, attachment)
+    disconnect(context, volume, attachment, handover=owner)
     return _others(context, attachment)
 
 
-def disconnect(context, volume, attachment, terminate=False):
+def disconnect(context, volume, attachment, terminate=False, handover=None):
     """Have the manager of the volume's backend run the disconnect flow
     (see :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a
     consumer's attachment: its connection ends when it is the last user
@@ -528,7 +534,7 @@ def disconnect(context, volume, attachment, terminate=False):
     by the reconcile loop of that manager when it is down now."""
     try:
         _rpc().disconnect_attachment(context, volume.host, attachment.id,
-                                     terminate=terminate)
+                                     terminate=terminate, handover=handover)
     except exception.ManagerUnavailable as exc:
         if terminate or isinstance(exc, exception.ManagerTimeout):
             raise
