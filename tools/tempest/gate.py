@@ -52,6 +52,10 @@ BIN_DIR = os.path.dirname(sys.executable)
 #: The highest microversion of Cinder's line that cinder_ma serves.
 MAX_MICROVERSION = '3.71'
 DEFAULT_REGEX = r'^tempest\.api\.volume\.'
+#: The backends of cinder-ma-all: two ``file`` backends, each with its own
+#: directory and ``volume_backend_name``, so that Tempest's multi-backend
+#: tests (``[volume] backend_names`` of etc/tempest/tempest.conf) run.
+BACKENDS = ('file-1', 'file-2')
 
 sys.path.insert(0, ROOT)
 
@@ -70,10 +74,17 @@ def start_services(stack):
 
     keystone = stack.enter_context(_fixture(cm_fixtures.Keystone()))
     user = keystone.service_user('cinder-ma')
-    service = stack.enter_context(_fixture(cm_fixtures.AllInOne(config={
-        'DEFAULT': {'auth_strategy': 'keystone'},
+    config = {
+        'DEFAULT': {'auth_strategy': 'keystone',
+                    'enabled_backends': ','.join(BACKENDS)},
         'keystone_authtoken': keystone.authtoken_config(user),
-    })))
+    }
+    for name in BACKENDS:
+        config[name] = {'volume_driver': 'file',
+                        'volume_backend_name': name,
+                        'file_volumes_dir': '$state_path/%s' % name}
+    service = stack.enter_context(_fixture(cm_fixtures.AllInOne(
+        config=config)))
     keystone.register_service('block-storage', 'cinder-ma',
                               service.endpoint + '/%(project_id)s')
     print('tempest gate: keystone %s, cinder-ma-all %s' % (
@@ -112,7 +123,8 @@ def write_workspace(workspace, keystone):
         ADMIN_PROJECT=keystone.ADMIN_PROJECT,
         KEYSTONE_URL=keystone.auth_url,
         REGION=keystone.REGION,
-        MAX_MICROVERSION=MAX_MICROVERSION)
+        MAX_MICROVERSION=MAX_MICROVERSION,
+        BACKEND_NAMES=','.join(BACKENDS))
     with open(os.path.join(workspace, 'etc', 'tempest.conf'), 'w') as f:
         f.write(config)
 
