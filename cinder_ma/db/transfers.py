@@ -185,7 +185,7 @@ def transfer_get_all(context, project_id=None, marker=None, limit=None,
     first unless sorted otherwise.
 
     :raises InvalidSortKey: a sort key outside :data:`SORT_KEYS`.
-    :raises InvalidMarker: no visible transfer has the marker's id.
+    :raises MarkerNotFound: no visible transfer has the marker's id.
     """
     sort_keys = [('display_name' if key == 'name' else key)
                  for key in (sort_keys or [])] or None

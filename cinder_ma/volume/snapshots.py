@@ -105,12 +105,13 @@ def _list_scope(context, all_tenants, project_filter):
 
 def list_snapshots(context, filters=None, marker=None, limit=None,
                    sort_keys=None, sort_dirs=None, all_tenants=False,
-                   project_filter=None):
+                   project_filter=None, offset=None):
     project_id, empty = _list_scope(context, all_tenants, project_filter)
     if empty:
         return []
     return snapshot_db.snapshot_get_all(context, project_id, filters,
-                                        marker, limit, sort_keys, sort_dirs)
+                                        marker, limit, sort_keys, sort_dirs,
+                                        offset=offset)
 
 
 def count_snapshots(context, filters=None, all_tenants=False,
