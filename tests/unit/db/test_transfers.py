@@ -16,6 +16,7 @@ tests/functional/db/test_transfers.py, on PostgreSQL and MariaDB)."""
 import threading
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import models
 from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import transfers as transfer_db
 from cinder_ma.db import types as type_db
@@ -197,6 +198,29 @@ class TransferDBMixin:
         self.assertEqual(('p1', 'u1'), self._owner(snapshot))
         self.assertFalse(transfer_db.transfer_get(
             self.admin_context, transfer.id).accepted)
+
+    def test_a_snapshot_changed_meanwhile_refuses_the_accept(self):
+        volume = self._volume()
+        snapshot = self._snapshot(volume)
+        transfer = self._offer(volume)
+
+        def delete_meanwhile(ctx, row, rows):
+            # What a delete of the snapshot that began between the read
+            # and the compare-and-swap of the accept does.
+            ctx.session.query(models.Snapshot).filter(
+                models.Snapshot.id == snapshot.id).update(
+                    {'status': 'deleting'}, synchronize_session=False)
+
+        exc = self.assertRaises(exception.InvalidSnapshot,
+                                transfer_db.transfer_accept,
+                                self.admin_context, transfer.id, 'u2', 'p2',
+                                quota=delete_meanwhile)
+        self.assertIn('changed while transfer', str(exc))
+        # All rolled back, the hook's change included.
+        self.assertEqual('awaiting-transfer', self._status(volume))
+        self.assertEqual(('p1', 'u1'), self._owner(snapshot))
+        self.assertEqual('available', snapshot_db.snapshot_get(
+            self.admin_context, snapshot.id).status)
 
     def test_concurrent_accepts_one_wins(self):
         volume = self._volume()
