@@ -103,10 +103,6 @@ class InvalidSortKey(Invalid):
     message = 'Sort key supplied is invalid: %(key)s.'
 
 
-class InvalidMarker(Invalid):
-    message = 'Marker %(marker)s could not be found.'
-
-
 class NotAuthorized(CinderMAException):
     message = 'Not authorized.'
     code = 403
@@ -123,6 +119,12 @@ class NotFound(CinderMAException):
 
 class VolumeNotFound(NotFound):
     message = 'Volume %(volume_id)s could not be found.'
+
+
+class MarkerNotFound(NotFound):
+    """A list's ``marker`` names no item the caller sees: a 404, as in
+    Cinder (whose lists look the marker up as the resource)."""
+    message = 'Marker %(marker)s could not be found.'
 
 
 class SnapshotNotFound(NotFound):

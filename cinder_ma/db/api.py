@@ -352,7 +352,7 @@ def paginate(query, model, marker_query, marker, limit, sort_keys,
         ORM query the marker must be found in (the caller's visible rows,
         before filters).
     :raises InvalidSortKey: a key outside ``allowed_keys``.
-    :raises InvalidMarker: no visible row has the marker's id.
+    :raises MarkerNotFound: no visible row has the marker's id.
     """
     sort_keys = list(sort_keys or [default_key])
     sort_dirs = list(sort_dirs or [default_dir] * len(sort_keys))
@@ -369,7 +369,7 @@ def paginate(query, model, marker_query, marker, limit, sort_keys,
             *[getattr(model, key) for key in sort_keys]).filter(
                 model.id == marker).first()
         if marker_row is None:
-            raise exception.InvalidMarker(marker=marker)
+            raise exception.MarkerNotFound(marker=marker)
         query = query.filter(_after(model, sort_keys, sort_dirs,
                                     marker_row))
     directions = [

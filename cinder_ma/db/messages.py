@@ -173,7 +173,7 @@ def message_get_all(context, project_id=None, filters=None, marker=None,
 
     :param filters: {column: value} of :data:`FILTERS`.
     :raises InvalidSortKey: a sort key outside :data:`SORT_KEYS`.
-    :raises InvalidMarker: no visible message has the marker's id.
+    :raises MarkerNotFound: no visible message has the marker's id.
     """
     query = _query(context, project_id)
     for key, value in (filters or {}).items():

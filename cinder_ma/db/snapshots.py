@@ -164,9 +164,14 @@ def _live(project_id):
 
 @reader
 def snapshot_get_all(context, project_id=None, filters=None, marker=None,
-                     limit=None, sort_keys=None, sort_dirs=None):
+                     limit=None, sort_keys=None, sort_dirs=None, offset=None):
     """A page of snapshots (every project's when ``project_id`` is None),
-    newest first by default, with their metadata."""
+    newest first by default, with their metadata.
+
+    :param offset: how many of the sorted snapshots after ``marker`` to
+        skip (Cinder's ``offset``).
+    :raises MarkerNotFound: no visible snapshot has the marker's id.
+    """
     sort_keys = [SORT_ALIASES.get(key, key) for key in sort_keys or ()]
 
     def marker_query():
@@ -180,6 +185,8 @@ def snapshot_get_all(context, project_id=None, filters=None, marker=None,
                          models.Snapshot, marker_query, marker, limit,
                          sort_keys, sort_dirs, _SORT_KEYS, 'created_at',
                          'desc')
+    if offset:
+        statement = statement.offset(offset)
     rows = context.session.connection().execute(statement).all()
     return _records(context, rows)
 

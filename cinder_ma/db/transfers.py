@@ -24,9 +24,16 @@ hash only. Every step is one transaction of compare-and-swap UPDATEs:
   ``available``;
 * accept: the transfer is marked accepted (and soft-deleted, as Cinder
   does) while it is still pending, the volume changes project and goes
-  back to ``available``, and the quota usage moves from the donor to the
-  recipient (``quota`` hook), all or nothing: two accepts, or an accept
-  and a delete, of one transfer cannot both win.
+  back to ``available``, its snapshots change project with it (unless
+  the transfer was offered with ``no_snapshots``), and the quota usage
+  moves from the donor to the recipient (``quota`` hook), all or
+  nothing: two accepts, or an accept and a delete, of one transfer
+  cannot both win.
+
+As in Cinder, a volume offered with its snapshots (``no_snapshots``
+false, the default) must have every snapshot ``available``, when offered
+and when accepted; with ``no_snapshots`` its snapshots stay in the
+donor's project, whatever their status.
 
 Readers return :class:`Transfer` records.
 """
@@ -48,6 +55,7 @@ from cinder_ma import status as vstatus
 
 _TRANSFER = models.Transfer
 _VOLUME = models.Volume
+_SNAPSHOT = models.Snapshot
 
 #: Sort keys of transfer lists (``name`` is taken for ``display_name``).
 SORT_KEYS = ('id', 'created_at', 'updated_at', 'display_name', 'volume_id')
@@ -80,6 +88,24 @@ def _query(context, project_id=None):
     return query
 
 
+def _snapshots(context, volume_id):
+    """The live snapshot rows of a volume, oldest first."""
+    return context.session.query(_SNAPSHOT).filter(
+        _SNAPSHOT.volume_id == volume_id,
+        _SNAPSHOT.deleted == sa.false()).order_by(
+            _SNAPSHOT.created_at, _SNAPSHOT.id).all()
+
+
+def _check_snapshots(snapshots):
+    """:raises InvalidSnapshot: one of ``snapshots`` is not available
+    (Cinder's message)."""
+    for snapshot in snapshots:
+        if snapshot.status != vstatus.SNAPSHOT_AVAILABLE:
+            raise exception.InvalidSnapshot(
+                reason='snapshot: %s status must be available'
+                       % snapshot.id)
+
+
 def _get_row(context, transfer_id, project_id=None):
     row = _query(context, project_id).filter(
         _TRANSFER.id == transfer_id).first()
@@ -93,9 +119,13 @@ def transfer_create(context, volume_id, project_id, display_name, salt,
                     crypt_hash, no_snapshots=False):
     """Offer a volume of ``project_id``: it goes ``awaiting-transfer``.
 
+    :param no_snapshots: the volume goes without its snapshots;
+        otherwise every snapshot of it must be ``available``.
     :raises VolumeNotFound: no volume of that id in that project.
     :raises InvalidVolume: the volume is not ``available`` or has a live
         attachment (one reserved meanwhile included).
+    :raises InvalidSnapshot: a snapshot of the volume is not
+        ``available`` (and ``no_snapshots`` is false).
     """
     if not conditional_update(
             context.session, _VOLUME, volume_id,
@@ -115,6 +145,10 @@ def transfer_create(context, volume_id, project_id, display_name, salt,
         raise exception.InvalidVolume(
             reason="Volume's status must be available, not %s"
                    % volume.status)
+    # The volume's row is locked by the update above: no snapshot of it
+    # is created or starts being deleted until this transaction ends.
+    if not no_snapshots:
+        _check_snapshots(_snapshots(context, volume_id))
     row = _TRANSFER(id=str(uuid.uuid4()), volume_id=volume_id,
                     display_name=display_name, salt=salt,
                     crypt_hash=crypt_hash, no_snapshots=bool(no_snapshots),
@@ -151,7 +185,7 @@ def transfer_get_all(context, project_id=None, marker=None, limit=None,
     first unless sorted otherwise.
 
     :raises InvalidSortKey: a sort key outside :data:`SORT_KEYS`.
-    :raises InvalidMarker: no visible transfer has the marker's id.
+    :raises MarkerNotFound: no visible transfer has the marker's id.
     """
     sort_keys = [('display_name' if key == 'name' else key)
                  for key in (sort_keys or [])] or None
@@ -189,14 +223,18 @@ def transfer_destroy(context, transfer_id, project_id=None):
 
 @writer
 def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
-    """Give the volume of a pending transfer to ``project_id``.
+    """Give the volume of a pending transfer to ``project_id``, with its
+    snapshots unless the transfer was offered with ``no_snapshots``.
 
-    :param quota: called as ``quota(context, volume_row)`` in the
-        transaction, before the volume changes hands (to move the
-        usage); what it raises rolls everything back.
+    :param quota: called as ``quota(context, volume_row, snapshot_rows)``
+        in the transaction, before the volume and the snapshots that go
+        with it (an empty list with ``no_snapshots``) change hands (to
+        move the usage); what it raises rolls everything back.
     :raises TransferNotFound: none pending of that id (accepted or
         withdrawn meanwhile).
     :raises InvalidVolume: its volume is no longer awaiting the transfer.
+    :raises InvalidSnapshot: a snapshot that goes with the volume is not
+        ``available``.
     :returns: the transfer, accepted.
     """
     row = _get_row(context, transfer_id)
@@ -213,12 +251,30 @@ def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
     if volume is None or volume.status != vstatus.AWAITING_TRANSFER:
         raise exception.InvalidVolume(
             reason='volume %s is not awaiting transfer' % transfer.volume_id)
+    snapshots = []
+    if not transfer.no_snapshots:
+        snapshots = _snapshots(context, volume.id)
+        _check_snapshots(snapshots)
     if quota is not None:
-        quota(context, volume)
+        quota(context, volume, snapshots)
     if not _back_to_available(context, volume.id,
                               {'project_id': project_id,
                                'user_id': user_id}):
         raise exception.InvalidVolume(
             reason='volume %s is not awaiting transfer' % transfer.volume_id)
+    if snapshots:
+        # Compare-and-swap: each snapshot still available and live (a
+        # delete of one of them that began meanwhile loses, or wins and
+        # this accept is refused and rolled back).
+        moved = context.session.query(_SNAPSHOT).filter(
+            _SNAPSHOT.id.in_([snapshot.id for snapshot in snapshots]),
+            _SNAPSHOT.deleted == sa.false(),
+            _SNAPSHOT.status == vstatus.SNAPSHOT_AVAILABLE).update(
+                {'project_id': project_id, 'user_id': user_id,
+                 'updated_at': now}, synchronize_session=False)
+        if moved != len(snapshots):
+            raise exception.InvalidSnapshot(
+                reason='a snapshot of volume %s changed while transfer %s '
+                       'was accepted' % (volume.id, transfer.id))
     return transfer._replace(accepted=True,
                              destination_project_id=project_id)

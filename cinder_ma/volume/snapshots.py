@@ -94,14 +94,15 @@ def sees_extended_attributes(context):
 
 def list_snapshots(context, filters=None, marker=None, limit=None,
                    sort_keys=None, sort_dirs=None, all_tenants=False,
-                   project_filter=None):
+                   project_filter=None, offset=None):
     project_id, empty = volume_api.list_scope(
         context, all_tenants, project_filter, snapshot_policies.GET_ALL,
         {'project_id': context.project_id})
     if empty:
         return []
     return snapshot_db.snapshot_get_all(context, project_id, filters,
-                                        marker, limit, sort_keys, sort_dirs)
+                                        marker, limit, sort_keys, sort_dirs,
+                                        offset=offset)
 
 
 def count_snapshots(context, filters=None, all_tenants=False,

@@ -21,7 +21,11 @@ HMAC-SHA1 of the key with an 8-character salt). A member of any project
 who presents the transfer's id and key accepts it: the volume becomes
 that project's, ``available``, and its quota usage moves from the donor
 to the recipient in the same transaction, within the recipient's limits
-(Cinder's 413 otherwise). Withdrawing it (delete) gives the volume back
+(Cinder's 413 otherwise). As in Cinder, the volume's snapshots go with it
+(their project, and their ``snapshots`` and ``gigabytes`` usage), and
+must then all be ``available`` (400 otherwise), unless the transfer is
+offered with ``no_snapshots`` (3.55): then they stay in the donor's
+project. Withdrawing it (delete) gives the volume back
 its ``available``. Transfers are seen by their volume's project (and by
 administrators); another project does not find them, but may accept one
 by id and key.
@@ -78,12 +82,15 @@ def create_transfer(context, volume_id, name=None, no_snapshots=False,
                     allow_encrypted=False):
     """Offer a volume to another project.
 
-    :param no_snapshots: Cinder's 3.55 flag (transfer the volume without
-        its snapshots); recorded and shown, and nothing else here.
+    :param no_snapshots: Cinder's 3.55 flag: the volume goes without its
+        snapshots, which stay in its project. Otherwise they go with it
+        and must be ``available``.
     :param allow_encrypted: the request's microversion allows encrypted
         volumes (3.70).
     :raises InvalidVolume: not ``available``, attachments, or encrypted
-        below 3.70.
+        below 3.70, or encrypted and offered without its snapshots.
+    :raises InvalidSnapshot: a snapshot is not ``available`` (and
+        ``no_snapshots`` is false).
     :returns: (the transfer, its authorization key): the key is shown
         once and never again.
     """
@@ -92,6 +99,10 @@ def create_transfer(context, volume_id, name=None, no_snapshots=False,
     if volume.encrypted and not allow_encrypted:
         raise exception.InvalidVolume(
             reason='transferring encrypted volume is not supported')
+    if volume.encrypted and no_snapshots:
+        raise exception.InvalidVolume(
+            reason='transferring an encrypted volume without its '
+                   'snapshots is not supported')
     if volume.attach_count:
         raise exception.InvalidVolume(
             reason='volume %s has attachments; a volume with attachments '
@@ -145,23 +156,40 @@ def delete_transfer(context, transfer_id):
 
 
 def _charge_accept(context, project_id):
-    """The ``quota`` hook of an accept: the recipient pays (within its
-    limits), the donor is given back."""
+    """The ``quota`` hook of an accept: the recipient pays for the volume
+    and the snapshots that go with it (within its limits), the donor is
+    given back."""
     limits = quotas.effective_limits(context, project_id)
 
-    def hook(ctx, volume):
+    def hook(ctx, volume, snapshots):
         per_volume = limits.get(quota_db.PER_VOLUME_GIGABYTES, -1)
         if per_volume >= 0 and volume.size > per_volume:
             raise exception.VolumeSizeExceedsLimit(size=volume.size,
                                                    limit=per_volume)
-        quota_db.change_usage(
-            ctx, volume.project_id,
-            quota_db.volume_deltas(volume.size, volume.volume_type_id, -1),
-            skip_missing=True)
-        quota_db.change_usage(
-            ctx, project_id,
-            quota_db.volume_deltas(volume.size, volume.volume_type_id),
-            limits)
+        deltas = quota_db.volume_deltas(volume.size, volume.volume_type_id)
+        # What each donor gives back: the volume's project, and the
+        # project of each snapshot (the one that took it paid for it).
+        given = {volume.project_id: dict(deltas)}
+        for snapshot in snapshots:
+            donor = given.setdefault(snapshot.project_id, {})
+            for key, value in quota_db.snapshot_deltas(
+                    snapshot.volume_size, snapshot.volume_type_id).items():
+                deltas[key] = deltas.get(key, 0) + value
+                donor[key] = donor.get(key, 0) + value
+        changes = {donor_id: {key: -value for key, value in
+                              donor_deltas.items()}
+                   for donor_id, donor_deltas in given.items()}
+        mine = changes.setdefault(project_id, {})
+        for key, value in deltas.items():
+            mine[key] = mine.get(key, 0) + value
+        # In the order of the projects, so that concurrent accepts lock
+        # the counters of two projects in one order.
+        for changed_id, changed in sorted(changes.items()):
+            if changed_id == project_id:
+                quota_db.change_usage(ctx, changed_id, changed, limits)
+            else:
+                quota_db.change_usage(ctx, changed_id, changed,
+                                      skip_missing=True)
     return hook
 
 

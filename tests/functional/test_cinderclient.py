@@ -329,6 +329,35 @@ class CinderClientTestCase(_AllInOneTestCase):
         bob.volumes.delete(volume.id)
         self.assertIsNone(wait_until_gone(bob, volume.id))
 
+    def test_volume_transfer_with_snapshots(self):
+        """Without no_snapshots a volume's snapshots go with it (and
+        must be available); with it they stay with the donor."""
+        volume = self._create()
+        snapshot = self._snapshot(self.cinder, volume.id)
+        latest = cinder(self.server, version=mv.MAX_VERSION)
+        transfer = latest.transfers.create(volume.id)
+        self.assertFalse(transfer.no_snapshots)
+        bob = cinder(self.server, user='bob', project='other')
+        bob.transfers.accept(transfer.id, transfer.auth_key)
+        self.assertEqual([snapshot.id],
+                         [s.id for s in bob.volume_snapshots.list()])
+        self.assertEqual([], self.cinder.volume_snapshots.list())
+        # Bob gives it back without the snapshot: it stays his.
+        bob_latest = cinder(self.server, user='bob', project='other',
+                            version=mv.MAX_VERSION)
+        back = bob_latest.transfers.create(volume.id, no_snapshots=True)
+        self.cinder.transfers.accept(back.id, back.auth_key)
+        self.assertEqual('available',
+                         self.cinder.volumes.get(volume.id).status)
+        self.assertEqual([snapshot.id],
+                         [s.id for s in bob.volume_snapshots.list()])
+        bob.volume_snapshots.delete(snapshot.id)
+        deadline = time.monotonic() + WAIT
+        while bob.volume_snapshots.list() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.cinder.volumes.delete(volume.id)
+        self.assertIsNone(wait_until_gone(self.cinder, volume.id))
+
     def _snapshot(self, client, volume_id, **kwargs):
         snapshot = client.volume_snapshots.create(volume_id, **kwargs)
         deadline = time.monotonic() + WAIT

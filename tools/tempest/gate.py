@@ -21,8 +21,9 @@ and run with ``tools/tempest/exclude-list.txt``. The exit status is
 Tempest's: any failing test fails the gate.
 
 With ``--report FILE`` it also writes the compatibility page of the docs
-(``docs/admin/tempest.rst``) from the run: what passed, what Tempest
-skipped and why, and what the exclude list leaves out and why.
+(``docs/admin/tempest.rst``) from the run: every test the regex lists
+(``stestr list``), whether it passed, was skipped by Tempest or left out
+by the exclude list, and for those what feature it needs.
 
 Usage::
 
@@ -52,6 +53,10 @@ BIN_DIR = os.path.dirname(sys.executable)
 #: The highest microversion of Cinder's line that cinder_ma serves.
 MAX_MICROVERSION = '3.71'
 DEFAULT_REGEX = r'^tempest\.api\.volume\.'
+#: The backends of cinder-ma-all: two ``file`` backends, each with its own
+#: directory and ``volume_backend_name``, so that Tempest's multi-backend
+#: tests (``[volume] backend_names`` of etc/tempest/tempest.conf) run.
+BACKENDS = ('file-1', 'file-2')
 
 sys.path.insert(0, ROOT)
 
@@ -70,10 +75,17 @@ def start_services(stack):
 
     keystone = stack.enter_context(_fixture(cm_fixtures.Keystone()))
     user = keystone.service_user('cinder-ma')
-    service = stack.enter_context(_fixture(cm_fixtures.AllInOne(config={
-        'DEFAULT': {'auth_strategy': 'keystone'},
+    config = {
+        'DEFAULT': {'auth_strategy': 'keystone',
+                    'enabled_backends': ','.join(BACKENDS)},
         'keystone_authtoken': keystone.authtoken_config(user),
-    })))
+    }
+    for name in BACKENDS:
+        config[name] = {'volume_driver': 'file',
+                        'volume_backend_name': name,
+                        'file_volumes_dir': '$state_path/%s' % name}
+    service = stack.enter_context(_fixture(cm_fixtures.AllInOne(
+        config=config)))
     keystone.register_service('block-storage', 'cinder-ma',
                               service.endpoint + '/%(project_id)s')
     print('tempest gate: keystone %s, cinder-ma-all %s' % (
@@ -112,7 +124,8 @@ def write_workspace(workspace, keystone):
         ADMIN_PROJECT=keystone.ADMIN_PROJECT,
         KEYSTONE_URL=keystone.auth_url,
         REGION=keystone.REGION,
-        MAX_MICROVERSION=MAX_MICROVERSION)
+        MAX_MICROVERSION=MAX_MICROVERSION,
+        BACKEND_NAMES=','.join(BACKENDS))
     with open(os.path.join(workspace, 'etc', 'tempest.conf'), 'w') as f:
         f.write(config)
 
@@ -178,9 +191,107 @@ def excluded():
     return entries
 
 
-def write_report(path, outcome):
-    """The compatibility page of the docs, from ``outcome``."""
-    counts = collections.Counter(status for status, _ in outcome.values())
+def listed_tests(workspace, regex):
+    """The ids of the tests ``regex`` selects, the exclude list's
+    included (``stestr list`` in the workspace: Tempest's discovery,
+    without running anything)."""
+    listing = subprocess.run(
+        [os.path.join(BIN_DIR, 'stestr'), 'list', regex], cwd=workspace,
+        capture_output=True, check=False, text=True).stdout
+    return sorted({_plain_id(line.strip()) for line in listing.splitlines()
+                   if line.startswith('tempest.')})
+
+
+#: What a skip of Tempest's needs, by a regular expression of its reason:
+#: the feature (and why the gate does not have it).
+SKIP_FEATURES = (
+    (r'Neutron is not available|compute service is not available',
+     'servers to attach volumes to: a compute (nova) and network '
+     '(neutron) service, which the gate does not run'),
+    (r'backup feature disabled',
+     'volume backups ([volume-feature-enabled] backup): cinder_ma has no '
+     'backup service'),
+    (r'Manage volume tests are disabled|manage snapshot',
+     'managing existing backend volumes and snapshots '
+     '([volume-feature-enabled] manage_volume, manage_snapshot): '
+     'cinder_ma has none'),
+)
+
+#: The outcome of a test that did not run because the exclude list
+#: leaves it out.
+EXCLUDED = 'excluded'
+
+
+def _class_skips(outcome):
+    """{class id: reason} of the classes Tempest skipped whole (their
+    ``setUpClass (tempest.x.Class)`` pseudo-test)."""
+    skips = {}
+    for test_id, (status, reason) in outcome.items():
+        match = re.match(r'setUpClass \((.+)\)$', test_id)
+        if match and status == 'skip':
+            skips[match.group(1)] = reason
+    return skips
+
+
+def per_test(outcome, listed=(), exclusions=()):
+    """{test id: (result, reason)} of every listed test: ``success``,
+    ``fail``, ``skip`` (with what it needs) or :data:`EXCLUDED` (with the
+    exclude list's reason). A test of a class Tempest skipped whole is
+    skipped with the class's reason.
+
+    :param outcome: :func:`results` of the run.
+    :param listed: the ids the gate's regex selects (all of ``outcome``'s
+        when empty).
+    :param exclusions: :func:`excluded`.
+    """
+    class_skips = _class_skips(outcome)
+    tests = {}
+    for test_id in set(listed) | {t for t in outcome
+                                  if not t.startswith('setUpClass ')}:
+        exclusion = next((reason for regex, reason in exclusions
+                          if re.search(regex, test_id)), None)
+        if exclusion is not None:
+            tests[test_id] = (EXCLUDED, exclusion)
+            continue
+        status, reason = outcome.get(test_id, (None, ''))
+        if status is None:
+            class_id = test_id.rsplit('.', 1)[0]
+            if class_id in class_skips:
+                status, reason = 'skip', class_skips[class_id]
+            else:
+                status, reason = 'fail', 'did not run'
+        elif status in ('xfail', 'uxsuccess'):
+            status = 'success' if status == 'xfail' else 'fail'
+        if status == 'skip':
+            reason = _needs(reason)
+        tests[test_id] = (status, reason)
+    return tests
+
+
+def _needs(reason):
+    """Tempest's skip reason, with the feature it needs where known."""
+    reason = _one_line(reason) or 'no reason given'
+    for pattern, feature in SKIP_FEATURES:
+        if re.search(pattern, reason, re.IGNORECASE):
+            return '%s (Tempest: "%s")' % (feature, reason)
+    return reason
+
+
+def write_report(path, outcome, listed=(), exclusions=None,
+                 regex=DEFAULT_REGEX):
+    """The compatibility page of the docs: every test the gate's regex
+    lists, with its result and, for a skip or an exclusion, the feature
+    it needs.
+
+    :param outcome: :func:`results` of the run.
+    :param listed: :func:`listed_tests` of the gate's regex.
+    :param exclusions: :func:`excluded` (read from the exclude list when
+        None).
+    """
+    if exclusions is None:
+        exclusions = excluded()
+    tests = per_test(outcome, listed, exclusions)
+    counts = collections.Counter(result for result, _ in tests.values())
     lines = [
         '.. This page is written by tools/tempest/gate.py --report from',
         '   the last run of the Tempest gate (tox -e tempest); do not edit.',
@@ -190,37 +301,39 @@ def write_report(path, outcome):
         '=================================',
         '',
         'The Tempest gate (``tox -e tempest``) runs Tempest\'s volume API',
-        'tests (``tempest.api.volume``) against ``cinder-ma-all`` with a',
-        'real Keystone, configured by ``etc/tempest/tempest.conf``.',
-        'Tests that need a feature cinder_ma lacks are skipped by a',
-        'feature flag of that file, or left out by',
+        'tests (``%s``) against ``cinder-ma-all`` with' % regex,
+        'a real Keystone and two ``file`` backends, configured by',
+        '``etc/tempest/tempest.conf``. Tests that need a feature the gate',
+        'or cinder_ma lacks are skipped by Tempest (a feature flag of that',
+        'file, or a service the gate does not run), or left out by',
         '``tools/tempest/exclude-list.txt``; each names the feature.',
         '',
-        'Last run: %d passed, %d skipped, %d failed.' % (
-            counts['success'], counts['skip'],
-            counts['fail'] + counts['uxsuccess']),
+        '**%d of the %d listed tests pass, %d skipped, %d excluded, '
+        '%d failed.**' % (counts['success'], len(tests), counts['skip'],
+                          counts[EXCLUDED], counts['fail']),
         '',
     ]
 
-    def section(title, rows):
+    def section(title, rows, explained):
         lines.extend([title, '=' * len(title), ''])
         if not rows:
             lines.extend(['None.', ''])
             return
-        for row in rows:
-            lines.append('* %s' % row)
+        for test_id, reason in rows:
+            if explained:
+                lines.append('* ``%s``: %s' % (test_id, reason))
+            else:
+                lines.append('* ``%s``' % test_id)
         lines.append('')
 
-    section('Passed', ['``%s``' % t for t, (s, _) in sorted(outcome.items())
-                       if s == 'success'])
-    section('Failed', ['``%s``' % t for t, (s, _) in sorted(outcome.items())
-                       if s in ('fail', 'uxsuccess')])
-    skipped = [(t, r) for t, (s, r) in sorted(outcome.items())
-               if s == 'skip']
-    section('Skipped by Tempest', ['``%s``: %s' % (
-        t, _one_line(r) or 'no reason given') for t, r in skipped])
-    section('Left out by the exclude list', [
-        '``%s``: %s' % (regex, reason) for regex, reason in excluded()])
+    def of(result):
+        return [(t, r) for t, (s, r) in sorted(tests.items())
+                if s == result]
+
+    section('Passed', of('success'), False)
+    section('Failed', of('fail'), True)
+    section('Skipped by Tempest', of('skip'), True)
+    section('Left out by the exclude list', of(EXCLUDED), True)
     with open(path, 'w') as f:
         f.write('\n'.join(lines))
 
@@ -251,7 +364,9 @@ def main(argv=None):
             write_workspace(workspace, keystone)
             status = run_tempest(workspace, args.regex, args.concurrency)
         if args.report:
-            write_report(args.report, results(workspace))
+            write_report(args.report, results(workspace),
+                         listed_tests(workspace, args.regex),
+                         regex=args.regex)
     finally:
         if not args.workspace:
             shutil.rmtree(workspace, ignore_errors=True)

@@ -38,7 +38,7 @@ from cinder_ma.volume import snapshots as snapshot_api
 
 _FILTERS = ('status', 'volume_id', 'name')
 _LIST_PARAMS = params.PAGING_KEYS | {'all_tenants', 'with_count',
-                                     'project_id'}
+                                     'project_id', 'offset'}
 
 #: Cinder's refusal of a false force from 3.66 (its spelling kept).
 SNAPSHOT_IN_USE_FLAG_MSG = (
@@ -88,6 +88,7 @@ def _list(req, detail):
     query = req.GET
     limit = params.limit(query)
     marker = params.marker(query)
+    offset = params.offset(query)
     sort_keys, sort_dirs = params.sort(query, default_key='created_at')
     all_tenants = params.boolean(query, 'all_tenants')
     with_count = (req.api_version.matches(mv.SUPPORT_COUNT_INFO) and
@@ -101,7 +102,7 @@ def _list(req, detail):
         project_filter = query.get('project_id') or None
         snapshots = snapshot_api.list_snapshots(
             context, filters=filters, marker=marker, limit=limit,
-            sort_keys=sort_keys, sort_dirs=sort_dirs,
+            offset=offset, sort_keys=sort_keys, sort_dirs=sort_dirs,
             all_tenants=all_tenants, project_filter=project_filter)
         count = None
         if with_count:

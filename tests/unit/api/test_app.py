@@ -368,7 +368,7 @@ class TestHostileInput(base.APITestCase):
                 self.app.get(self.url('volumes?sort=%s' % long_id),
                              headers=base.MEMBER, status=400),
                 self.app.get(self.url('volumes?marker=%s' % long_id),
-                             headers=base.MEMBER, status=400),
+                             headers=base.MEMBER, status=404),
                 self.app.get(self.url('volumes?all_tenants=%s' % long_id),
                              headers=base.MEMBER, status=400),
                 self.app.get(self.url('volumes?%s=1' % long_id),

@@ -98,7 +98,7 @@ class MessageDBMixin:
         self.assertRaises(exception.InvalidSortKey,
                           message_db.message_get_all, self.admin_context,
                           sort_keys=['project_id; drop'])
-        self.assertRaises(exception.InvalidMarker,
+        self.assertRaises(exception.MarkerNotFound,
                           message_db.message_get_all, self.admin_context,
                           marker='nope')
         self.assertEqual(5, len(made))

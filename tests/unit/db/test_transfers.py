@@ -16,6 +16,8 @@ tests/functional/db/test_transfers.py, on PostgreSQL and MariaDB)."""
 import threading
 
 from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import models
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import transfers as transfer_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
@@ -40,6 +42,17 @@ class TransferDBMixin:
         return transfer_db.transfer_create(
             self.admin_context, volume.id, volume.project_id, 'name',
             'salt', 'hash', **kwargs)
+
+    def _snapshot(self, volume, status='available', project=None):
+        return snapshot_db.snapshot_create(self.admin_context, {
+            'project_id': project or volume.project_id, 'user_id': 'u1',
+            'volume_id': volume.id, 'volume_type_id': self.vtype.id,
+            'volume_size': volume.size, 'status': status},
+            ('available', 'awaiting-transfer'))
+
+    def _owner(self, snapshot):
+        row = snapshot_db.snapshot_get(self.admin_context, snapshot.id)
+        return row.project_id, row.user_id
 
     def _status(self, volume):
         return volume_db.volume_get(self.admin_context, volume.id).status
@@ -103,8 +116,9 @@ class TransferDBMixin:
         seen = []
         accepted = transfer_db.transfer_accept(
             self.admin_context, transfer.id, 'u2', 'p2',
-            quota=lambda ctx, row: seen.append((row.id, row.project_id)))
-        self.assertEqual([(volume.id, 'p1')], seen)
+            quota=lambda ctx, row, snapshots: seen.append(
+                (row.id, row.project_id, snapshots)))
+        self.assertEqual([(volume.id, 'p1', [])], seen)
         self.assertEqual((True, 'p2'), (accepted.accepted,
                                         accepted.destination_project_id))
         moved = volume_db.volume_get(self.admin_context, volume.id)
@@ -119,7 +133,7 @@ class TransferDBMixin:
         volume = self._volume()
         transfer = self._offer(volume)
 
-        def refuse(ctx, row):
+        def refuse(ctx, row, snapshots):
             raise exception.OverQuota(resource='volumes', limit=0,
                                       in_use=0, requested=1)
 
@@ -130,6 +144,83 @@ class TransferDBMixin:
             self.admin_context, volume.id).project_id)
         self.assertFalse(transfer_db.transfer_get(
             self.admin_context, transfer.id).accepted)
+
+    def test_snapshots_go_with_the_volume(self):
+        volume = self._volume()
+        snapshots = [self._snapshot(volume), self._snapshot(volume)]
+        transfer = self._offer(volume)
+        seen = []
+        transfer_db.transfer_accept(
+            self.admin_context, transfer.id, 'u2', 'p2',
+            quota=lambda ctx, row, rows: seen.extend(
+                (r.id, r.project_id) for r in rows))
+        self.assertEqual(sorted((s.id, 'p1') for s in snapshots),
+                         sorted(seen))
+        for snapshot in snapshots:
+            self.assertEqual(('p2', 'u2'), self._owner(snapshot))
+
+    def test_no_snapshots_leaves_them_to_the_donor(self):
+        volume = self._volume()
+        # Whatever its status: it does not go.
+        snapshot = self._snapshot(volume, status='error')
+        transfer = self._offer(volume, no_snapshots=True)
+        seen = []
+        transfer_db.transfer_accept(
+            self.admin_context, transfer.id, 'u2', 'p2',
+            quota=lambda ctx, row, rows: seen.append(rows))
+        self.assertEqual([[]], seen)
+        self.assertEqual(('p1', 'u1'), self._owner(snapshot))
+        self.assertEqual('p2', volume_db.volume_get(
+            self.admin_context, volume.id).project_id)
+
+    def test_snapshots_must_be_available(self):
+        volume = self._volume()
+        snapshot = self._snapshot(volume, status='creating')
+        exc = self.assertRaises(exception.InvalidSnapshot, self._offer,
+                                volume)
+        self.assertIn('snapshot: %s status must be available'
+                      % snapshot.id, str(exc))
+        # Nothing changed: the volume was not offered.
+        self.assertEqual('available', self._status(volume))
+        self.assertEqual([], transfer_db.transfer_get_all(
+            self.admin_context, 'p1'))
+        # Offered with its snapshots available, one of which then is not:
+        # the accept is refused and changes nothing.
+        snapshot_db.snapshot_update(self.admin_context, snapshot.id,
+                                    {'status': 'available'})
+        transfer = self._offer(volume)
+        snapshot_db.snapshot_update(self.admin_context, snapshot.id,
+                                    {'status': 'deleting'})
+        self.assertRaises(exception.InvalidSnapshot,
+                          transfer_db.transfer_accept, self.admin_context,
+                          transfer.id, 'u2', 'p2')
+        self.assertEqual('awaiting-transfer', self._status(volume))
+        self.assertEqual(('p1', 'u1'), self._owner(snapshot))
+        self.assertFalse(transfer_db.transfer_get(
+            self.admin_context, transfer.id).accepted)
+
+    def test_a_snapshot_changed_meanwhile_refuses_the_accept(self):
+        volume = self._volume()
+        snapshot = self._snapshot(volume)
+        transfer = self._offer(volume)
+
+        def delete_meanwhile(ctx, row, rows):
+            # What a delete of the snapshot that began between the read
+            # and the compare-and-swap of the accept does.
+            ctx.session.query(models.Snapshot).filter(
+                models.Snapshot.id == snapshot.id).update(
+                    {'status': 'deleting'}, synchronize_session=False)
+
+        exc = self.assertRaises(exception.InvalidSnapshot,
+                                transfer_db.transfer_accept,
+                                self.admin_context, transfer.id, 'u2', 'p2',
+                                quota=delete_meanwhile)
+        self.assertIn('changed while transfer', str(exc))
+        # All rolled back, the hook's change included.
+        self.assertEqual('awaiting-transfer', self._status(volume))
+        self.assertEqual(('p1', 'u1'), self._owner(snapshot))
+        self.assertEqual('available', snapshot_db.snapshot_get(
+            self.admin_context, snapshot.id).status)
 
     def test_concurrent_accepts_one_wins(self):
         volume = self._volume()

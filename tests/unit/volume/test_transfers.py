@@ -14,6 +14,7 @@
 
 from cinder_ma import context as cm_context
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import transfers as transfer_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
@@ -76,6 +77,82 @@ class TransferServiceTestCase(base.DBTestCase):
         self.assertEqual((1, 3), (recipient['volumes'],
                                   recipient['gigabytes']))
 
+    def _snapshot(self, volume, project='fake-project', status='available'):
+        return snapshot_db.snapshot_create(self.admin_context, {
+            'project_id': project, 'user_id': 'fake-user',
+            'volume_id': volume.id, 'volume_type_id': volume.volume_type_id,
+            'volume_size': volume.size, 'status': status}, ('available',))
+
+    def _usage_of(self, project):
+        usage = quota_db.usage_get_all(self.admin_context, project)
+        return (usage.get('volumes', 0), usage.get('snapshots', 0),
+                usage.get('gigabytes', 0),
+                usage.get('snapshots:%s' % self.vtype.id, 0))
+
+    def _count_usage(self, *projects):
+        """The projects' counters, from their volumes and snapshots."""
+        for project in projects:
+            quota_db.ensure_usages(self.admin_context, project, list(
+                quota_db.snapshot_deltas(1, self.vtype.id)) + list(
+                quota_db.volume_deltas(1, self.vtype.id)))
+
+    def test_snapshots_and_their_quota_go_with_the_volume(self):
+        volume = self._volume(size=3)
+        for _ in range(2):
+            self._snapshot(volume)
+        self._count_usage('fake-project', 'other-project')
+        self.assertEqual((1, 2, 9, 2), self._usage_of('fake-project'))
+        transfer, key = transfers.create_transfer(self.context, volume.id)
+        self.assertFalse(transfer.no_snapshots)
+        transfers.accept_transfer(self.recipient, transfer.id, key)
+        self.assertEqual({'other-project'}, {
+            s.project_id for s in snapshot_db.snapshot_get_all(
+                self.admin_context, filters={'volume_id': volume.id})})
+        self.assertEqual((0, 0, 0, 0), self._usage_of('fake-project'))
+        self.assertEqual((1, 2, 9, 2), self._usage_of('other-project'))
+
+    def test_no_snapshots_leaves_snapshots_and_quota_to_the_donor(self):
+        volume = self._volume(size=3)
+        snapshot = self._snapshot(volume, status='error')
+        self._count_usage('fake-project', 'other-project')
+        transfer, key = transfers.create_transfer(self.context, volume.id,
+                                                  no_snapshots=True)
+        self.assertTrue(transfer.no_snapshots)
+        transfers.accept_transfer(self.recipient, transfer.id, key)
+        self.assertEqual('fake-project', snapshot_db.snapshot_get(
+            self.admin_context, snapshot.id).project_id)
+        self.assertEqual((0, 1, 3, 1), self._usage_of('fake-project'))
+        self.assertEqual((1, 0, 3, 0), self._usage_of('other-project'))
+
+    def test_snapshots_must_be_available_unless_left_behind(self):
+        volume = self._volume()
+        snapshot = self._snapshot(volume, status='error')
+        exc = self.assertRaises(exception.InvalidSnapshot,
+                                transfers.create_transfer, self.context,
+                                volume.id)
+        self.assertEqual(400, exc.code)
+        self.assertIn('snapshot: %s status must be available'
+                      % snapshot.id, str(exc))
+        self.assertEqual('available', volume_db.volume_get(
+            self.admin_context, volume.id).status)
+        transfers.create_transfer(self.context, volume.id,
+                                  no_snapshots=True)
+
+    def test_recipient_over_snapshot_quota_changes_nothing(self):
+        volume = self._volume(size=1)
+        snapshot = self._snapshot(volume)
+        transfer, key = transfers.create_transfer(self.context, volume.id)
+        quota_db.quota_set(self.admin_context, 'other-project',
+                           {'snapshots': 0})
+        exc = self.assertRaises(exception.SnapshotLimitExceeded,
+                                transfers.accept_transfer, self.recipient,
+                                transfer.id, key)
+        self.assertEqual(413, exc.code)
+        self.assertEqual('fake-project', snapshot_db.snapshot_get(
+            self.admin_context, snapshot.id).project_id)
+        self.assertEqual('awaiting-transfer', volume_db.volume_get(
+            self.admin_context, volume.id).status)
+
     def test_recipient_over_quota_changes_nothing(self):
         volume = self._volume(size=5)
         transfer, key = transfers.create_transfer(self.context, volume.id)
@@ -99,6 +176,11 @@ class TransferServiceTestCase(base.DBTestCase):
         self.assertRaises(exception.InvalidVolume,
                           transfers.create_transfer, self.context,
                           encrypted.id)
+        exc = self.assertRaises(exception.InvalidVolume,
+                                transfers.create_transfer, self.context,
+                                encrypted.id, allow_encrypted=True,
+                                no_snapshots=True)
+        self.assertIn('without its snapshots', str(exc))
         transfers.create_transfer(self.context, encrypted.id,
                                   allow_encrypted=True)
         theirs = self._volume(project='other-project')

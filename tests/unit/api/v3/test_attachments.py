@@ -862,14 +862,17 @@ class TestShowAndList(AttachmentsTestCase):
     def test_bad_paging(self):
         for query, message in (
                 ('?limit=x', 'limit param must be an integer'),
-                ('?marker=%s' % uuid.uuid4(), 'could not be found'),
-                ('?marker=%s' % self.foreign_id, 'could not be found'),
                 ('?sort=size', 'Sort key supplied is invalid: size'),
                 ('?sort=created_at:up', 'Unknown sort direction up'),
                 ('?all_tenants=maybe', "'maybe' for 'all_tenants' is not "
                                        "a boolean")):
             response = self.get(query, status=400)
             self.assertFault(response, 400, 'badRequest', message)
+        # Cinder looks the marker up as an attachment: 404.
+        for marker in (uuid.uuid4(), self.foreign_id):
+            response = self.get('?marker=%s' % marker, status=404)
+            self.assertFault(response, 404, 'itemNotFound',
+                             'could not be found')
 
     def test_all_tenants(self):
         every = {a['id'] for a in self.get(

@@ -128,9 +128,12 @@ class MessagesAPITestCase(base.APITestCase):
     def test_bad_queries_are_400s(self):
         version = mv.MAX_VERSION
         for query in ('offset=-1', 'offset=x', 'limit=x', 'sort=nope',
-                      'marker=nope', 'bogus=1'):
+                      'bogus=1'):
             self.app.get(self.url('messages?' + query),
                          headers=_headers(version), status=400)
+        # Cinder looks the marker up as a message: 404.
+        self.app.get(self.url('messages?marker=nope'),
+                     headers=_headers(version), status=404)
         # Before RESOURCE_FILTER an unknown filter is ignored.
         self.app.get(self.url('messages?bogus=1'),
                      headers=_headers(mv.MESSAGES_PAGINATION))

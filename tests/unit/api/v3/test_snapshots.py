@@ -163,6 +163,16 @@ class SnapshotsTestCase(base.APITestCase):
         self.assertEqual(3, got['count'])
         self.assertIn('marker=%s' % ids[1],
                       got['snapshots_links'][0]['href'])
+        # offset skips that many of the sorted list (Cinder's).
+        got = self.app.get(self.url('snapshots?sort=name:asc&offset=2'
+                                    '&limit=3'),
+                           headers=member()).json['snapshots']
+        self.assertEqual([ids[2]], [s['id'] for s in got])
+        # A marker the caller sees no snapshot of: Cinder's 404.
+        response = self.app.get(
+            self.url('snapshots?marker=6f0b4bde-4a3f-4b8d-9f0c-'
+                     '3f4a4cf2f7d1'), headers=member(), status=404)
+        self.assertFault(response, 404, 'itemNotFound', 'Marker')
         response = self.app.get(self.url('snapshots?bogus=1'),
                                 headers=member(), status=400)
         self.assertFault(response, 400, 'badRequest', 'Invalid filters')

@@ -18,6 +18,7 @@ v3_57)."""
 import jsonschema
 
 from cinder_ma.api import microversions as mv
+from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from tests.unit.api import base
 
@@ -200,3 +201,23 @@ class TransfersAPITestCase(base.APITestCase):
         offered, _created = self._create()
         self.app.delete(self.url('volumes/%s' % offered.id),
                         headers=_member(), status=400)
+
+    def test_snapshots_must_be_available_unless_left_behind(self):
+        volume = self.create_volume()
+        snapshot = snapshot_db.snapshot_create(self.admin_context, {
+            'project_id': base.PROJECT, 'user_id': 'fake-user',
+            'volume_id': volume.id, 'volume_type_id': volume.volume_type_id,
+            'volume_size': volume.size, 'status': 'error'}, ('available',))
+        response = self.app.post_json(
+            self.url('os-volume-transfer'),
+            {'transfer': {'volume_id': volume.id}}, headers=_member(),
+            status=400)
+        self.assertFault(response, 400, 'badRequest',
+                         'snapshot: %s status must be available'
+                         % snapshot.id)
+        version = mv.TRANSFER_WITH_SNAPSHOTS
+        created = self.app.post_json(
+            self.url('volume-transfers'),
+            {'transfer': {'volume_id': volume.id, 'no_snapshots': True}},
+            headers=_member(version), status=202).json['transfer']
+        self.assertTrue(created['no_snapshots'])

@@ -496,8 +496,9 @@ class TestList(base.APITestCase):
                          'badRequest', 'limit param must be an integer')
         self.assertFault(self._list('?limit=-1', status=400), 400,
                          'badRequest', 'limit param must be positive')
+        # Cinder looks the marker up as a volume: 404.
         self.assertFault(self._list('?marker=%s' % uuid.uuid4(),
-                                    status=400), 400, 'badRequest',
+                                    status=404), 404, 'itemNotFound',
                          'Marker')
 
     def test_filters(self):
