@@ -625,10 +625,62 @@ class CommandLineTestCase(_AllInOneTestCase):
             '-f', 'json')
         self.assertIn(volume.id, [v['ID'] for v in json.loads(out)])
 
-    def _delete(self, volume_id):
+    def _openstack(self, version, *args):
+        return json.loads(self._run(
+            'openstack', '--os-auth-type', 'admin_token',
+            '--os-token', 'alice:%s' % PROJECT,
+            '--os-endpoint', self.server.project_url(PROJECT),
+            '--os-volume-api-version', version, *args, '-f', 'json'))
+
+    def test_openstack_snapshots_transfers_messages(self):
+        """The openstack command line on what issue 23 added: a snapshot
+        made, listed, shown and deleted; a transfer offered and withdrawn;
+        the user messages listed."""
+        if not os.access(os.path.join(func_fixtures.BIN_DIR, 'openstack'),
+                         os.X_OK):
+            self.skipTest('python-openstackclient is not installed')
+        client = cinder(self.server)
+        volume = client.volumes.create(1, name='osc-snap')
+        self.addCleanup(self._delete, volume.id, True)
+        wait_for_volume(client, volume.id)
+        made = self._openstack('3.55', 'volume', 'snapshot', 'create',
+                               '--volume', volume.id, 'osc-s1')
+        self.assertEqual(volume.id, made['volume_id'])
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            shown = self._openstack('3.55', 'volume', 'snapshot', 'show',
+                                    made['id'])
+            if shown['status'] != 'creating':
+                break
+            time.sleep(0.2)
+        self.assertEqual('available', shown['status'])
+        self.assertIn(made['id'], [s['ID'] for s in self._openstack(
+            '3.55', 'volume', 'snapshot', 'list')])
+        self._run('openstack', '--os-auth-type', 'admin_token',
+                  '--os-token', 'alice:%s' % PROJECT,
+                  '--os-endpoint', self.server.project_url(PROJECT),
+                  '--os-volume-api-version', '3.55', 'volume', 'snapshot',
+                  'delete', made['id'])
+        offer = self._openstack('3.55', 'volume', 'transfer', 'request',
+                                'create', '--name', 'osc-gift', volume.id)
+        self.assertTrue(offer['auth_key'])
+        self.assertEqual('awaiting-transfer',
+                         client.volumes.get(volume.id).status)
+        self.assertIn(offer['id'], [t['ID'] for t in self._openstack(
+            '3.55', 'volume', 'transfer', 'request', 'list')])
+        self._run('openstack', '--os-auth-type', 'admin_token',
+                  '--os-token', 'alice:%s' % PROJECT,
+                  '--os-endpoint', self.server.project_url(PROJECT),
+                  '--os-volume-api-version', '3.55', 'volume', 'transfer',
+                  'request', 'delete', offer['id'])
+        self.assertEqual('available', client.volumes.get(volume.id).status)
+        self.assertIsInstance(self._openstack(
+            '3.55', 'volume', 'message', 'list'), list)
+
+    def _delete(self, volume_id, cascade=False):
         client = cinder(self.server)
         wait_for_volume(client, volume_id)
-        client.volumes.delete(volume_id)
+        client.volumes.delete(volume_id, cascade=cascade)
 
 
 class RawHTTPTestCase(_AllInOneTestCase):
