@@ -60,6 +60,20 @@ class APITests(base.TestCase):
         self.assertEqual('/volumes/detail', self.http.get.call_args[0][0])
         self.assertEqual([base.VOLUME], [v.id for v in volumes])
 
+    def test_fencing_events(self):
+        self.http.get.return_value = (None, {'messages': [
+            base.message_info('m1')]})
+        events = cinder_ma.fencing_events(self.request)
+        # No all_tenants: the messages API shows an administrator every
+        # project's messages and refuses unknown filters.
+        self.assertEqual('/messages?event_id=VOLUME_VOLUME_901_901&'
+                         'limit=50&sort=created_at%3Adesc',
+                         self.http.get.call_args[0][0])
+        self.assertEqual([('m1', base.VOLUME, 'WARNING', None)],
+                         [(e.id, e.resource_uuid, e.message_level,
+                           e.volume) for e in events])
+        self.assertEqual('m1', events[0].to_dict()['id'])
+
     def test_attachments_of(self):
         volume = base.loaded_volume()
         writer, standby = volume.attachments
