@@ -20,7 +20,9 @@ extensions whose fields the dashboard shows (cinder_ma shows them only to
 clients that ask): ``cinder-ma-multiattach`` (the mode of a volume's
 attachments), ``cinder-ma-writers`` (a shareable volume's writer policy)
 and ``cinder-ma-fencing`` (an attachment's fenced state and generation;
-the fence and promote actions). Errors are cinderclient's exceptions,
+the fence and promote actions); the ``cinder-ma-audit`` extension's
+resource (the attachment audit's results), and Cinder's user messages
+(the fencing events). Errors are cinderclient's exceptions,
 which Horizon's ``exceptions.handle`` turns into messages.
 """
 
@@ -227,6 +229,31 @@ def fencing_events(request, limit=EVENTS_LIMIT):
     body = _get(request, '/messages', event_id=FENCING_EVENT,
                 limit=limit, sort='created_at:desc')
     return [Message(m) for m in body['messages']]
+
+
+class Audit:
+    """A run of ``cinder-ma-manage attachment audit``, as the
+    ``cinder-ma-audit`` extension shows it."""
+
+    def __init__(self, info):
+        self._info = info
+        self.id = info['id']
+        self.created_at = info.get('created_at')
+        self.host = info.get('host')
+        self.hosts_audited = info.get('hosts_audited')
+        self.findings_count = info.get('findings_count') or 0
+        self.findings = info.get('findings') or []
+
+    def to_dict(self):
+        return dict(self._info)
+
+
+def last_audit(request):
+    """The newest recorded run of the attachment audit, or None (never
+    run); ``GET /cinder-ma-audits`` (administrators)."""
+    body = _get(request, '/cinder-ma-audits', limit=1)
+    audits = body['audits']
+    return Audit(audits[0]) if audits else None
 
 
 def update_readonly_flag(request, volume_id, readonly):

@@ -31,6 +31,12 @@ INDEX = reverse('horizon:admin:shared_volumes:index')
 OTHER = 'a1b2c3d4-0000-4000-8000-000000000002'
 PLAIN = 'a1b2c3d4-0000-4000-8000-000000000003'
 GONE = 'a1b2c3d4-0000-4000-8000-000000000004'
+AUDIT = {'id': 'r1', 'created_at': '2026-11-27T11:00:00.000000',
+         'host': 'controller1', 'hosts_audited': 2, 'findings_count': 1,
+         'findings': [{'kind': 'connection', 'id': base.VOLUME,
+                       'host': 'compute-c',
+                       'problem': 'connected on storage1@nbd but no live '
+                                  'attachment uses it'}]}
 
 
 class SharedVolumesTests(base.AdminTestCase):
@@ -59,10 +65,15 @@ class SharedVolumesTests(base.AdminTestCase):
                 cinder_ma.Message(base.message_info('m1', GONE))]
 
     @helpers.create_mocks({cinder_ma: ['volume_list', 'attachment_list',
-                                       'fencing_events'],
+                                       'fencing_events', 'last_audit'],
                            api.keystone: ['tenant_list'],
                            views.tabs: ['instance_names']})
-    def get(self, data=None, events_error=False):
+    def get(self, data=None, events_error=False, audit=AUDIT):
+        if isinstance(audit, Exception):
+            self.mock_last_audit.side_effect = audit
+        else:
+            self.mock_last_audit.return_value = audit and cinder_ma.Audit(
+                audit)
         if events_error:
             self.mock_fencing_events.side_effect = self.exceptions.cinder
         else:
@@ -101,6 +112,12 @@ class SharedVolumesTests(base.AdminTestCase):
                          [a.id for a in res.context['fenced_table'].data])
         content = res.content.decode()
         self.assertIn('cinder-ma-manage attachment audit', content)
+        self.mock_last_audit.assert_called_once_with(
+            helpers.IsHttpRequest())
+        for shown in ('2026-11-27T11:00:00.000000', 'controller1',
+                      'compute-c', 'connected on storage1@nbd but no live '
+                      'attachment uses it'):
+            self.assertIn(shown, content)
         self.assertIn('node-a (%s): rw, Writer (fenced), fenced at '
                       'generation 1 [compute-a]' % base.SERVER_A, content)
 
@@ -156,6 +173,18 @@ class SharedVolumesTests(base.AdminTestCase):
                          [v.id for v in res.context['table'].data])
         self.assertEqual([], res.context['events_table'].data)
         self.assertMessageCount(res, error=1)
+
+    def test_audit_clean_never_run_unreadable(self):
+        res = self.get(audit=dict(AUDIT, findings_count=0, findings=[]))
+        self.assertContains(res, 'Every attachment checked out.')
+        self.assertNotContains(res, 'cinder_ma_audit_findings')
+        res = self.get(audit=None)
+        self.assertContains(res, 'The audit has not been run yet.')
+        res = self.get(audit=self.exceptions.cinder)
+        self.assertNotContains(res, 'The audit has not been run yet.')
+        self.assertMessageCount(res, error=1)
+        # The rest of the page shows.
+        self.assertEqual(2, len(res.context['table'].data))
 
     def test_cells(self):
         volume = cinder_ma.attachments_of(

@@ -20,9 +20,10 @@ The volumes and attachments of every project come from two calls
 from Nova. The attachments fenced now come with their generation; the
 recent fencing events are the user messages cinder_ma records for an
 attachment fenced (``GET /messages`` filtered by its event id, every
-project's to an administrator), each with its volume's project. cinder_ma
-has no API for the attachment audit (``cinder-ma-manage attachment
-audit``): the page says where it runs.
+project's to an administrator), each with its volume's project. The
+last result of the attachment audit (``cinder-ma-manage attachment
+audit``, which records each run) comes from the ``cinder-ma-audit``
+extension.
 """
 
 from django.urls import reverse_lazy
@@ -145,8 +146,20 @@ class IndexView(tables.DataTableView):
             event.volume = volumes.get(event.resource_uuid)
         return [e for e in events if event_matches(e, filters)]
 
+    def last_audit(self):
+        """The newest run of the attachment audit (None: never run), and
+        whether it could be read."""
+        try:
+            return cinder_ma.last_audit(self.request), True
+        except Exception:
+            exceptions.handle(self.request,
+                              _('Unable to retrieve the last attachment '
+                                'audit.'))
+            return None, False
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
+        context['audit'], context['audit_read'] = self.last_audit()
         context['fenced_table'] = sv_tables.FencedAttachmentsTable(
             self.request, data=getattr(self, '_fenced', []))
         context['events_table'] = sv_tables.FencingEventsTable(
