@@ -34,6 +34,7 @@ fenced writer and the promoted standby instead.
 import datetime
 import os
 import re
+import subprocess
 import uuid
 
 import sqlalchemy as sa
@@ -161,6 +162,23 @@ class DashboardTest(test_horizon.HorizonTestBase):
         finally:
             engine.dispose()
         return message_id
+
+    def run_audit(self):
+        """``cinder-ma-manage attachment audit`` on the cloud's cinder_ma,
+        as an operator runs it (exit 0: nothing found, 3: findings); the
+        run it recorded, as ``GET /cinder-ma-audits`` shows it."""
+        result = subprocess.run(
+            fx.command('cinder-ma-manage') + [
+                '--config-file', self.cloud.cinder.config_file,
+                'attachment', 'audit'],
+            cwd=self.cloud.cinder.directory, env=fx.environ(),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=fx.HTTP_TIMEOUT * 4, check=False)
+        self.assertIn(result.returncode, (0, 3), result.stdout +
+                      result.stderr)
+        [audit] = self.ma('GET', '/cinder-ma-audits?limit=1',
+                          session=self.keystone.admin_session())['audits']
+        return audit, result.stdout
 
     def open_tab(self, page, path, name):
         mark = self.open(page, path)
@@ -308,6 +326,7 @@ class DashboardTest(test_horizon.HorizonTestBase):
         event = next(m for m in self.ma(
             'GET', '/messages?event_id=%s' % FENCING_EVENT,
             session=admin)['messages'] if m['id'] == event_id)
+        audit, printed = self.run_audit()
         page = self.as_admin()
         mark = self.open(page, 'admin/shared_volumes/')
         self.check_page(page, 'dashboard-shared-volumes', mark)
@@ -322,6 +341,19 @@ class DashboardTest(test_horizon.HorizonTestBase):
         self.assertEqual(0, self.row(page, plain['id']).count())
         self.assertIn('cinder-ma-manage attachment audit',
                       page.locator('#cinder_ma_audit').inner_text())
+        # The last audit, as the API gives it and the command printed it.
+        summary = page.locator('#cinder_ma_audit_summary').inner_text()
+        for shown in (audit['created_at'], audit['host'],
+                      str(audit['hosts_audited']),
+                      str(audit['findings_count'])):
+            self.assertIn(shown, summary)
+        audit_text = page.locator('#cinder_ma_audit').inner_text()
+        for finding in audit['findings']:
+            self.assertIn(finding['problem'], audit_text)
+            self.assertIn(finding['problem'], printed)
+        if not audit['findings']:
+            self.assertIn('Every attachment checked out.', audit_text)
+            self.assertIn('checked out', printed)
         # The fencing event, as the messages API gives it.
         text = ' '.join(self.row(page, event_id).inner_text().split())
         for shown in (event['created_at'], volume['name'],
