@@ -18,7 +18,9 @@ A member sets and clears a volume's read-only flag from the volume's
 Attachments tab and sees the volume's attachments there (mode, writer and
 standby, fenced state, generation), and no fencing or promotion; the
 administrator promotes the standby and fences an attachment from Admin >
-Volumes, and lists, filters and creates on Admin > Shared Volumes. Every
+Volumes, and lists, filters and creates on Admin > Shared Volumes, which
+shows a fencing event (the user message a fence records) and the last
+run of ``cinder-ma-manage attachment audit``, run here. Every
 screen is compared with what cinder_ma's API says (with the extensions'
 fields), and saved as a screenshot (``horizon/dashboard-*.png`` in the
 log directory).
