@@ -123,7 +123,21 @@ FENCING = Extension(
     updated='2026-11-22T00:00:00+00:00',
     min_version=mv.NEW_ATTACH_COMPLETION)
 
-EXTENSIONS = (MANAGER_ATTACH, MULTIATTACH, RECOVERY, WRITERS, FENCING)
+AUDIT = Extension(
+    alias='cinder-ma-audit',
+    name='AttachmentAudit',
+    description=(
+        'The results of cinder-ma-manage attachment audit, which compares '
+        'every live attachment with its backend\'s connections and its '
+        'host\'s disks: GET /v3/{project_id}/cinder-ma-audits '
+        '(administrators) lists the recorded runs, newest first, each with '
+        'when and on which host it ran, how many hosts it audited and its '
+        'findings (kind, id, host, problem); the newest twenty are kept.'),
+    updated='2026-11-27T00:00:00+00:00',
+    min_version=mv.BASE_VERSION)
+
+EXTENSIONS = (MANAGER_ATTACH, MULTIATTACH, RECOVERY, WRITERS, FENCING,
+              AUDIT)
 
 
 def _cinder(name, alias, updated, description):

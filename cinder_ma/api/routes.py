@@ -47,6 +47,7 @@ import re
 import webob.exc
 
 from cinder_ma.api.v3 import attachments
+from cinder_ma.api.v3 import audits
 from cinder_ma.api.v3 import availability_zones
 from cinder_ma.api.v3 import capabilities
 from cinder_ma.api.v3 import extensions
@@ -181,6 +182,8 @@ ROUTES = {
 
     _P + '/extensions': {'GET': extensions.index},
     _P + '/extensions/{alias}': {'GET': extensions.show},
+    # cinder_ma's extensions' own resources.
+    _P + '/cinder-ma-audits': {'GET': audits.index},
 
     # The calls clients make at start: limits, quotas, zones, pools.
     _P + '/limits': {'GET': limits.index},

@@ -41,6 +41,7 @@ from oslo_utils import timeutils
 
 from cinder_ma import cmd
 from cinder_ma import context
+from cinder_ma.db import audits as audit_db
 from cinder_ma.db import maintenance
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import migration
@@ -310,13 +311,28 @@ def external_hosts(ctxt):
     return sorted(counts.items())
 
 
+def _record_audit(ctxt, hosts_audited, rows):
+    """Record the audit's result for the ``cinder-ma-audit`` API (a
+    failure to record it is logged: the audit printed it anyway)."""
+    try:
+        audit_db.audit_create(ctxt, CONF.host, hosts_audited, rows)
+    except Exception:
+        LOG.exception('Could not record the result of the attachment '
+                      'audit (%d findings)', len(rows))
+        return
+    LOG.info('Recorded the attachment audit of %s: %s', _count(
+        hosts_audited, 'host'), _count(len(rows), 'finding'))
+
+
 class AttachmentCommands:
     """Attachments: audit them against the hosts, detach one."""
 
     def audit(self):
         """Compare every live attachment with its backend's connections
         and its host's hypervisor: attachments without a connection or
-        disk, connections and disks that no attachment accounts for."""
+        disk, connections and disks that no attachment accounts for.
+        The result is recorded (administrators read the newest through
+        GET /v3/{project_id}/cinder-ma-audits)."""
         from cinder_ma.manager import rpcapi
 
         ctxt = context.get_admin_context()
@@ -335,6 +351,7 @@ class AttachmentCommands:
                 except Exception as exc:
                     reports[svc.host] = 'no answer: %s' % exc
         rows = audit(ctxt, reports)
+        _record_audit(ctxt, len(reports), rows)
         if not rows:
             print('Every attachment of %s checked out.' %
                   _count(len(reports), 'host'))

@@ -477,3 +477,22 @@ class Transfer(BASE, CinderMABase):
     destination_project_id = sa.Column(sa.String(255))
     accepted = sa.Column(sa.Boolean, nullable=False, default=False,
                          server_default=sa.false())
+
+
+class AttachmentAudit(BASE, CinderMABase):
+    """A run of ``cinder-ma-manage attachment audit``: when, on which
+    host, how many hosts it audited and what it found (``findings``: a
+    JSON list of ``[kind, id, host, problem]``, as the command prints
+    them). Only the newest runs are kept
+    (:data:`cinder_ma.db.audits.KEEP`)."""
+
+    __tablename__ = 'attachment_audits'
+    __table_args__ = (
+        sa.Index('attachment_audits_created_idx', 'created_at', 'id'),
+    )
+
+    id = sa.Column(sa.String(36), primary_key=True)
+    host = sa.Column(sa.String(255), nullable=False)
+    hosts_audited = sa.Column(sa.Integer, nullable=False, default=0)
+    findings_count = sa.Column(sa.Integer, nullable=False, default=0)
+    findings = sa.Column(sa.Text, nullable=False)

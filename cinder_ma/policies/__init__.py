@@ -15,6 +15,7 @@
 import itertools
 
 from cinder_ma.policies import attachments
+from cinder_ma.policies import audits
 from cinder_ma.policies import availability_zones
 from cinder_ma.policies import base
 from cinder_ma.policies import limits
@@ -46,4 +47,5 @@ def list_rules():
         transfers.list_rules(),
         unsupported.list_rules(),
         snapshots.list_rules(),
+        audits.list_rules(),
     ))

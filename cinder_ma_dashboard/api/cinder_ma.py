@@ -20,7 +20,9 @@ extensions whose fields the dashboard shows (cinder_ma shows them only to
 clients that ask): ``cinder-ma-multiattach`` (the mode of a volume's
 attachments), ``cinder-ma-writers`` (a shareable volume's writer policy)
 and ``cinder-ma-fencing`` (an attachment's fenced state and generation;
-the fence and promote actions). Errors are cinderclient's exceptions,
+the fence and promote actions); the ``cinder-ma-audit`` extension's
+resource (the attachment audit's results), and Cinder's user messages
+(the fencing events). Errors are cinderclient's exceptions,
 which Horizon's ``exceptions.handle`` turns into messages.
 """
 
@@ -51,6 +53,12 @@ MAX_ATTACHMENTS_SPEC = 'multiattach:max_attachments'
 READONLY_KEY = 'readonly'
 #: A one-writer volume's policy.
 ONE_WRITER = 'one'
+#: The user message cinder_ma records for an attachment fenced (by the
+#: fence action, or demoted by a promotion): the action 901 (fence
+#: attachment), the detail 901 (access revoked) of docs/user/messages.rst.
+FENCING_EVENT = 'VOLUME_VOLUME_901_901'
+#: How many fencing events the dashboard shows.
+EVENTS_LIMIT = 50
 
 
 class Attachment:
@@ -186,6 +194,66 @@ def attachments_of(volume, attachments, instance_names=None):
          for a in attachments if a.get('volume_id') == volume.id),
         key=lambda a: (not a.is_writer, a.attached_at or '', a.id))
     return volume
+
+
+class Message:
+    """A user message (``GET /messages``: 3.3, filtered from 3.5), with
+    the volume it is about when the caller knows it."""
+
+    def __init__(self, info):
+        self._info = info
+        self.id = info['id']
+        self.event_id = info.get('event_id')
+        self.user_message = info.get('user_message')
+        self.message_level = info.get('message_level')
+        self.created_at = info.get('created_at')
+        self.request_id = info.get('request_id')
+        self.resource_type = info.get('resource_type')
+        self.resource_uuid = info.get('resource_uuid')
+        #: Filled in by the caller from the volume list (None: the
+        #: volume is gone, or another project's to a member).
+        self.volume = None
+
+    def to_dict(self):
+        return dict(self._info)
+
+
+def fencing_events(request, limit=EVENTS_LIMIT):
+    """The newest user messages of attachments fenced, newest first.
+
+    An administrator sees every project's messages (as in Cinder, the
+    messages API takes no ``all_tenants``), a member their project's.
+    Messages are kept ``[message] message_ttl`` seconds (30 days by
+    default), then purged.
+    """
+    body = _get(request, '/messages', event_id=FENCING_EVENT,
+                limit=limit, sort='created_at:desc')
+    return [Message(m) for m in body['messages']]
+
+
+class Audit:
+    """A run of ``cinder-ma-manage attachment audit``, as the
+    ``cinder-ma-audit`` extension shows it."""
+
+    def __init__(self, info):
+        self._info = info
+        self.id = info['id']
+        self.created_at = info.get('created_at')
+        self.host = info.get('host')
+        self.hosts_audited = info.get('hosts_audited')
+        self.findings_count = info.get('findings_count') or 0
+        self.findings = info.get('findings') or []
+
+    def to_dict(self):
+        return dict(self._info)
+
+
+def last_audit(request):
+    """The newest recorded run of the attachment audit, or None (never
+    run); ``GET /cinder-ma-audits`` (administrators)."""
+    body = _get(request, '/cinder-ma-audits', limit=1)
+    audits = body['audits']
+    return Audit(audits[0]) if audits else None
 
 
 def update_readonly_flag(request, volume_id, readonly):

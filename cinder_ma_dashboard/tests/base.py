@@ -55,6 +55,21 @@ def attachment_info(attachment_id, instance, mode, fenced=False,
             cinder_ma.FENCED: fenced, cinder_ma.GENERATION: generation}
 
 
+def message_info(message_id, volume_id=VOLUME,
+                 created_at='2026-11-27T10:10:00.000000'):
+    """The user message of an attachment of ``volume_id`` fenced, as
+    ``GET /messages`` shows it to an administrator."""
+    return {'id': message_id, 'event_id': cinder_ma.FENCING_EVENT,
+            'user_message': "fence attachment:The attachment's access to "
+                            "the volume was revoked (fenced); it must be "
+                            "reconnected before it is used again.",
+            'message_level': 'WARNING', 'created_at': created_at,
+            'guaranteed_until': '2026-12-27T10:10:00.000000',
+            'request_id': 'req-%s' % message_id,
+            'resource_type': 'VOLUME', 'resource_uuid': volume_id,
+            'links': []}
+
+
 def pair(writer_fenced=False):
     """A writer (rw) and a standby (ro)."""
     return [attachment_info(WRITER, SERVER_A, 'rw', fenced=writer_fenced),

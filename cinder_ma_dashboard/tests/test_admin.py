@@ -30,6 +30,13 @@ from cinder_ma_dashboard.tests import base
 INDEX = reverse('horizon:admin:shared_volumes:index')
 OTHER = 'a1b2c3d4-0000-4000-8000-000000000002'
 PLAIN = 'a1b2c3d4-0000-4000-8000-000000000003'
+GONE = 'a1b2c3d4-0000-4000-8000-000000000004'
+AUDIT = {'id': 'r1', 'created_at': '2026-11-27T11:00:00.000000',
+         'host': 'controller1', 'hosts_audited': 2, 'findings_count': 1,
+         'findings': [{'kind': 'connection', 'id': base.VOLUME,
+                       'host': 'compute-c',
+                       'problem': 'connected on storage1@nbd but no live '
+                                  'attachment uses it'}]}
 
 
 class SharedVolumesTests(base.AdminTestCase):
@@ -49,10 +56,28 @@ class SharedVolumesTests(base.AdminTestCase):
             base.attachment_info('x1', base.SERVER_A, 'rw',
                                  volume_id=OTHER)]
 
-    @helpers.create_mocks({cinder_ma: ['volume_list', 'attachment_list'],
+    def events(self):
+        """Fencing events: of the fenced volume, of a volume that is not
+        shared (the plain one), of a volume deleted since."""
+        return [cinder_ma.Message(base.message_info(
+                    'm3', created_at='2026-11-27T10:30:00.000000')),
+                cinder_ma.Message(base.message_info('m2', PLAIN)),
+                cinder_ma.Message(base.message_info('m1', GONE))]
+
+    @helpers.create_mocks({cinder_ma: ['volume_list', 'attachment_list',
+                                       'fencing_events', 'last_audit'],
                            api.keystone: ['tenant_list'],
                            views.tabs: ['instance_names']})
-    def get(self, data=None):
+    def get(self, data=None, events_error=False, audit=AUDIT):
+        if isinstance(audit, Exception):
+            self.mock_last_audit.side_effect = audit
+        else:
+            self.mock_last_audit.return_value = audit and cinder_ma.Audit(
+                audit)
+        if events_error:
+            self.mock_fencing_events.side_effect = self.exceptions.cinder
+        else:
+            self.mock_fencing_events.return_value = self.events()
         self.mock_volume_list.return_value = self.volumes()
         self.mock_attachment_list.return_value = self.attachments()
         self.mock_tenant_list.return_value = (
@@ -71,6 +96,8 @@ class SharedVolumesTests(base.AdminTestCase):
             helpers.IsHttpRequest(), all_projects=True)
         self.mock_attachment_list.assert_called_once_with(
             helpers.IsHttpRequest(), all_projects=True)
+        self.mock_fencing_events.assert_called_once_with(
+            helpers.IsHttpRequest())
         return res
 
     def test_index_lists_shared_volumes_and_fenced(self):
@@ -85,6 +112,12 @@ class SharedVolumesTests(base.AdminTestCase):
                          [a.id for a in res.context['fenced_table'].data])
         content = res.content.decode()
         self.assertIn('cinder-ma-manage attachment audit', content)
+        self.mock_last_audit.assert_called_once_with(
+            helpers.IsHttpRequest())
+        for shown in ('2026-11-27T11:00:00.000000', 'controller1',
+                      'compute-c', 'connected on storage1@nbd but no live '
+                      'attachment uses it'):
+            self.assertIn(shown, content)
         self.assertIn('node-a (%s): rw, Writer (fenced), fenced at '
                       'generation 1 [compute-a]' % base.SERVER_A, content)
 
@@ -101,6 +134,57 @@ class SharedVolumesTests(base.AdminTestCase):
             self.assertEqual(wanted, [v.id for v in
                                       res.context['table'].data],
                              (field, value))
+
+    def test_fencing_events(self):
+        res = self.get()
+        events = res.context['events_table'].data
+        self.assertEqual(['m3', 'm2', 'm1'], [e.id for e in events])
+        self.assertEqual([base.VOLUME, PLAIN, None],
+                         [e.volume and e.volume.id for e in events])
+        content = res.content.decode()
+        self.assertIn('Recent Fencing Events', content)
+        self.assertIn('2026-11-27T10:30:00.000000', content)
+        self.assertIn('fence attachment:The attachment&#x27;s access',
+                      content)
+        self.assertIn('req-m3', content)
+        table = res.context['events_table']
+        self.assertEqual('alpha', tables.event_project_cell(events[0]))
+        self.assertIn('cluster-disk', tables.event_volume_cell(events[0]))
+        self.assertEqual(('-', GONE), (tables.event_project_cell(events[2]),
+                                       tables.event_volume_cell(events[2])))
+        self.assertEqual('m3', table.get_object_id(events[0]))
+
+    def test_fencing_events_filtered(self):
+        for field, value, wanted in (
+                ('project', 'alpha', ['m3', 'm2']),
+                ('project', 'beta', []),
+                ('host', 'compute-a', ['m3']),
+                ('host', 'nowhere', [])):
+            res = self.get({'shared_volumes__filter__q_field': field,
+                            'shared_volumes__filter__q': value})
+            self.assertEqual(wanted, [e.id for e in
+                                      res.context['events_table'].data],
+                             (field, value))
+
+    def test_fencing_events_error(self):
+        res = self.get(events_error=True)
+        # The volumes show; the events' failure is a message.
+        self.assertEqual([base.VOLUME, OTHER],
+                         [v.id for v in res.context['table'].data])
+        self.assertEqual([], res.context['events_table'].data)
+        self.assertMessageCount(res, error=1)
+
+    def test_audit_clean_never_run_unreadable(self):
+        res = self.get(audit=dict(AUDIT, findings_count=0, findings=[]))
+        self.assertContains(res, 'Every attachment checked out.')
+        self.assertNotContains(res, 'cinder_ma_audit_findings')
+        res = self.get(audit=None)
+        self.assertContains(res, 'The audit has not been run yet.')
+        res = self.get(audit=self.exceptions.cinder)
+        self.assertNotContains(res, 'The audit has not been run yet.')
+        self.assertMessageCount(res, error=1)
+        # The rest of the page shows.
+        self.assertEqual(2, len(res.context['table'].data))
 
     def test_cells(self):
         volume = cinder_ma.attachments_of(

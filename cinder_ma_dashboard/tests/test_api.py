@@ -60,6 +60,36 @@ class APITests(base.TestCase):
         self.assertEqual('/volumes/detail', self.http.get.call_args[0][0])
         self.assertEqual([base.VOLUME], [v.id for v in volumes])
 
+    def test_fencing_events(self):
+        self.http.get.return_value = (None, {'messages': [
+            base.message_info('m1')]})
+        events = cinder_ma.fencing_events(self.request)
+        # No all_tenants: the messages API shows an administrator every
+        # project's messages and refuses unknown filters.
+        self.assertEqual('/messages?event_id=VOLUME_VOLUME_901_901&'
+                         'limit=50&sort=created_at%3Adesc',
+                         self.http.get.call_args[0][0])
+        self.assertEqual([('m1', base.VOLUME, 'WARNING', None)],
+                         [(e.id, e.resource_uuid, e.message_level,
+                           e.volume) for e in events])
+        self.assertEqual('m1', events[0].to_dict()['id'])
+
+    def test_last_audit(self):
+        self.http.get.return_value = (None, {'audits': [{
+            'id': 'r1', 'created_at': '2026-11-27T11:00:00.000000',
+            'host': 'ctl', 'hosts_audited': 2, 'findings_count': 1,
+            'findings': [{'kind': 'disk', 'id': 'a', 'host': 'h',
+                          'problem': 'p'}]}]})
+        audit = cinder_ma.last_audit(self.request)
+        self.assertEqual('/cinder-ma-audits?limit=1',
+                         self.http.get.call_args[0][0])
+        self.assertEqual(('r1', 'ctl', 2, 1, 'disk'),
+                         (audit.id, audit.host, audit.hosts_audited,
+                          audit.findings_count, audit.findings[0]['kind']))
+        self.assertEqual('r1', audit.to_dict()['id'])
+        self.http.get.return_value = (None, {'audits': []})
+        self.assertIsNone(cinder_ma.last_audit(self.request))
+
     def test_attachments_of(self):
         volume = base.loaded_volume()
         writer, standby = volume.attachments

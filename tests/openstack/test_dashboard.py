@@ -18,7 +18,9 @@ A member sets and clears a volume's read-only flag from the volume's
 Attachments tab and sees the volume's attachments there (mode, writer and
 standby, fenced state, generation), and no fencing or promotion; the
 administrator promotes the standby and fences an attachment from Admin >
-Volumes, and lists, filters and creates on Admin > Shared Volumes. Every
+Volumes, and lists, filters and creates on Admin > Shared Volumes, which
+shows a fencing event (the user message a fence records) and the last
+run of ``cinder-ma-manage attachment audit``, run here. Every
 screen is compared with what cinder_ma's API says (with the extensions'
 fields), and saved as a screenshot (``horizon/dashboard-*.png`` in the
 log directory).
@@ -31,10 +33,16 @@ backend making connections per attachment (``nbd``) they check the
 fenced writer and the promoted standby instead.
 """
 
+import datetime
 import os
 import re
+import subprocess
 import uuid
 
+import sqlalchemy as sa
+
+from cinder_ma.db import models
+from cinder_ma import message_field
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as fx
 from tests.openstack import test_horizon
@@ -44,6 +52,9 @@ EXTENSIONS = {'Cinder-MA-Extensions':
 FENCED = 'cinder-ma-fencing:fenced'
 GENERATION = 'cinder-ma-fencing:generation'
 TAB = 'volume_details__cinder_ma_attachments'
+FENCING_EVENT = message_field.event_id(
+    message_field.Resource.VOLUME, message_field.Action.FENCE_ATTACHMENT.id,
+    message_field.Detail.ATTACHMENT_FENCED.id)
 
 
 class DashboardTest(test_horizon.HorizonTestBase):
@@ -128,6 +139,48 @@ class DashboardTest(test_horizon.HorizonTestBase):
         standby = self.attach(volume['id'], instances[1], 'compute-b', 'ro')
         self.wait_volume(volume['id'], 'in-use')
         return volume, names, instances, writer, standby
+
+    def record_fencing_event(self, volume):
+        """The user message cinder_ma records when it fences an
+        attachment of ``volume``, written into cinder_ma's database as
+        cinder_ma.db.messages.record writes it: the gate's ``file``
+        backend cannot fence (its connections are its hosts'), so no
+        fence makes one here."""
+        message_id = str(uuid.uuid4())
+        engine = sa.create_engine(self.cloud.cinder.database.url)
+        try:
+            with engine.begin() as connection:
+                connection.execute(models.Message.__table__.insert().values(
+                    id=message_id, project_id=volume[
+                        'os-vol-tenant-attr:tenant_id'],
+                    request_id='req-%s' % uuid.uuid4(),
+                    resource_type=message_field.Resource.VOLUME,
+                    resource_uuid=volume['id'],
+                    action_id=message_field.Action.FENCE_ATTACHMENT.id,
+                    detail_id=message_field.Detail.ATTACHMENT_FENCED.id,
+                    event_id=FENCING_EVENT, message_level='WARNING',
+                    expires_at=datetime.datetime.utcnow() +
+                    datetime.timedelta(days=1)))
+        finally:
+            engine.dispose()
+        return message_id
+
+    def run_audit(self):
+        """``cinder-ma-manage attachment audit`` on the cloud's cinder_ma,
+        as an operator runs it (exit 0: nothing found, 3: findings); the
+        run it recorded, as ``GET /cinder-ma-audits`` shows it."""
+        result = subprocess.run(
+            fx.command('cinder-ma-manage') + [
+                '--config-file', self.cloud.cinder.config_file,
+                'attachment', 'audit'],
+            cwd=self.cloud.cinder.directory, env=fx.environ(),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=fx.HTTP_TIMEOUT * 4, check=False)
+        self.assertIn(result.returncode, (0, 3), result.stdout +
+                      result.stderr)
+        [audit] = self.ma('GET', '/cinder-ma-audits?limit=1',
+                          session=self.keystone.admin_session())['audits']
+        return audit, result.stdout
 
     def open_tab(self, page, path, name):
         mark = self.open(page, path)
@@ -269,6 +322,13 @@ class DashboardTest(test_horizon.HorizonTestBase):
     def test_admin_shared_volumes_panel(self):
         volume, names, instances, writer, standby = self.cluster(nova=False)
         plain = self.create_volume()
+        admin = self.keystone.admin_session()
+        event_id = self.record_fencing_event(self.ma(
+            'GET', '/volumes/%s' % volume['id'], session=admin)['volume'])
+        event = next(m for m in self.ma(
+            'GET', '/messages?event_id=%s' % FENCING_EVENT,
+            session=admin)['messages'] if m['id'] == event_id)
+        audit, printed = self.run_audit()
         page = self.as_admin()
         mark = self.open(page, 'admin/shared_volumes/')
         self.check_page(page, 'dashboard-shared-volumes', mark)
@@ -283,6 +343,25 @@ class DashboardTest(test_horizon.HorizonTestBase):
         self.assertEqual(0, self.row(page, plain['id']).count())
         self.assertIn('cinder-ma-manage attachment audit',
                       page.locator('#cinder_ma_audit').inner_text())
+        # The last audit, as the API gives it and the command printed it.
+        summary = page.locator('#cinder_ma_audit_summary').inner_text()
+        for shown in (audit['created_at'], audit['host'],
+                      str(audit['hosts_audited']),
+                      str(audit['findings_count'])):
+            self.assertIn(shown, summary)
+        audit_text = page.locator('#cinder_ma_audit').inner_text()
+        for finding in audit['findings']:
+            self.assertIn(finding['problem'], audit_text)
+            self.assertIn(finding['problem'], printed)
+        if not audit['findings']:
+            self.assertIn('Every attachment checked out.', audit_text)
+            self.assertIn('checked out', printed)
+        # The fencing event, as the messages API gives it.
+        text = ' '.join(self.row(page, event_id).inner_text().split())
+        for shown in (event['created_at'], volume['name'],
+                      event['message_level'], event['request_id'],
+                      ' '.join(event['user_message'].split())):
+            self.assertIn(shown, text)
 
         # Filtered by project: the member's project has the volume;
         # another host has none of it.
@@ -301,6 +380,8 @@ class DashboardTest(test_horizon.HorizonTestBase):
                 field, count), mark)
             self.assertEqual(count, self.row(page, volume['id']).count(),
                              (field, value))
+            self.assertEqual(count, self.row(page, event_id).count(),
+                             (field, value))
 
         # A shareable volume type with its writer policy and cap.
         name = fx.unique('cluster-type')
@@ -312,7 +393,6 @@ class DashboardTest(test_horizon.HorizonTestBase):
         page.fill('.modal #id_max_attachments', '3')
         mark = self.submit(page, 'dashboard-create-type-done')
         self.check_page(page, 'dashboard-create-type-done', mark)
-        admin = self.keystone.admin_session()
         types = self.cinder('GET', '/types', session=admin)['volume_types']
         created = next(t for t in types if t['name'] == name)
         specs = self.cinder('GET', '/types/%s/extra_specs' % created['id'],

@@ -386,6 +386,23 @@ class MigrationsTestCase(test_migrations.ModelsMigrationsSync,
             conn.execute(transfers.delete())
             conn.execute(messages.delete())
 
+    def _check_0015(self, data):
+        # The audit's runs: a row with its findings as text.
+        meta = sa.MetaData()
+        meta.reflect(bind=self.engine)
+        audits = meta.tables['attachment_audits']
+        findings = '[["disk", "a", "h", "%s"]]' % ('p' * 5000)
+        with self.engine.begin() as conn:
+            conn.execute(audits.insert().values(
+                id='a-0015', host='ctl', hosts_audited=2, findings_count=1,
+                findings=findings))
+            row = conn.execute(sa.select(audits)).one()
+            self.assertEqual(('ctl', 2, 1, False),
+                             (row.host, row.hosts_audited,
+                              row.findings_count, bool(row.deleted)))
+            self.assertEqual(findings, row.findings)
+            conn.execute(audits.delete())
+
 
     def _check_0014(self, data):
         # Existing attachments run no flow; the column takes JSON text.

@@ -272,6 +272,7 @@ MATRIX = {
     ('PUT', P + '/os-quota-class-sets/{class_name}'): row(200, 403, 403,
                                                           403, 403),
     ('GET', P + '/capabilities/{hostname}'): row(200, 403, 403, 403, 403),
+    ('GET', P + '/cinder-ma-audits'): row(200, 403, 403, 403, 403),
 
     # User messages (3.3 on): readers read, members delete, other
     # projects see nothing.

@@ -346,6 +346,15 @@ class AttachmentCommandsTestCase(base.DBTestCase):
                       out)
         self.assertIn('elsewhere', out)
         self.assertNotIn('no connection on backend', out)
+        # Recorded for GET /cinder-ma-audits, as printed.
+        from cinder_ma.db import audits as audit_db
+
+        [run] = audit_db.audit_get_all(self.admin_context)
+        self.assertEqual((self.conf.host, 1), (run.host, run.hosts_audited))
+        self.assertEqual(run.findings_count, len(run.findings))
+        self.assertIn(['attachment', att.id, 'testhost',
+                       'not attached to instance %s on the hypervisor' %
+                       att.instance_uuid], run.findings)
 
     def test_counts_hosts_and_names_external_consumers(self):
         import uuid
@@ -371,8 +380,26 @@ class AttachmentCommandsTestCase(base.DBTestCase):
             self.cmd.stdout.getvalue() + self.cmd.stderr.getvalue())
         out = self.cmd.stdout.getvalue()
         self.assertIn('Every attachment of 1 host checked out.', out)
+        from cinder_ma.db import audits as audit_db
+
+        [run] = audit_db.audit_get_all(self.admin_context)
+        self.assertEqual((1, 0, []), (run.hosts_audited,
+                                      run.findings_count, run.findings))
         self.assertIn('the disks of the external consumers on compute-a '
                       '(2 attachments), compute-b (1 attachment)', out)
+
+    def test_audit_not_recorded_is_logged(self):
+        from cinder_ma.db import audits as audit_db
+
+        self.useFixture(fixtures.MockPatchObject(
+            audit_db, 'audit_create', side_effect=RuntimeError('db')))
+        logged = self.expect_logged_errors()
+        self.assertEqual(0, manage.main(
+            ['cinder-ma-manage', 'attachment', 'audit']),
+            self.cmd.stdout.getvalue() + self.cmd.stderr.getvalue())
+        self.assertIn('checked out', self.cmd.stdout.getvalue())
+        self.assertIn('Could not record the result of the attachment '
+                      'audit', logged.output)
 
     def test_disks_attached_by_another_process_are_seen(self):
         # The fake hypervisor driver keeps its records in the host's state

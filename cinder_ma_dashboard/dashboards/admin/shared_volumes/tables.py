@@ -13,7 +13,7 @@
 
 """Admin > Volume > Shared Volumes: every shareable volume and every
 volume with more than one attachment, with its attachments; the fenced
-attachments."""
+attachments; the recent fencing events."""
 
 from django.template import defaultfilters
 from django.urls import reverse
@@ -49,6 +49,21 @@ def attachments_cell(volume):
     if not lines:
         return '-'
     return html.format_html_join(safestring.SafeString('<br>'), '{}', lines)
+
+
+def event_volume_cell(event):
+    """The event's volume: its name (or id), linked, or the id of a volume
+    gone since."""
+    if event.volume is None:
+        return event.resource_uuid or '-'
+    return html.format_html('<a href="{}">{}</a>', volume_link(event.volume),
+                            event.volume.name or event.volume.id)
+
+
+def event_project_cell(event):
+    if event.volume is None:
+        return '-'
+    return event.volume.project_name or event.volume.project_id or '-'
 
 
 def writer_cell(volume):
@@ -117,3 +132,20 @@ class FencedAttachmentsTable(tables.DataTable):
     class Meta:
         name = 'fenced_attachments'
         verbose_name = _('Fenced Attachments')
+
+
+class FencingEventsTable(tables.DataTable):
+    created_at = tables.Column('created_at', verbose_name=_('Time (UTC)'))
+    project = tables.Column(event_project_cell, verbose_name=_('Project'))
+    volume = tables.Column(event_volume_cell, verbose_name=_('Volume'))
+    level = tables.Column('message_level', verbose_name=_('Level'))
+    message = tables.Column('user_message', verbose_name=_('Message'))
+    request_id = tables.Column('request_id', verbose_name=_('Request ID'),
+                               empty_value='-')
+
+    def get_object_id(self, event):
+        return event.id
+
+    class Meta:
+        name = 'fencing_events'
+        verbose_name = _('Recent Fencing Events')

@@ -17,10 +17,13 @@ form.
 The volumes and attachments of every project come from two calls
 (``GET /volumes/detail`` and ``GET /attachments/detail`` with
 ``all_tenants``), the project names from Keystone, the instance names
-from Nova. cinder_ma keeps no history of fencing and has no API for the
-attachment audit (``cinder-ma-manage attachment audit``): the page shows
-the attachments that are fenced now, with their generation, and says
-where the audit runs.
+from Nova. The attachments fenced now come with their generation; the
+recent fencing events are the user messages cinder_ma records for an
+attachment fenced (``GET /messages`` filtered by its event id, every
+project's to an administrator), each with its volume's project. The
+last result of the attachment audit (``cinder-ma-manage attachment
+audit``, which records each run) comes from the ``cinder-ma-audit``
+extension.
 """
 
 from django.urls import reverse_lazy
@@ -64,18 +67,30 @@ def matches(volume, field, value):
     return True
 
 
-def shared_volumes(request):
-    """Every project's shared volumes with their attachments."""
+def all_volumes(request):
+    """Every project's volumes with their attachments."""
     volumes = cinder_ma.volume_list(request, all_projects=True)
     attachments = cinder_ma.attachment_list(request, all_projects=True)
     names = tabs.instance_names(request,
                                 [a.get('instance') for a in attachments])
-    shared = []
     for volume in volumes:
         cinder_ma.attachments_of(volume, attachments, names)
-        if is_shared(volume):
-            shared.append(volume)
-    return shared
+    return volumes
+
+
+def shared_volumes(request):
+    """Every project's shared volumes with their attachments."""
+    return [v for v in all_volumes(request) if is_shared(v)]
+
+
+def event_matches(event, filters):
+    """A fencing event under the table's filter: its volume's (an event
+    of a volume deleted since shows only when nothing is filtered)."""
+    if not any(value.strip() for value in filters.values()):
+        return True
+    return event.volume is not None and all(
+        matches(event.volume, field, value)
+        for field, value in filters.items())
 
 
 def project_names(request):
@@ -94,8 +109,9 @@ class IndexView(tables.DataTableView):
 
     def get_data(self):
         self._fenced = []
+        self._events = []
         try:
-            volumes = shared_volumes(self.request)
+            volumes = all_volumes(self.request)
         except Exception:
             exceptions.handle(self.request,
                               _('Unable to retrieve shared volumes.'))
@@ -105,9 +121,12 @@ class IndexView(tables.DataTableView):
             volume.project_name = names.get(volume.project_id,
                                             volume.project_id)
         filters = self.get_filters()
+        self._events = self.fencing_events(
+            {v.id: v for v in volumes}, filters)
         volumes = [v for v in volumes
-                   if all(matches(v, field, value)
-                          for field, value in filters.items())]
+                   if is_shared(v) and
+                   all(matches(v, field, value)
+                       for field, value in filters.items())]
         volumes.sort(key=lambda v: (v.project_name or '', v.name, v.id))
         for volume in volumes:
             for attachment in volume.fenced:
@@ -115,10 +134,36 @@ class IndexView(tables.DataTableView):
                 self._fenced.append(attachment)
         return volumes
 
+    def fencing_events(self, volumes, filters):
+        """The recent fencing events, with their volumes, filtered."""
+        try:
+            events = cinder_ma.fencing_events(self.request)
+        except Exception:
+            exceptions.handle(self.request,
+                              _('Unable to retrieve the fencing events.'))
+            return []
+        for event in events:
+            event.volume = volumes.get(event.resource_uuid)
+        return [e for e in events if event_matches(e, filters)]
+
+    def last_audit(self):
+        """The newest run of the attachment audit (None: never run), and
+        whether it could be read."""
+        try:
+            return cinder_ma.last_audit(self.request), True
+        except Exception:
+            exceptions.handle(self.request,
+                              _('Unable to retrieve the last attachment '
+                                'audit.'))
+            return None, False
+
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
+        context['audit'], context['audit_read'] = self.last_audit()
         context['fenced_table'] = sv_tables.FencedAttachmentsTable(
             self.request, data=getattr(self, '_fenced', []))
+        context['events_table'] = sv_tables.FencingEventsTable(
+            self.request, data=getattr(self, '_events', []))
         return context
 
 

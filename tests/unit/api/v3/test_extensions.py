@@ -25,7 +25,7 @@ class TestExtensions(base.APITestCase):
         self.assertEqual(
             ['cinder-ma-manager-attach', 'cinder-ma-multiattach',
              'cinder-ma-recovery', 'cinder-ma-writers',
-             'cinder-ma-fencing'],
+             'cinder-ma-fencing', 'cinder-ma-audit'],
             [alias for alias in aliases if alias.startswith('cinder-ma-')])
         # Cinder's own that cinder_ma serves, by the names Horizon looks
         # for; not those of resources cinder_ma does not have.
