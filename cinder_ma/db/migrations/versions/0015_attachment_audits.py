@@ -18,7 +18,7 @@ it audited and its findings, which administrators read through the
 The table is new: nothing to move.
 
 Revision ID: 0015
-Revises: 0013
+Revises: 0014
 Create Date: 2026-11-27
 """
 
@@ -26,7 +26,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = '0015'
-down_revision = '0013'
+down_revision = '0014'
 branch_labels = None
 depends_on = None
 
