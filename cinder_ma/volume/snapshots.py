@@ -34,7 +34,6 @@ from cinder_ma import exception
 from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import snapshots as snapshot_policies
-from cinder_ma.policies import volumes as volume_policies
 from cinder_ma import policy
 from cinder_ma import status as vstatus
 from cinder_ma.volume import api as volume_api
