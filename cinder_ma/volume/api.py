@@ -295,17 +295,20 @@ def create_volume(context, size, name=None, description=None,
     try:
         _rpc().create_volume(context, volume.id, placement.host)
     except Exception as exc:
-        _cast_lost('create', volume.id, placement.host, exc)
+        cast_lost('create', volume.id, placement.host, exc)
     return volume
 
 
-def _cast_lost(operation, volume_id, host, exc):
+def cast_lost(operation, resource_id, host, exc, kind='volume'):
     """A cast the broker did not take: the request stands, recorded in
     the database, and the reconcile loop of the manager of ``host`` runs
-    it (within ``[manager] work_lease_time + reconcile_interval``)."""
-    LOG.warning('Could not ask the manager of %s to %s volume %s (%s); the '
+    it (within ``[manager] work_lease_time + reconcile_interval``).
+
+    :param kind: what ``resource_id`` names (``volume``, ``snapshot``).
+    """
+    LOG.warning('Could not ask the manager of %s to %s %s %s (%s); the '
                 'request is recorded and its manager\'s reconcile loop '
-                'will run it', host, operation, volume_id, exc)
+                'will run it', host, operation, kind, resource_id, exc)
 
 
 def update_volume(context, volume_id, name=UNSET, description=UNSET,
@@ -408,7 +411,7 @@ def delete_volume(context, volume_id, cascade=False, force=False):
     try:
         _rpc().delete_volume(context, volume.id, volume.host)
     except Exception as exc:
-        _cast_lost('delete', volume.id, volume.host, exc)
+        cast_lost('delete', volume.id, volume.host, exc)
 
 
 def is_admin(context):
@@ -571,7 +574,7 @@ def extend(context, volume_id, new_size):
     try:
         _rpc().extend_volume(context, volume.id, volume.host, new_size)
     except Exception as exc:
-        _cast_lost('extend', volume.id, volume.host, exc)
+        cast_lost('extend', volume.id, volume.host, exc)
     return volume
 
 

@@ -173,14 +173,9 @@ def create_snapshot(context, volume_id, name=None, description=None,
     try:
         _rpc().create_snapshot(context, snapshot.id, volume.host)
     except Exception as exc:
-        _cast_lost('create', snapshot.id, volume.host, exc)
+        volume_api.cast_lost('create', snapshot.id, volume.host, exc,
+                             kind='snapshot')
     return snapshot
-
-
-def _cast_lost(operation, snapshot_id, host, exc):
-    LOG.warning('Could not ask the manager of %s to %s snapshot %s (%s); '
-                'the request is recorded and its manager\'s reconcile loop '
-                'will run it', host, operation, snapshot_id, exc)
 
 
 def update_snapshot(context, snapshot_id, name=UNSET, description=UNSET):
@@ -229,7 +224,8 @@ def _begin_delete(context, snapshot, expected):
     try:
         _rpc().delete_snapshot(context, snapshot.id, volume.host)
     except Exception as exc:
-        _cast_lost('delete', snapshot.id, volume.host, exc)
+        volume_api.cast_lost('delete', snapshot.id, volume.host, exc,
+                             kind='snapshot')
 
 
 def delete_snapshot(context, snapshot_id):
@@ -349,4 +345,4 @@ def revert(context, volume_id, snapshot_id):
         _rpc().revert_to_snapshot(context, volume.id, snapshot.id,
                                   volume.host)
     except Exception as exc:
-        volume_api._cast_lost('revert', volume.id, volume.host, exc)
+        volume_api.cast_lost('revert', volume.id, volume.host, exc)
