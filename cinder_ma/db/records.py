@@ -29,6 +29,7 @@ list, which never shows them, does not decode them; writers take dicts
 and encode them (:func:`dumps`).
 """
 
+import datetime
 import itertools
 import json
 import typing
@@ -281,3 +282,25 @@ def volume_from_row(row, volume_type=None, metadata=None,
                                                     prefix)
     return Volume._make((*values, volume_type, metadata,
                          None if attachments is None else tuple(attachments)))
+
+
+#: The columns of an attachment that hold a time.
+_ATTACHMENT_TIMES = frozenset(
+    name for name, kind in _AttachmentColumns.__annotations__.items()
+    if kind is object)
+
+
+def attachment_to_primitive(attachment):
+    """An attachment's record as JSON primitives (a manager's answer over
+    RPC): its fields by name, times in ISO 8601."""
+    return {name: value.isoformat()
+            if isinstance(value, datetime.datetime) else value
+            for name, value in zip(attachment._fields, attachment)}
+
+
+def attachment_from_primitive(values):
+    """The record :func:`attachment_to_primitive` made primitives of."""
+    return Attachment(**{
+        name: datetime.datetime.fromisoformat(value)
+        if name in _ATTACHMENT_TIMES and value else value
+        for name, value in values.items()})

@@ -44,6 +44,7 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import records
 from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
@@ -744,6 +745,9 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         :param kind: ``create`` (the reservation of the same request, whose
             claim ``handover`` the API hands over), ``update`` or
             ``legacy`` (os-initialize_connection).
+        :returns: the attachment as connected
+            (:func:`cinder_ma.db.records.attachment_to_primitive`), so
+            that the caller need not read it again.
         """
         pending = {'op': 'connect', 'kind': kind, 'connector': connector}
         rows = []
@@ -755,12 +759,13 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
                                           connector)
             # Its last write gives the claim up.
             store['claim'] = owner
-            self._run_consumer_flow(connect_flow.get_flow, store, volume,
-                                    kind)
+            results = self._run_consumer_flow(connect_flow.get_flow, store,
+                                              volume, kind)
             self._claim_given_up(owner)
         LOG.info('Connected attachment %s of volume %s to host %s (%s)',
                  attachment_id, volume.id, connector.get('host'),
                  attachment.attach_mode)
+        return records.attachment_to_primitive(results['attachment'])
 
     @messaging.expected_exceptions(*EXPECTED)
     def disconnect_attachment(self, context, attachment_id,
