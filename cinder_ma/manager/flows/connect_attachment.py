@@ -72,8 +72,7 @@ def get_flow(kind='update'):
     """
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(SENTINELS[kind](),
-             connection_tasks.AcquireConnectionLock(),
-             attachment_tasks.CheckNotConnectedElsewhere(),
+             attachment_tasks.LockIfConnectable(),
              connection_tasks.InitializeConnection(),
              attachment_tasks.RecordConnected())
     return flow

@@ -28,6 +28,7 @@ from cinder_ma.db import messages as message_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
+from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma import message_field
 from cinder_ma import notifications
@@ -216,15 +217,18 @@ class ReleaseReservation(task.Task):
                     'died before it answered', attachment_id)
 
 
-class CheckNotConnectedElsewhere(task.Task):
-    """Refuse (409), before the backend is called, an attachment whose
-    instance already has the volume connected on the same host (Cinder
-    bug 1833736), or that is no longer 'reserved'. Run under the
-    connection lock: the check then holds until the attachment is
-    recorded connected. No side effect.
+class LockIfConnectable(connection_tasks.AcquireConnectionLock):
+    """Take the connection lock, then refuse (409), before the backend is
+    called, an attachment whose instance already has the volume
+    connected on the same host (Cinder bug 1833736), or that is no
+    longer 'reserved'; revert: release the lock. The check runs under
+    the lock, so it holds until the attachment is recorded connected;
+    one task for both, as TaskFlow's engine costs about as much per task
+    as the check does. The check has no side effect.
     """
 
-    def execute(self, context, attachment_id, host):
+    def execute(self, connection_lock, context, attachment_id, host):
+        super().execute(connection_lock)
         attachment_db.check_connectable(context, attachment_id, host)
 
 

@@ -40,10 +40,9 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 CONNECT_CONTRACT = [
     (attachment_tasks.AttachmentToErrorAttachingOnRevert,
      {'context', 'attachment_id'}, set(), set()),
-    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
+    (attachment_tasks.LockIfConnectable,
+     {'connection_lock', 'context', 'attachment_id', 'host'}, set(),
      set()),
-    (attachment_tasks.CheckNotConnectedElsewhere,
-     {'context', 'attachment_id', 'host'}, set(), set()),
     (connection_tasks.InitializeConnection,
      {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
       'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
@@ -81,10 +80,12 @@ class ConnectFlowContractTestCase(base.TestCase):
         # Held to the end of the run (released by whoever runs the flow).
         names = [type(a).__name__
                  for a in connect_attachment.get_flow()]
-        guarded = names[names.index('AcquireConnectionLock') + 1:]
-        self.assertEqual(['CheckNotConnectedElsewhere',
-                          'InitializeConnection', 'RecordConnected'],
+        guarded = names[names.index('LockIfConnectable') + 1:]
+        self.assertEqual(['InitializeConnection', 'RecordConnected'],
                          guarded)
+        # The check itself runs under it (taken first).
+        self.assertTrue(issubclass(attachment_tasks.LockIfConnectable,
+                                   connection_tasks.AcquireConnectionLock))
 
 
 class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
@@ -135,7 +136,7 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
             self.assertNothingLeft(volume)
             self.assertEqual('available', self.status(volume))
         # The backend was called in the flows failing after its step.
-        self.assertEqual(steps - 3, len(self.driver.called(
+        self.assertEqual(steps - 2, len(self.driver.called(
             'initialize_connection')))
 
     def test_create_with_connector_failure_at_every_step(self):
