@@ -351,6 +351,12 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
             check_instance_host(context, volume, instance_uuid,
                                 instance_host)
         check_backend_multiattach(context, volume)
+        if connector and not instance_host:
+            # Refused before anything is reserved (the manager checks it
+            # again, and the compare-and-swap of its last write).
+            attachment_db.check_not_connected(context, volume.id,
+                                              instance_uuid,
+                                              connector['host'])
         specs = shareable_specs(context, volume)
     owner = claim = None
     if connector and not instance_host:

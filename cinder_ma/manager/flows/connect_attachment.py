@@ -72,7 +72,7 @@ def get_flow(kind='update'):
     """
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(SENTINELS[kind](),
-             attachment_tasks.LockIfConnectable(),
+             connection_tasks.AcquireConnectionLock(),
              connection_tasks.InitializeConnection(),
              attachment_tasks.RecordConnected())
     return flow

@@ -28,7 +28,6 @@ from cinder_ma.db import messages as message_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
-from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import lifecycle
 from cinder_ma import message_field
 from cinder_ma import notifications
@@ -215,21 +214,6 @@ class ReleaseReservation(task.Task):
             return
         LOG.warning('Released reservation %s: the request that made it '
                     'died before it answered', attachment_id)
-
-
-class LockIfConnectable(connection_tasks.AcquireConnectionLock):
-    """Take the connection lock, then refuse (409), before the backend is
-    called, an attachment whose instance already has the volume
-    connected on the same host (Cinder bug 1833736), or that is no
-    longer 'reserved'; revert: release the lock. The check runs under
-    the lock, so it holds until the attachment is recorded connected;
-    one task for both, as TaskFlow's engine costs about as much per task
-    as the check does. The check has no side effect.
-    """
-
-    def execute(self, connection_lock, context, attachment_id, host):
-        super().execute(connection_lock)
-        attachment_db.check_connectable(context, attachment_id, host)
 
 
 def _warn_not_reverted(attachment_id, status, exc):

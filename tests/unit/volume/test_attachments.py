@@ -514,15 +514,20 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
 
     def test_create_with_connector(self):
         # The reservation written with the claim of its connect flow,
-        # which the manager takes over and gives up in its last write.
-        self.assertCounted(6, 15, self.count(
+        # which the manager takes over (checking that the instance has
+        # no other connection on that host in the same transaction),
+        # reads the volume for its backend and gives up in its last
+        # write.
+        self.assertCounted(5, 15, self.count(
             attachments.create_attachment, self.vol.id, 'i1',
             connector=self.CONNECTOR))
 
     def test_update(self):
         att = attachments.create_attachment(self.service_context,
                                             self.vol.id, 'i1')
-        self.assertCounted(5, 12, self.count(
+        # Read and checked; claimed and checked again; the volume read
+        # for its backend; recorded connected.
+        self.assertCounted(4, 11, self.count(
             attachments.update_attachment, att.id, self.CONNECTOR))
 
     def test_complete(self):

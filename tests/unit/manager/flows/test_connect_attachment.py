@@ -40,8 +40,7 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 CONNECT_CONTRACT = [
     (attachment_tasks.AttachmentToErrorAttachingOnRevert,
      {'context', 'attachment_id'}, set(), set()),
-    (attachment_tasks.LockIfConnectable,
-     {'connection_lock', 'context', 'attachment_id', 'host'}, set(),
+    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
      set()),
     (connection_tasks.InitializeConnection,
      {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
@@ -76,16 +75,13 @@ class ConnectFlowContractTestCase(base.TestCase):
             self.assertEqual(CONNECT_CONTRACT[1:],
                              test_attach_volume.contract_of(flow)[1:])
 
-    def test_lock_guards_the_check_and_the_connection(self):
+    def test_lock_guards_the_connection(self):
         # Held to the end of the run (released by whoever runs the flow).
         names = [type(a).__name__
                  for a in connect_attachment.get_flow()]
-        guarded = names[names.index('LockIfConnectable') + 1:]
+        guarded = names[names.index('AcquireConnectionLock') + 1:]
         self.assertEqual(['InitializeConnection', 'RecordConnected'],
                          guarded)
-        # The check itself runs under it (taken first).
-        self.assertTrue(issubclass(attachment_tasks.LockIfConnectable,
-                                   connection_tasks.AcquireConnectionLock))
 
 
 class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
@@ -123,6 +119,25 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
                          self.driver.called('initialize_connection'))
         self.assertEqual({(volume.id, 'consumer1')}, self.driver.connections)
         self.assertEqual('attaching', self.status(volume))
+
+    def test_refused_with_the_claim_before_the_backend(self):
+        # Another attachment of the instance connected on that host since
+        # the API checked: the manager refuses it in the transaction that
+        # would claim it; nothing is claimed, the backend is not called.
+        volume = self.volume(multiattach=True)
+        first = self.reserve(volume)
+        second = self.reserve(volume)
+        self.update(first)
+        # (Called directly: its RPC server would unwrap the error.)
+        error = self.assertRaises(messaging.ExpectedException,
+                                  self.backend_manager.connect_attachment,
+                                  self.service_context, second.id,
+                                  CONNECTOR, 'update')
+        self.assertIsInstance(error.exc_info[1], exception.Conflict)
+        refused = self.get(second.id)
+        self.assertEqual(('reserved', None),
+                         (refused.attach_status, refused.claimed_by))
+        self.assertEqual(1, len(self.driver.called('initialize_connection')))
 
     def test_update_failure_at_every_step(self):
         steps = len(CONNECT_CONTRACT)

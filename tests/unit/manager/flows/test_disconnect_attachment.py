@@ -280,13 +280,14 @@ class ConnectionRaceTestCase(_Base):
         terminated = threading.Event()
         record = attachment_tasks.RecordConnected.execute
 
-        # The task's signature names what it requires: keep it.
+        # The task's signature names what it requires: keep it (an
+        # engine compiled earlier in this process passes all of it).
         def record_late(task, context, attachment_id, host, connector,
-                        connection_info, mountpoint=None):
+                        connection_info, mountpoint=None, claim=None):
             initialized.set()
             terminated.wait(0.5)
             return record(task, context, attachment_id, host, connector,
-                          connection_info, mountpoint)
+                          connection_info, mountpoint, claim)
 
         self.useFixture(fixtures.MockPatchObject(
             attachment_tasks.RecordConnected, 'execute', record_late))

@@ -20,7 +20,6 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
-from cinder_ma.manager import locks
 from cinder_ma.manager.tasks import attachment as attachment_tasks
 from tests import base
 from tests.unit.manager import fixtures as mgr_fixtures
@@ -54,25 +53,6 @@ class AttachmentTasksTestCase(base.DBTestCase):
     def _set(self, status):
         attachment_db.attachment_update(self.context, self.att.id,
                                         {'attach_status': status})
-
-    def test_lock_if_connectable(self):
-        lock = locks.ConnectionLock('test-lock')
-        task = attachment_tasks.LockIfConnectable()
-        task.execute(connection_lock=lock, context=self.context,
-                     attachment_id=self.att.id, host='compute1')
-        self.assertTrue(lock.held)
-        task.revert(connection_lock=lock, result=None)
-        self.assertFalse(lock.held)
-        # Checked under the lock: not 'reserved' any more, 409; the
-        # revert (of the task that failed) lets the lock go.
-        self._set('attached')
-        self.assertRaises(exception.Conflict, task.execute,
-                          connection_lock=lock, context=self.context,
-                          attachment_id=self.att.id, host='compute1')
-        self.assertTrue(lock.held)
-        task.revert(connection_lock=lock, result=_failure(
-            exception.Conflict(reason='x')))
-        self.assertFalse(lock.held)
 
     def test_sentinel_revert(self):
         logger = self.useFixture(fixtures.FakeLogger(
