@@ -36,6 +36,10 @@ class HoldTestCase(base.BaseTestCase):
     def marker(self, name):
         return os.path.join(self.directory, name)
 
+    def release(self):
+        with open(self.marker('release'), 'w'):
+            pass
+
     def test_no_hold_without_the_variable(self):
         self.useFixture(fixtures.EnvironmentVariable(holds.ENV))
         holds.hold('api_create_attachment')
@@ -63,7 +67,7 @@ class HoldTestCase(base.BaseTestCase):
         thread = threading.Thread(target=held)
         thread.start()
         self.addCleanup(thread.join, 10)
-        self.addCleanup(open(self.marker('release'), 'w').close)
+        self.addCleanup(self.release)
         marker = self.marker('held-api_create_attachment-0')
         for _ in range(200):
             if os.path.exists(marker) and os.path.getsize(marker):
@@ -74,5 +78,5 @@ class HoldTestCase(base.BaseTestCase):
         self.assertFalse(returned.wait(0.2))
         # Held once per directory: another run passes.
         holds.hold('api_create_attachment')
-        open(self.marker('release'), 'w').close()
+        self.release()
         self.assertTrue(returned.wait(10))
