@@ -23,7 +23,9 @@ nbdinfo) are missing, failed instead under
 ``CINDER_MA_REQUIRE_SERVICES=1``.
 """
 
+import json
 import os
+import shutil
 import signal
 import threading
 import uuid
@@ -32,8 +34,15 @@ import fixtures
 import requests
 
 from cinder_ma import holds
+from cinder_ma.manager import flows
+from cinder_ma.manager.flows import fence_attachment
+from cinder_ma.manager.flows import promote_attachment
+from cinder_ma.manager.flows import reconnect_attachment
+from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 from tests.functional import test_faults
+from tests.functional.volume import test_nbd
+from tests.functional.volume import test_nbd_manager
 
 CONSUMER = test_faults.CONSUMER
 
@@ -171,3 +180,195 @@ class APIWorkerKilledTestCase(_KillBase):
             'DELETE', '/attachments/' + attachment_id,
             service=True).status_code)
         self.assertIsNone(self.settled(self.attachment, attachment_id))
+
+
+#: Tasks of the flows of fencing that the manager of the volume's
+#: backend runs under a claim, as their factories build them.
+FENCING_STEPS = {
+    module.FLOW_NAME: len(flows.tasks_of(module.get_flow()))
+    for module in (fence_attachment, reconnect_attachment,
+                   promote_attachment)}
+
+FENCE = 'cinder-ma-fencing:fence'
+PROMOTE = 'cinder-ma-fencing:promote'
+
+
+class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
+    """The fence, reconnect and promote flows of consumers' attachments on
+    an ``nbd`` backend (connections per attachment: an nbdkit export
+    each), which the manager of the volume's backend runs under a claim
+    with its ``pending_work``: in round N the manager is SIGKILLed with a
+    fence, a reconnect (``PUT /attachments/{id}`` of a fenced attachment
+    with a new connector) and a promotion each held before its N-th task
+    (the last one for shorter flows), then a new manager is started.
+
+    Each request was answered 503 (the manager died mid-call); the
+    reconcile loop of the new manager then does what
+    ``Manager._recover_consumer`` documents: the fence and the promotion
+    are run again (the fenced attachments' exports are gone, the
+    promoted standby's export is read-write), the reconnect is reverted
+    (the attachment stays fenced, at its generation, without an export).
+    Nothing is stuck (a reconnect asked again succeeds; every attachment
+    is deleted), no nbdkit is left that no record names, and the audit
+    is clean.
+    """
+
+    def setUp(self):
+        super().setUp()
+        missing = [p for p in test_nbd.PROGRAMS if shutil.which(p) is None]
+        if missing:
+            cm_fixtures.skip_or_fail(
+                self, 'NBD programs missing: %s' % ', '.join(missing))
+        admin_url = func_fixtures.require_deployment_services(self)
+        first = func_fixtures.free_port()
+        self.server = self.useFixture(test_nbd_manager.NBDDeployment(
+            admin_url, config=_config(nbd={
+                'volume_driver': 'nbd',
+                'nbd_port_min': first,
+                'nbd_port_max': min(first + 40, 65535)})))
+        self.server.attach_logs_on_failure(self)
+
+    def fencing(self, attachment_id):
+        """The attachment's detail with the fencing fields."""
+        headers = test_faults._headers(service=True)
+        headers['Cinder-MA-Extensions'] = 'cinder-ma-fencing'
+        response = requests.get(
+            self.server.project_url(test_faults.PROJECT) +
+            '/attachments/' + attachment_id, headers=headers,
+            timeout=func_fixtures.HTTP_TIMEOUT)
+        self.assertEqual(200, response.status_code, response.text)
+        return response.json()['attachment']
+
+    def record(self, volume_id, attachment_id):
+        """The nbd driver's record of the attachment's export, or
+        None."""
+        path = os.path.join(self.server.exports_dir, '%s.att-%s.json' % (
+            volume_id, attachment_id))
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+
+    def one_writer_volume(self):
+        response = self.request('POST', '/types', {'volume_type': {
+            'name': func_fixtures.unique('one-writer'),
+            'extra_specs': {'multiattach': '<is> True',
+                            'multiattach:writers': 'one'}}}, admin=True)
+        self.assertEqual(200, response.status_code, response.text)
+        response = self.request('POST', '/volumes', {'volume': {
+            'size': 1, 'volume_type': response.json()['volume_type']['id']}})
+        self.assertEqual(202, response.status_code, response.text)
+        return response.json()['volume']['id']
+
+    def act(self, attachment_id, action):
+        return self.request('POST', '/attachments/%s/action' % attachment_id,
+                            {action: {}}, service=True)
+
+    def recovered(self, op, attachment_id):
+        """Wait until the manager's reconcile loop has recovered the
+        interrupted ``op`` of the attachment."""
+        line = 'Recovered the interrupted %s of attachment %s' % (
+            op, attachment_id)
+
+        def logged():
+            with open(self.server.manager.log_path, errors='replace') as f:
+                return line in f.read()
+
+        func_fixtures.wait_for(logged, line,
+                               timeout=test_faults.RECOVERY_WAIT,
+                               processes=[self.server.manager])
+
+    def test_kill_at_every_step(self):
+        self.server.manager.stop()
+        self.start_manager(self.env)
+        plain = [self.create_volume(), self.create_volume()]
+        one_writer = self.one_writer_volume()
+        for volume_id in plain + [one_writer]:
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        for step in range(max(FENCING_STEPS.values())):
+            where = 'step %d' % step
+            fenced = self.connect(plain[0])
+            reconnected = self.connect(plain[1])
+            self.assertEqual(200, self.act(reconnected, FENCE).status_code)
+            before = self.fencing(reconnected)
+            writer = self.connect(one_writer, {'host': 'node-a'}, 'rw')
+            standby = self.connect(one_writer, {'host': 'node-b'}, 'ro')
+            directory = os.path.join(self.holds, str(step))
+            markers = self.hold_at(directory, {
+                flow: min(step, count - 1)
+                for flow, count in FENCING_STEPS.items()})
+            answers = {}
+            threads = [
+                self.in_thread(answers, 'fence', 'POST',
+                               '/attachments/%s/action' % fenced,
+                               {FENCE: {}}, service=True),
+                self.in_thread(answers, 'reconnect', 'PUT',
+                               '/attachments/' + reconnected,
+                               {'attachment': {
+                                   'connector': {'host': 'node-c'}}},
+                               service=True),
+                self.in_thread(answers, 'promote', 'POST',
+                               '/attachments/%s/action' % standby,
+                               {PROMOTE: {}}, service=True)]
+            self.wait_for_holds(directory, markers, [self.server.manager])
+            self.server.manager.kill()
+            os.unlink(self.spec_file)
+            self.start_manager(self.env)
+            for thread in threads:
+                thread.join()
+            # Killed mid-call: the manager did not answer in time.
+            self.assertEqual({'fence': 503, 'reconnect': 503,
+                              'promote': 503}, answers, where)
+
+            # The fence is run again: the export is gone.
+            self.recovered('fence', fenced)
+            self.assertIs(True, self.fencing(fenced)[
+                'cinder-ma-fencing:fenced'], where)
+            self.assertIsNone(self.record(plain[0], fenced), where)
+            # The reconnect is reverted: fenced as before, no export.
+            self.recovered('reconnect', reconnected)
+            after = self.fencing(reconnected)
+            for key in ('cinder-ma-fencing:fenced',
+                        'cinder-ma-fencing:generation', 'status'):
+                self.assertEqual(before[key], after[key], where)
+            self.assertIsNone(self.record(plain[1], reconnected), where)
+            # The promotion is run again: the standby is the writer on a
+            # read-write export, the old writer fenced without one.
+            self.recovered('promote', standby)
+            promoted, demoted = (self.fencing(standby),
+                                 self.fencing(writer))
+            self.assertEqual(('rw', False), (
+                promoted['attach_mode'],
+                promoted['cinder-ma-fencing:fenced']), where)
+            self.assertEqual(('ro', True), (
+                demoted['attach_mode'],
+                demoted['cinder-ma-fencing:fenced']), where)
+            self.assertEqual('rw', self.record(one_writer,
+                                               standby)['access_mode'])
+            self.assertIsNone(self.record(one_writer, writer), where)
+            # Nothing is stuck: the reconnect, asked again, is done.
+            response = self.request(
+                'PUT', '/attachments/' + reconnected,
+                {'attachment': {'connector': {'host': 'node-c'}}},
+                service=True)
+            self.assertEqual(200, response.status_code, response.text)
+            self.assertEqual('node-c', self.record(
+                plain[1], reconnected)['host'])
+            if step == max(FENCING_STEPS.values()) - 1:
+                # With fenced attachments (no export expected) and a
+                # reconnected one.
+                self.audit()
+            for attachment_id in (fenced, reconnected, writer, standby):
+                self.assertEqual(200, self.request(
+                    'DELETE', '/attachments/' + attachment_id,
+                    service=True).status_code, where)
+                self.assertIsNone(self.settled(self.attachment,
+                                               attachment_id), where)
+            for volume_id in plain + [one_writer]:
+                self.assertEqual('available', self.settled(
+                    self.volume, volume_id)['status'], where)
+        self.assertEqual((set(), set()), test_nbd.export_daemons(
+            self.server.exports_dir))
+        self.audit()
