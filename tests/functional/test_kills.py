@@ -111,23 +111,22 @@ class _KillBase(test_faults._FaultBase):
         return [a['id'] for a in response.json()['attachments']]
 
 
-class APIWorkerKilledTestCase(_KillBase):
-    """``cinder-ma-api`` with two workers beside a manager: the worker
-    serving a one-step create (``POST /attachments`` with a connector)
-    and a delete of a consumer's attachment is SIGKILLed where each has
-    written its claim on the attachment (the reservation with its connect
-    pending; 'detaching') and not yet asked the manager of the volume's
-    backend to take it over. The API runs no flow: its only state is that
-    claim, which expires; the reconcile loop of the manager then releases
-    the reservation (whose client never learned of it) and finishes the
-    delete. The API's launcher replaces the worker."""
+class _APIWorkerKilled:
+    """A mixin of test cases (with :class:`_KillBase`) that name the
+    process of the API's workers (:meth:`launcher`).
 
-    def setUp(self):
-        super().setUp()
-        admin_url = func_fixtures.require_deployment_services(self)
-        self.server = self.useFixture(func_fixtures.Deployment(
-            admin_url, config=_config(api={'workers': 2}), env=self.env))
-        self.server.attach_logs_on_failure(self)
+    The worker serving a one-step create (``POST /attachments`` with a
+    connector) and a delete of a consumer's attachment is SIGKILLed
+    where each has written its claim on the attachment (the reservation
+    with its connect pending; 'detaching') and not yet asked the manager
+    of the volume's backend to take it over. The API runs no flow: its
+    only state is that claim, which expires; the reconcile loop of the
+    manager then releases the reservation (whose client never learned of
+    it) and finishes the delete. The launcher replaces the worker."""
+
+    def launcher(self):
+        """The process whose workers serve the API."""
+        raise NotImplementedError()
 
     def test_killed_with_the_claim_written(self):
         created, deleted = self.create_volume(), self.create_volume()
@@ -146,9 +145,9 @@ class APIWorkerKilledTestCase(_KillBase):
                                'connector': CONSUMER}}, service=True),
             self.in_thread(answers, 'delete', 'DELETE',
                            '/attachments/' + attachment_id, service=True)]
-        pids = self.wait_for_holds(self.holds, markers, [self.server.api])
+        pids = self.wait_for_holds(self.holds, markers, [self.launcher()])
         # Workers, not the launcher.
-        self.assertNotIn(self.server.api.proc.pid, pids)
+        self.assertNotIn(self.launcher().proc.pid, pids)
         # The claims are written: the reservation exists, the delete is
         # recorded.
         self.assertEqual(1, len(self.attachments_of(created)))
@@ -169,17 +168,49 @@ class APIWorkerKilledTestCase(_KillBase):
             self.assertEqual('available', self.settled(
                 self.volume, volume_id)['status'])
         self.assertEqual([], self.attachments_of(created))
-        self.assertTrue(self.server.api.running())
+        self.assertTrue(self.launcher().running())
         # The API serves on (a replaced worker, the other one), and the
         # volumes take attachments again.
-        self.detach_consumer(self.connect(created))
+        again = self.connect(created)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + again, service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, again))
         self.audit()
 
-    def detach_consumer(self, attachment_id):
-        self.assertEqual(200, self.request(
-            'DELETE', '/attachments/' + attachment_id,
-            service=True).status_code)
-        self.assertIsNone(self.settled(self.attachment, attachment_id))
+
+class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
+    """``cinder-ma-api`` with two workers beside a ``cinder-ma-manager``
+    (see :class:`_APIWorkerKilled`): the manager, untouched, releases and
+    finishes what the killed worker claimed."""
+
+    def setUp(self):
+        super().setUp()
+        admin_url = func_fixtures.require_deployment_services(self)
+        self.server = self.useFixture(func_fixtures.Deployment(
+            admin_url, config=_config(api={'workers': 2}), env=self.env))
+        self.server.attach_logs_on_failure(self)
+
+    def launcher(self):
+        return self.server.api
+
+
+class AllInOneAPIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
+    """``cinder-ma-all`` with two workers, each serving the API and
+    running a manager of the host (see :class:`_APIWorkerKilled`): a
+    kill of the API worker is a kill of a manager too; the reconcile
+    loop of the other worker (or of the replacement) releases and
+    finishes what the killed one claimed."""
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.useFixture(func_fixtures.AllInOne(
+            config=_config(DEFAULT={'rpc_transport': 'local',
+                                    'enabled_backends': 'file'}),
+            env=self.env))
+        self.server.attach_logs_on_failure(self)
+
+    def launcher(self):
+        return self.server.process
 
 
 #: Tasks of the flows of fencing that the manager of the volume's
