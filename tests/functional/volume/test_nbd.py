@@ -206,16 +206,7 @@ class NBDTestBase(base.TestCase):
     def _stop_all(self):
         # Exports outlive a driver object on purpose (as they outlive a
         # manager); stop every nbdkit this test started.
-        exports_dir = self.driver.exports_dir
-        for name in os.listdir(exports_dir):
-            if name.endswith('.pid'):
-                try:
-                    with open(os.path.join(exports_dir, name)) as f:
-                        os.kill(int(f.read()), signal.SIGTERM)
-                except (OSError, ValueError):
-                    pass
-        for export in self.driver.exports.values():
-            wait_gone(export.pid)
+        stop_exports(self.driver.exports_dir)
 
     def connect(self, host, mode):
         return self.driver.initialize_connection(
