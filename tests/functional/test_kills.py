@@ -193,6 +193,63 @@ class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
     def launcher(self):
         return self.server.api
 
+    def test_killed_mid_call(self):
+        # The workers are held before the call, then (the manager's flows
+        # held) inside it, and killed there: the manager, which took the
+        # claims over, finishes both flows all the same.
+        created, deleted = self.create_volume(), self.create_volume()
+        for volume_id in (created, deleted):
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        attachment_id = self.connect(deleted)
+        before, inside = (os.path.join(self.holds, name)
+                          for name in ('before', 'inside'))
+        markers = self.hold_at(before, {'api_create_attachment': 0,
+                                        'api_delete_attachment': 0})
+        answers = {}
+        threads = [
+            self.in_thread(answers, 'create', 'POST', '/attachments',
+                           {'attachment': {
+                               'volume_uuid': created,
+                               'instance_uuid': str(uuid.uuid4()),
+                               'connector': CONSUMER}}, service=True),
+            self.in_thread(answers, 'delete', 'DELETE',
+                           '/attachments/' + attachment_id, service=True)]
+        workers = self.wait_for_holds(before, markers, [self.server.api])
+        flows_held = self.hold_at(inside, {
+            flow: count - 1
+            for flow, count in test_faults.CONSUMER_STEPS.items()})
+        open(os.path.join(before, 'release'), 'w').close()
+        self.wait_for_holds(inside, flows_held, [self.server.manager])
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        for thread in threads:
+            thread.join()
+        for key in ('create', 'delete'):
+            self.assertIsInstance(answers[key], requests.RequestException,
+                                  answers)
+        open(os.path.join(inside, 'release'), 'w').close()
+        os.unlink(self.spec_file)
+        self.assertIsNone(self.settled(self.attachment, attachment_id))
+        self.assertEqual('available', self.settled(
+            self.volume, deleted)['status'])
+        # Connected: its client may still complete it (or delete it).
+        (made,) = self.attachments_of(created)
+        func_fixtures.wait_for(
+            lambda: self.attachment(made)['status'] == 'attaching',
+            'attachment %s connected' % made,
+            timeout=test_faults.RECOVERY_WAIT)
+        self.audit()
+        self.assertEqual(204, self.request(
+            'POST', '/attachments/%s/action' % made,
+            {'os-complete': None}, service=True).status_code)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + made, service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, made))
+        self.assertEqual('available', self.settled(
+            self.volume, created)['status'])
+        self.audit()
+
 
 class AllInOneAPIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
     """``cinder-ma-all`` with two workers, each serving the API and
