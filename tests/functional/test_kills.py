@@ -12,7 +12,8 @@
 
 """Proof by killing, continued (see :mod:`tests.functional.test_faults`):
 an API worker SIGKILLed with the claim of its request written and not yet
-handed over to a manager, and the manager of an ``nbd`` backend
+handed over to a manager (or inside the call that hands it over), and
+the manager of an ``nbd`` backend
 SIGKILLed at every step of the fence, reconnect and promote flows.
 
 The processes are real (``cinder-ma-api`` with two forked workers,
@@ -181,7 +182,9 @@ class _APIWorkerKilled:
 class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
     """``cinder-ma-api`` with two workers beside a ``cinder-ma-manager``
     (see :class:`_APIWorkerKilled`): the manager, untouched, releases and
-    finishes what the killed worker claimed."""
+    finishes what the killed worker claimed; a worker killed inside the
+    RPC call (the manager took the claim over) changes nothing: the
+    manager finishes the connect and the delete."""
 
     def setUp(self):
         super().setUp()
