@@ -234,10 +234,14 @@ def audit(ctxt, reports):
     rows = []
     expected_connections = {}
     expected_disks = {}
+    live = {}
     for att, volume_host in maintenance.live_attachments(ctxt):
+        live[att.id] = att
         node = rpcapi.server_for(volume_host) if volume_host else None
         conn_host = _connector_host(att)
-        if conn_host and node:
+        # A fenced attachment holds no connection (its access was revoked
+        # at the target).
+        if conn_host and node and att.fenced_at is None:
             expected_connections.setdefault(
                 (node, att.volume_id, conn_host), []).append(att)
         if att.manager_host:
@@ -253,7 +257,15 @@ def audit(ctxt, reports):
                                  conns or 'the driver cannot list its '
                                  'connections')])
                 continue
-            held = {(host, c['volume_id'], c['host']) for c in conns}
+            held = set()
+            for conn in conns:
+                problem = _attachment_connection_problem(conn, live)
+                if problem:
+                    rows.append(['connection', conn['volume_id'],
+                                 conn['host'], '%s on %s@%s' % (
+                                     problem, host, backend)])
+                else:
+                    held.add((host, conn['volume_id'], conn['host']))
             for key, atts in sorted(expected_connections.items()):
                 if key[0] != host:
                     continue
@@ -289,6 +301,24 @@ def audit(ctxt, reports):
                              'attachment has this id' %
                              disk.get('instance_uuid')])
     return rows
+
+
+def _attachment_connection_problem(conn, live):
+    """What is wrong with a backend's connection of one attachment (one
+    that names its ``attachment_id``: backends with
+    ``per_attachment_connections``), given the ``live`` attachments by
+    id, or None (and None for a host's connection)."""
+    attachment_id = conn.get('attachment_id')
+    if attachment_id is None:
+        return None
+    att = live.get(attachment_id)
+    if att is None or att.volume_id != conn['volume_id']:
+        return ('connection of attachment %s, which is not a live '
+                'attachment of the volume' % attachment_id)
+    if att.fenced_at is not None:
+        return 'connection of attachment %s, which is fenced' % (
+            attachment_id)
+    return None
 
 
 def _count(number, noun):

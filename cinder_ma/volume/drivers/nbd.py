@@ -1162,6 +1162,21 @@ class NBDDriver(base.VolumeDriver):
     def get_stats(self):
         return self._files.get_stats()
 
+    def list_connections(self):
+        """The recorded exports, for audits: ``{'volume_id', 'host'}``
+        (the connector's host) each, with the ``attachment_id`` of an
+        attachment's own export, its ``access_mode`` and ``port``."""
+        found = []
+        for _key, record in sorted(self._records().items()):
+            connection = {'volume_id': record['volume_id'],
+                          'host': record['host'],
+                          'access_mode': record['access_mode'],
+                          'port': record['port']}
+            if record.get('attachment_id'):
+                connection['attachment_id'] = record['attachment_id']
+            found.append(connection)
+        return found
+
 
 def _probe_address(configuration):
     """Where a storage host reaches its own exports."""

@@ -118,6 +118,60 @@ def kill(pid):
     wait_gone(pid)
 
 
+def export_daemons(exports_dir):
+    """The live nbdkit daemons serving the exports of ``exports_dir``:
+    ``(recorded, unrecorded)`` sets of process ids, those its pidfiles
+    name (checked against their command lines: pids are reused), and any
+    other nbdkit whose command line names a file of that directory (one
+    whose record is gone: a leak)."""
+    exports_dir = os.path.abspath(exports_dir)
+    recorded = set()
+    try:
+        names = os.listdir(exports_dir)
+    except FileNotFoundError:
+        names = []
+    for name in names:
+        if not name.endswith('.pid'):
+            continue
+        key = os.path.join(exports_dir, name[:-len('.pid')])
+        try:
+            with open(key + '.pid') as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if any(nbd._runs_nbdkit_of(pid, key + suffix)
+               for suffix in ('.psk', nbd.TLS_DIR_SUFFIX)):
+            recorded.add(pid)
+    unrecorded = set()
+    mark = os.fsencode(exports_dir + os.sep)
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit() or int(entry) in recorded:
+            continue
+        try:
+            with open('/proc/%s/cmdline' % entry, 'rb') as f:
+                args = f.read().split(b'\0')
+        except OSError:
+            continue
+        if os.path.basename(args[0]) == b'nbdkit' and \
+                any(mark in arg for arg in args[1:]) and \
+                nbd._alive(int(entry)):
+            unrecorded.add(int(entry))
+    return recorded, unrecorded
+
+
+def stop_exports(exports_dir):
+    """SIGKILL every nbdkit daemon serving an export of ``exports_dir``
+    (see :func:`export_daemons`), by its process id, and wait until they
+    are gone: exports outlive their manager on purpose, so a test that
+    made them through a manager stops them itself."""
+    recorded, unrecorded = export_daemons(exports_dir)
+    for pid in recorded | unrecorded:
+        try:
+            kill(pid)
+        except ProcessLookupError:
+            pass
+
+
 class NBDTestBase(base.TestCase):
     """A driver of a backend 'nbd' on free ports, one volume, and a real
     NBD client (qemu-io) to use its exports."""
@@ -152,16 +206,7 @@ class NBDTestBase(base.TestCase):
     def _stop_all(self):
         # Exports outlive a driver object on purpose (as they outlive a
         # manager); stop every nbdkit this test started.
-        exports_dir = self.driver.exports_dir
-        for name in os.listdir(exports_dir):
-            if name.endswith('.pid'):
-                try:
-                    with open(os.path.join(exports_dir, name)) as f:
-                        os.kill(int(f.read()), signal.SIGTERM)
-                except (OSError, ValueError):
-                    pass
-        for export in self.driver.exports.values():
-            wait_gone(export.pid)
+        stop_exports(self.driver.exports_dir)
 
     def connect(self, host, mode):
         return self.driver.initialize_connection(

@@ -97,6 +97,36 @@ class NBDDriverTestCase(base.TestCase):
         self.driver.delete_volume(self.volume)
         self.assertFalse(os.path.exists(path))
 
+    def test_list_connections_lists_the_records(self):
+        self.driver.do_setup()
+        self.addCleanup(self.driver.stop_supervisor)
+        self.assertEqual([], self.driver.list_connections())
+        # What initialize_connection records before nbdkit starts (the
+        # daemon itself is the functional tests' business).
+        records = [
+            (self.driver._attachment_key(self.volume.id, 'att-1'),
+             {'volume_id': self.volume.id, 'volume_name': self.volume.name,
+              'host': 'node-a', 'access_mode': 'rw', 'export': 'e',
+              'port': 10809, 'attachment_id': 'att-1'}),
+            (self.driver._key(self.volume.id, 'node-b', 'ro'),
+             {'volume_id': self.volume.id, 'volume_name': self.volume.name,
+              'host': 'node-b', 'access_mode': 'ro', 'export': 'e',
+              'port': 10810, 'tls': nbd.TLS_X509})]
+        for key, record in records:
+            self.driver._write_secret_files(key, record, 'id', 'secret')
+        self.assertEqual(
+            sorted([{'volume_id': self.volume.id, 'host': 'node-a',
+                     'access_mode': 'rw', 'port': 10809,
+                     'attachment_id': 'att-1'},
+                    {'volume_id': self.volume.id, 'host': 'node-b',
+                     'access_mode': 'ro', 'port': 10810}],
+                   key=lambda c: c['port']),
+            sorted(self.driver.list_connections(),
+                   key=lambda c: c['port']))
+        self.driver._remove_files(records[0][0])
+        self.assertEqual(['node-b'], [
+            c['host'] for c in self.driver.list_connections()])
+
     def test_command_read_only_and_tls(self):
         self.driver.do_setup()
         self.addCleanup(self.driver.stop_supervisor)
