@@ -311,6 +311,13 @@ class DashboardTest(test_horizon.HorizonTestBase):
                                         after[writer][FENCED]))
         self.assertEqual({standby: 'rw'},
                          self.cloud.nbd.exports(volume['id']))
+        # One fence, one fencing event: the promotion demoted a writer
+        # fenced already.
+        self.assertEqual(1, len([
+            m for m in self.ma(
+                'GET', '/messages?event_id=%s' % FENCING_EVENT,
+                session=self.keystone.admin_session())['messages']
+            if m['resource_uuid'] == volume['id']]))
         tab = self.open_tab(page, path, 'dashboard-admin-after-promote')
         self.assert_rows(tab, volume['id'], names, instances)
         self.assertIn(standby, tab.locator('#cinder_ma_writer').inner_text())
