@@ -204,7 +204,10 @@ class NBDBackend(fixtures.Fixture):
     def stop_exports(self):
         pids = list(self.running().values())
         for pid in pids:
-            os.kill(pid, signal.SIGTERM)
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
         deadline = time.monotonic() + self.STOP_TIMEOUT
         while pids and time.monotonic() < deadline:
             time.sleep(0.1)
