@@ -229,21 +229,20 @@ def audit(ctxt, reports):
 
     :returns: rows (kind, id, host, problem).
     """
-    from cinder_ma.manager import rpcapi
-
     rows = []
+    # {(node@backend, volume id, connector host): attachments}: each
+    # backend of a node is compared with its own volumes' attachments. A
+    # fenced attachment holds no connection: its fence ended it.
     expected_connections = {}
     expected_disks = {}
     live = {}
     for att, volume_host in maintenance.live_attachments(ctxt):
         live[att.id] = att
-        node = rpcapi.server_for(volume_host) if volume_host else None
+        backend_host = volume_host.split('#', 1)[0] if volume_host else None
         conn_host = _connector_host(att)
-        # A fenced attachment holds no connection (its access was revoked
-        # at the target).
-        if conn_host and node and att.fenced_at is None:
+        if conn_host and backend_host and att.fenced_at is None:
             expected_connections.setdefault(
-                (node, att.volume_id, conn_host), []).append(att)
+                (backend_host, att.volume_id, conn_host), []).append(att)
         if att.manager_host:
             expected_disks.setdefault(att.manager_host, {})[att.id] = att
     for host, report in sorted(reports.items()):
@@ -257,17 +256,19 @@ def audit(ctxt, reports):
                                  conns or 'the driver cannot list its '
                                  'connections')])
                 continue
+            backend_host = '%s@%s' % (host, backend)
             held = set()
             for conn in conns:
                 problem = _attachment_connection_problem(conn, live)
                 if problem:
                     rows.append(['connection', conn['volume_id'],
-                                 conn['host'], '%s on %s@%s' % (
-                                     problem, host, backend)])
+                                 conn['host'], '%s on %s' % (
+                                     problem, backend_host)])
                 else:
-                    held.add((host, conn['volume_id'], conn['host']))
+                    held.add((backend_host, conn['volume_id'],
+                              conn['host']))
             for key, atts in sorted(expected_connections.items()):
-                if key[0] != host:
+                if key[0] != backend_host:
                     continue
                 for att in atts:
                     if (att.attach_status in _CONNECTED and
