@@ -125,14 +125,6 @@ class _Transaction:
             self.queue.release(self.database)
 
 
-def writers_serialized():
-    """Whether writer transactions run one at a time, each holding the
-    database's write lock from its first statement (SQLite's BEGIN
-    IMMEDIATE, see :mod:`cinder_ma.db.sqlite`): nothing a writer reads
-    can change before it ends, without a row lock of its own."""
-    return get_engine().dialect.name == 'sqlite'
-
-
 def _starting_reader():
     stack = getattr(_TXN, 'stack', None)
     return bool(stack) and stack[-1]

@@ -503,13 +503,9 @@ def _attachment_update(context, attachment_id, values,
             changes[key] = records.loads(values[key])
     new_status = values.get('attach_status', current.attach_status)
     delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
-    # Where writers run one at a time, a transition that leaves the live
-    # count as it is needs no lock of the volume row: the UPDATE deriving
-    # its status below checks that it is attachable, and the answers are
-    # given in the same order as with the lock.
-    locked = bool(delta) or not db_api.writers_serialized()
-    if locked and not lock_volume(context, current.volume_id,
-                                  live_delta=delta):
+    # On every database alike (SQLite included): the compare-and-swap of
+    # the volume row first, which also locks it.
+    if not lock_volume(context, current.volume_id, live_delta=delta):
         raise _not_attachable(context, current.volume_id)
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
@@ -525,10 +521,6 @@ def _attachment_update(context, attachment_id, values,
                         not_connected_elsewhere is not None,
                         held_by is not None, claim is not None), params)
     if result.rowcount != 1:
-        if not locked:
-            volume = volume_get_in_txn(context, current.volume_id)
-            if volume.status not in vstatus.ATTACHABLE_STATUSES:
-                raise _not_attachable_error(volume)
         if not_connected_elsewhere is not None:
             other = context.session.connection().execute(
                 other_connection(),
@@ -546,9 +538,7 @@ def _attachment_update(context, attachment_id, values,
             .where(_VOLUME_TABLE.c.id == current.volume_id,
                    _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
             .values(reserved_instance_uuid=values['instance_uuid']))
-    if not recompute_volume_status(context, current.volume_id) and \
-            not locked:
-        raise _not_attachable(context, current.volume_id)
+    recompute_volume_status(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
     # again.
     return current.replace(**changes)
