@@ -98,7 +98,7 @@ def _get(context, specs_id):
 
 
 _SET_ITEM = sa.update(_QOS_TABLE).where(
-    _QOS_TABLE.c.specs_id == sa.bindparam('specs_id'),
+    _QOS_TABLE.c.specs_id == sa.bindparam('root_id'),
     _QOS_TABLE.c.key == sa.bindparam('item_key'),
     _QOS_TABLE.c.deleted == sa.false()).values(
         value=sa.bindparam('item_value'), updated_at=sa.bindparam('now'))
@@ -109,7 +109,7 @@ def _set_items(context, specs_id, specs):
     for key, value in specs.items():
         value = None if value is None else str(value)
         if not _execute(context, _SET_ITEM, {
-                'specs_id': specs_id, 'item_key': key, 'item_value': value,
+                'root_id': specs_id, 'item_key': key, 'item_value': value,
                 'now': now}).rowcount:
             _execute(context, sa.insert(_QOS_TABLE), {
                 'id': str(uuid.uuid4()), 'specs_id': specs_id, 'key': key,
