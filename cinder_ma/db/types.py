@@ -199,7 +199,8 @@ def _visible_to_project(project_id):
 def _has_spec(key, value):
     return sa.exists().where(_SPEC_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
                              _SPEC_TABLE.c.key == key,
-                             _SPEC_TABLE.c.value == value)
+                             _SPEC_TABLE.c.value == value,
+                             _SPEC_TABLE.c.deleted == sa.false())
 
 
 @reader

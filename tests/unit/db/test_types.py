@@ -133,3 +133,40 @@ class VolumeTypeDBTestCase(base.DBTestCase):
         self.assertRaises(exception.VolumeTypeNotFound,
                           type_db.volume_type_find, self.context,
                           type_id=vtype.id)
+
+    def test_list_filters_and_pages(self):
+        gold = type_db.volume_type_create(self.context, {'name': 'gold'},
+                                          extra_specs={'k': 'v'})
+        type_db.volume_type_create(self.context, {'name': 'iron'},
+                                   extra_specs={'k': 'v'})
+        private = type_db.volume_type_create(
+            self.context, {'name': 'private', 'is_public': False})
+        type_db.volume_type_access_add(self.context, private.id, 'p1')
+        type_db.volume_type_extra_specs_delete(self.context, gold.id, 'k')
+        everything = type_db.volume_type_get_all(self.context)
+        self.assertEqual(['gold', 'iron', 'private'],
+                         [vtype.name for vtype in everything])
+        # Records with their extra specs; projects and encryption not
+        # read.
+        self.assertIsInstance(everything[1], records.VolumeType)
+        self.assertEqual(({}, {'k': 'v'}, {}),
+                         tuple(vtype.extra_specs for vtype in everything))
+        self.assertIsNone(everything[0].projects)
+        # A deleted spec does not match.
+        self.assertEqual(['iron'], [vtype.name for vtype in
+                                    type_db.volume_type_get_all(
+                                        self.context,
+                                        {'extra_specs': {'k': 'v'}})])
+        for project_id, names in (('p1', ['gold', 'iron', 'private']),
+                                  ('p2', ['gold', 'iron'])):
+            self.assertEqual(names, [vtype.name for vtype in
+                                     type_db.volume_type_get_all(
+                                         self.context, {
+                                             'visible_to_project':
+                                                 project_id})])
+        page = type_db.volume_type_get_all(self.context, marker=gold.id,
+                                           limit=1)
+        self.assertEqual(['iron'], [vtype.name for vtype in page])
+        self.assertRaises(exception.MarkerNotFound,
+                          type_db.volume_type_get_all, self.context,
+                          marker='no-such-type')
