@@ -21,6 +21,11 @@ in a module of their own beside this one (:mod:`~cinder_ma.db.volumes`,
 :mod:`~cinder_ma.db.attachments`, ...), which import this one and never
 the other way round; the embedded default's SQLite tuning and writer queue
 are :mod:`cinder_ma.db.sqlite`.
+
+Every module runs Core statements of the tables (the models are their
+definitions) on the transaction's connection,
+``context.session.connection().execute``, and returns the records of
+:mod:`cinder_ma.db.records`.
 """
 
 import contextlib

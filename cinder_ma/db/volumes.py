@@ -188,11 +188,8 @@ def volume_get_all(context, project_id=None, filters=None, marker=None,
     """A page of volumes, children loaded in a constant number of
     queries. Their attachments' records hold the columns that a listed
     volume shows (:data:`~cinder_ma.db.records.LISTED_ATTACHMENT_FIELDS`)
-    and None in the others: read a volume or an attachment for those."""
-    # A Core select of the table's columns, run on the session's
-    # connection: the page's rows skip the ORM's processing of each row,
-    # and the statement the building of an ORM query (which cost more
-    # than the rest of a short page).
+    and their defaults in the others: read a volume or an attachment for
+    those."""
     statement = _live(project_id)
     connection = context.session.connection()
     statement = paginate(connection, _apply_volume_filters(statement,
