@@ -230,8 +230,9 @@ def sigint_as_sigterm():
 
 def freeze_heap(conf=CONF):
     """Keep what the process holds once it is ready to serve out of the
-    garbage collector's full collections (once per process), unless
-    ``[api] gc_young_threshold`` is 0.
+    garbage collector's full collections (once per process), when
+    ``[api] gc_young_threshold`` is not 0 (it is 0 by default: see
+    docs/contributor/performance.rst).
 
     A list response makes tens of thousands of containers at once, enough
     to set off full collections, each of which would otherwise walk every
@@ -240,10 +241,10 @@ def freeze_heap(conf=CONF):
     frozen (:func:`gc.freeze`), they are no longer walked. The garbage is
     collected first, so that none is kept for ever.
 
-    The young generation is collected every ``[api] gc_young_threshold``
-    allocations (20,000 by default) instead of Python's 700:
+    The young generation is then collected every ``[api]
+    gc_young_threshold`` allocations instead of Python's 700:
     the records and rows of a request live until its response is written,
-    and with the default each of them is walked by several collections
+    and with Python's threshold each of them is walked by several collections
     before then (a tenth of the CPU of a list of a thousand volumes).
 
     Whatever serves the API calls this once its application is built, in

@@ -21,6 +21,7 @@ from unittest import mock
 
 import fixtures
 from oslo_config import cfg
+from oslo_config import fixture as config_fixture
 from oslo_reports import opts as gmr_opts
 
 from cinder_ma import cmd
@@ -92,8 +93,12 @@ class TestFreezeHeap(base.BaseTestCase):
         self.conf = cfg.ConfigOpts()
         api_conf.register_opts(self.conf)
         self.conf([])
+        # Overrides are kept by the option group, which every ConfigOpts
+        # shares: the fixture clears them.
+        self.fixture = self.useFixture(config_fixture.Config(self.conf))
 
     def test_frozen_once_per_process(self):
+        self.fixture.config(gc_young_threshold=20000, group='api')
         cmd.freeze_heap(self.conf)
         cmd.freeze_heap(self.conf)
         self.assertEqual(1, self.freeze.call_count)
@@ -109,14 +114,14 @@ class TestFreezeHeap(base.BaseTestCase):
         self.assertEqual(2, self.collect.call_count)
 
     def test_threshold_option(self):
-        self.conf.set_override('gc_young_threshold', 5000, group='api')
+        self.fixture.config(gc_young_threshold=5000, group='api')
         cmd.freeze_heap(self.conf)
         self.threshold.assert_called_once_with(5000,
                                                *gc.get_threshold()[1:])
 
-    def test_off(self):
+    def test_off_by_default(self):
         # 0 leaves the collector as Python sets it.
-        self.conf.set_override('gc_young_threshold', 0, group='api')
+        self.assertEqual(0, self.conf.api.gc_young_threshold)
         cmd.freeze_heap(self.conf)
         self.collect.assert_not_called()
         self.freeze.assert_not_called()
