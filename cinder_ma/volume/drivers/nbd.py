@@ -69,7 +69,8 @@ or, for an X.509 export, ``'tls_x509': True`` instead of the two PSK
 keys (the host presents its own certificate; nothing secret is sent).
 
 The PSK secret is a credential: it is never logged (the flows' logging
-listener masks ``connection_info``; this module logs only ids and ports).
+listener masks ``connection_info``; the driver's modules log only ids
+and ports).
 """
 
 import hashlib
@@ -88,7 +89,6 @@ from cinder_ma.volume.drivers import file as file_driver
 from cinder_ma.volume.drivers import nbd_credentials
 from cinder_ma.volume.drivers import nbd_exports
 from cinder_ma.volume.drivers import nbd_pause
-from cinder_ma.volume.drivers import nbd_process
 
 LOG = logging.getLogger(__name__)
 
@@ -199,12 +199,9 @@ nbd_opts = [
 #: The driver_volume_type of the connections.
 PROTOCOL = 'nbd'
 
-# The names this module has always had, now of the modules of their
-# roles (other code, tools and tests import them from here).
+# Names of the modules of the driver's roles that the driver uses and
+# that other code (cinder-ma-manage, tools, tests) imports from here.
 GNUTLS_CONFIG = nbd_exports.GNUTLS_CONFIG
-MAX_SOCKET_PATH = nbd_exports.MAX_SOCKET_PATH
-STOP_GRACE = nbd_process.STOP_GRACE
-Export = nbd_process.Export
 TLS_PSK = nbd_credentials.TLS_PSK
 TLS_X509 = nbd_credentials.TLS_X509
 CONNECTOR_TLS_KEY = nbd_credentials.CONNECTOR_TLS_KEY
