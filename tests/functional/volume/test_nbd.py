@@ -29,6 +29,7 @@ import time
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import nbd
+from cinder_ma.volume.drivers import nbd_process
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as functional_fixtures
@@ -106,7 +107,7 @@ def wait_gone(pid, timeout=10):
     """Wait until process ``pid`` (an nbdkit daemon: not a child of the
     test, so not waited for) has exited."""
     deadline = time.monotonic() + timeout
-    while nbd._alive(pid):
+    while nbd_process.alive(pid):
         if time.monotonic() > deadline:
             raise AssertionError('process %d still runs' % pid)
         time.sleep(0.02)
@@ -139,7 +140,7 @@ def export_daemons(exports_dir):
                 pid = int(f.read().strip())
         except (OSError, ValueError):
             continue
-        if any(nbd._runs_nbdkit_of(pid, key + suffix)
+        if any(nbd_process.runs_nbdkit_of(pid, key + suffix)
                for suffix in ('.psk', nbd.TLS_DIR_SUFFIX)):
             recorded.add(pid)
     unrecorded = set()
@@ -154,7 +155,7 @@ def export_daemons(exports_dir):
             continue
         if os.path.basename(args[0]) == b'nbdkit' and \
                 any(mark in arg for arg in args[1:]) and \
-                nbd._alive(int(entry)):
+                nbd_process.alive(int(entry)):
             unrecorded.add(int(entry))
     return recorded, unrecorded
 

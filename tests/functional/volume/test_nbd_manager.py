@@ -44,7 +44,7 @@ import uuid
 import requests
 from testtools import content
 
-from cinder_ma.volume.drivers import nbd
+from cinder_ma.volume.drivers import nbd_process
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
@@ -228,7 +228,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
         self.deployment.manager.kill()
         self.io(client, 'write -P 0x12 64k 64k')
         self.io(client, 'read -P 0x11 0 64k')
-        self.assertTrue(nbd._alive(pid))
+        self.assertTrue(nbd_process.alive(pid))
         self.restart_manager('is still served (nbdkit process %d)' % pid)
         self.io(client, 'write -P 0x13 128k 64k')
 
@@ -277,7 +277,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
                       self.manager_log())
         new_pid = self.export_pid()
         self.assertNotEqual(pid, new_pid)
-        self.assertFalse(nbd._alive(pid))
+        self.assertFalse(nbd_process.alive(pid))
         self.assertOutsideOfTheManager(new_pid)
         self.io(client, 'read -P 0x21 0 64k')
         self.io(client, 'read -P 0x22 64k 64k')
@@ -325,5 +325,5 @@ class HungExportTestCase(test_nbd.NBDTestBase):
 
     @staticmethod
     def _kill_stopped(export):
-        if nbd._runs_nbdkit_of(export.pid, export.credentials):
+        if nbd_process.runs_nbdkit_of(export.pid, export.credentials):
             os.kill(export.pid, signal.SIGKILL)
