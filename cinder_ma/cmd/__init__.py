@@ -228,16 +228,11 @@ def sigint_as_sigterm():
                      daemon=True).start()
 
 
-#: Net allocations of containers between two collections of the young
-#: generation in a process that serves (Python's default: 700). Measured
-#: with callgrind on GET /volumes/detail of 1,000 volumes: 5.3% fewer
-#: instructions at 20,000, nothing more at 50,000.
-YOUNG_COLLECTION_THRESHOLD = 20000
-
-
-def freeze_heap():
+def freeze_heap(conf=CONF):
     """Keep what the process holds once it is ready to serve out of the
-    garbage collector's full collections (once per process).
+    garbage collector's full collections (once per process), when
+    ``[api] gc_young_threshold`` is not 0 (it is 0 by default: see
+    docs/contributor/performance.rst).
 
     A list response makes tens of thousands of containers at once, enough
     to set off full collections, each of which would otherwise walk every
@@ -246,10 +241,10 @@ def freeze_heap():
     frozen (:func:`gc.freeze`), they are no longer walked. The garbage is
     collected first, so that none is kept for ever.
 
-    The young generation is collected every
-    :data:`YOUNG_COLLECTION_THRESHOLD` allocations instead of Python's 700:
+    The young generation is then collected every ``[api]
+    gc_young_threshold`` allocations instead of Python's 700:
     the records and rows of a request live until its response is written,
-    and with the default each of them is walked by several collections
+    and with Python's threshold each of them is walked by several collections
     before then (a tenth of the CPU of a list of a thousand volumes).
 
     Whatever serves the API calls this once its application is built, in
@@ -260,9 +255,9 @@ def freeze_heap():
     that froze its heap freezes its own.
     """
     global _FROZEN_PID
-    if _FROZEN_PID != os.getpid():
+    threshold = conf.api.gc_young_threshold
+    if threshold and _FROZEN_PID != os.getpid():
         _FROZEN_PID = os.getpid()
         gc.collect()
         gc.freeze()
-        gc.set_threshold(YOUNG_COLLECTION_THRESHOLD,
-                         *gc.get_threshold()[1:])
+        gc.set_threshold(threshold, *gc.get_threshold()[1:])

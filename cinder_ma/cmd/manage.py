@@ -229,17 +229,20 @@ def audit(ctxt, reports):
 
     :returns: rows (kind, id, host, problem).
     """
-    from cinder_ma.manager import rpcapi
-
     rows = []
+    # {(node@backend, volume id, connector host): attachments}: each
+    # backend of a node is compared with its own volumes' attachments. A
+    # fenced attachment holds no connection: its fence ended it.
     expected_connections = {}
     expected_disks = {}
+    live = {}
     for att, volume_host in maintenance.live_attachments(ctxt):
-        node = rpcapi.server_for(volume_host) if volume_host else None
+        live[att.id] = att
+        backend_host = volume_host.split('#', 1)[0] if volume_host else None
         conn_host = _connector_host(att)
-        if conn_host and node:
+        if conn_host and backend_host and att.fenced_at is None:
             expected_connections.setdefault(
-                (node, att.volume_id, conn_host), []).append(att)
+                (backend_host, att.volume_id, conn_host), []).append(att)
         if att.manager_host:
             expected_disks.setdefault(att.manager_host, {})[att.id] = att
     for host, report in sorted(reports.items()):
@@ -253,9 +256,19 @@ def audit(ctxt, reports):
                                  conns or 'the driver cannot list its '
                                  'connections')])
                 continue
-            held = {(host, c['volume_id'], c['host']) for c in conns}
+            backend_host = '%s@%s' % (host, backend)
+            held = set()
+            for conn in conns:
+                problem = _attachment_connection_problem(conn, live)
+                if problem:
+                    rows.append(['connection', conn['volume_id'],
+                                 conn['host'], '%s on %s' % (
+                                     problem, backend_host)])
+                else:
+                    held.add((backend_host, conn['volume_id'],
+                              conn['host']))
             for key, atts in sorted(expected_connections.items()):
-                if key[0] != host:
+                if key[0] != backend_host:
                     continue
                 for att in atts:
                     if (att.attach_status in _CONNECTED and
@@ -289,6 +302,24 @@ def audit(ctxt, reports):
                              'attachment has this id' %
                              disk.get('instance_uuid')])
     return rows
+
+
+def _attachment_connection_problem(conn, live):
+    """What is wrong with a backend's connection of one attachment (one
+    that names its ``attachment_id``: backends with
+    ``per_attachment_connections``), given the ``live`` attachments by
+    id, or None (and None for a host's connection)."""
+    attachment_id = conn.get('attachment_id')
+    if attachment_id is None:
+        return None
+    att = live.get(attachment_id)
+    if att is None or att.volume_id != conn['volume_id']:
+        return ('connection of attachment %s, which is not a live '
+                'attachment of the volume' % attachment_id)
+    if att.fenced_at is not None:
+        return 'connection of attachment %s, which is fenced' % (
+            attachment_id)
+    return None
 
 
 def _count(number, noun):

@@ -51,6 +51,19 @@ opts = [
                     'balancer or proxy is the API host\'s own name: set '
                     'it there (cinder_ma does not read X-Forwarded-* '
                     'headers).'),
+    cfg.IntOpt('gc_young_threshold',
+               default=0, min=0,
+               help='Tuning of Python\'s garbage collector in each process '
+                    'that serves the API, once its application is built: '
+                    'when not 0, the objects the process holds for ever '
+                    'are frozen out of full collections (gc.freeze) and '
+                    'the young generation is collected every this many '
+                    'net allocations of containers (Python\'s default: '
+                    '700; 20000 was the tuning of earlier releases). 0, '
+                    'the default, leaves the collector as Python sets it: '
+                    'measured side by side, the tuning did not make an '
+                    'attach cycle cheaper and made a detach dearer (see '
+                    'the contributor documentation\'s speed page).'),
 ]
 
 

@@ -21,6 +21,11 @@ in a module of their own beside this one (:mod:`~cinder_ma.db.volumes`,
 :mod:`~cinder_ma.db.attachments`, ...), which import this one and never
 the other way round; the embedded default's SQLite tuning and writer queue
 are :mod:`cinder_ma.db.sqlite`.
+
+Every module runs Core statements of the tables (the models are their
+definitions) on the transaction's connection,
+``context.session.connection().execute``, and returns the records of
+:mod:`cinder_ma.db.records`.
 """
 
 import contextlib
@@ -123,14 +128,6 @@ class _Transaction:
         if self.take_lock:
             _TXN.holds_lock = False
             self.queue.release(self.database)
-
-
-def writers_serialized():
-    """Whether writer transactions run one at a time, each holding the
-    database's write lock from its first statement (SQLite's BEGIN
-    IMMEDIATE, see :mod:`cinder_ma.db.sqlite`): nothing a writer reads
-    can change before it ends, without a row lock of its own."""
-    return get_engine().dialect.name == 'sqlite'
 
 
 def _starting_reader():
@@ -273,8 +270,9 @@ def soft_delete(context, model, *conditions):
 
     :returns: how many rows were deleted.
     """
-    return context.session.execute(
-        sa.update(model).where(model.deleted == sa.false(), *conditions)
+    return context.session.connection().execute(
+        sa.update(model.__table__).where(model.deleted == sa.false(),
+                                         *conditions)
         .values(**deleted_values(model))).rowcount
 
 
@@ -333,9 +331,10 @@ def _after(model, sort_keys, sort_dirs, marker_row):
     return sa.or_(*criteria) if criteria else sa.false()
 
 
-def paginate(query, model, marker_query, marker, limit, sort_keys,
-             sort_dirs, allowed_keys, default_key, default_dir):
-    """A page of ``query`` after ``marker``, sorted, as Cinder pages.
+def paginate(connection, statement, model, visible, marker, limit,
+             sort_keys, sort_dirs, allowed_keys, default_key, default_dir):
+    """A page of the Core select ``statement`` of ``model``'s rows after
+    ``marker``, sorted, as Cinder pages.
 
     NULL sorts as the smallest value on every database (first when
     ascending, last when descending), and a marker whose sort keys are
@@ -347,10 +346,10 @@ def paginate(query, model, marker_query, marker, limit, sort_keys,
     repeats or loses rows (and includes NULLs on the wrong side of a
     descending key).
 
-    :param query: an ORM query or a Core select of ``model``'s rows.
-    :param marker_query: called, only when there is a marker, for the
-        ORM query the marker must be found in (the caller's visible rows,
-        before filters).
+    :param connection: the transaction's connection, to read the marker.
+    :param visible: the Core select of the rows the marker must be found
+        in (the caller's visible rows, before filters); its sort keys
+        are read, only when there is a marker.
     :raises InvalidSortKey: a key outside ``allowed_keys``.
     :raises MarkerNotFound: no visible row has the marker's id.
     """
@@ -364,20 +363,21 @@ def paginate(query, model, marker_query, marker, limit, sort_keys,
         sort_keys.append('id')
         sort_dirs.append(sort_dirs[0])
     if marker is not None:
-        # Only the marker's sort keys: not the model with its children.
-        marker_row = marker_query().with_entities(
-            *[getattr(model, key) for key in sort_keys]).filter(
-                model.id == marker).first()
+        # Only the marker's sort keys.
+        table = model.__table__
+        marker_row = connection.execute(visible.with_only_columns(
+            *[table.c[key] for key in sort_keys]).where(
+                table.c.id == marker).limit(1)).first()
         if marker_row is None:
             raise exception.MarkerNotFound(marker=marker)
-        query = query.filter(_after(model, sort_keys, sort_dirs,
-                                    marker_row))
+        statement = statement.where(_after(model, sort_keys, sort_dirs,
+                                           marker_row))
     directions = [
         direction + ('-nullsfirst' if direction == 'asc' else '-nullslast')
         if _nullable(model, key) else direction
         for key, direction in zip(sort_keys, sort_dirs)]
-    return sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
-                                          sort_dirs=directions)
+    return sqlalchemyutils.paginate_query(statement, model, limit,
+                                          sort_keys, sort_dirs=directions)
 
 
 def conditional_update_pk(session, model, pk_column, pk, values):
@@ -385,5 +385,5 @@ def conditional_update_pk(session, model, pk_column, pk, values):
     (for tables whose key is not ``id``), unconditionally."""
     values = dict(values)
     values.setdefault('updated_at', utcnow())
-    session.execute(sa.update(model).where(
+    session.connection().execute(sa.update(model.__table__).where(
         pk_column == pk, model.deleted == sa.false()).values(**values))

@@ -46,15 +46,17 @@ from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import status as vstatus
 
 
-def _attachment_query(context, project_id=None):
-    query = context.session.query(models.VolumeAttachment).filter(
-        models.VolumeAttachment.deleted == sa.false())
+def _live_attachments(project_id=None):
+    """The Core select of the live attachments (of the volumes of a
+    project)."""
+    va = models.VolumeAttachment.__table__
+    statement = sa.select(va).where(va.c.deleted == sa.false())
     if project_id is not None:
-        query = query.join(
-            models.Volume,
-            models.Volume.id == models.VolumeAttachment.volume_id).filter(
-                models.Volume.project_id == project_id)
-    return query
+        volumes = models.Volume.__table__
+        statement = statement.join(
+            volumes, volumes.c.id == va.c.volume_id).where(
+                volumes.c.project_id == project_id)
+    return statement
 
 
 # The statements of the attach hot path are built once, with bound
@@ -501,13 +503,9 @@ def _attachment_update(context, attachment_id, values,
             changes[key] = records.loads(values[key])
     new_status = values.get('attach_status', current.attach_status)
     delta = int(_is_live(new_status)) - int(_is_live(current.attach_status))
-    # Where writers run one at a time, a transition that leaves the live
-    # count as it is needs no lock of the volume row: the UPDATE deriving
-    # its status below checks that it is attachable, and the answers are
-    # given in the same order as with the lock.
-    locked = bool(delta) or not db_api.writers_serialized()
-    if locked and not lock_volume(context, current.volume_id,
-                                  live_delta=delta):
+    # On every database alike (SQLite included): the compare-and-swap of
+    # the volume row first, which also locks it.
+    if not lock_volume(context, current.volume_id, live_delta=delta):
         raise _not_attachable(context, current.volume_id)
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
@@ -523,10 +521,6 @@ def _attachment_update(context, attachment_id, values,
                         not_connected_elsewhere is not None,
                         held_by is not None, claim is not None), params)
     if result.rowcount != 1:
-        if not locked:
-            volume = volume_get_in_txn(context, current.volume_id)
-            if volume.status not in vstatus.ATTACHABLE_STATUSES:
-                raise _not_attachable_error(volume)
         if not_connected_elsewhere is not None:
             other = context.session.connection().execute(
                 other_connection(),
@@ -544,9 +538,7 @@ def _attachment_update(context, attachment_id, values,
             .where(_VOLUME_TABLE.c.id == current.volume_id,
                    _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
             .values(reserved_instance_uuid=values['instance_uuid']))
-    if not recompute_volume_status(context, current.volume_id) and \
-            not locked:
-        raise _not_attachable(context, current.volume_id)
+    recompute_volume_status(context, current.volume_id)
     # The row now holds the values: hand them back without reading it
     # again.
     return current.replace(**changes)
@@ -822,26 +814,25 @@ _ATTACHMENT_FILTERS = {
 @reader
 def attachment_get_all(context, project_id=None, filters=None, marker=None,
                        limit=None, sort_keys=None, sort_dirs=None):
-    query = _attachment_query(context, project_id)
+    visible = _live_attachments(project_id)
+    statement = visible
     for key, value in (filters or {}).items():
         column = _ATTACHMENT_FILTERS.get(key)
         if column is None:
             raise exception.InvalidInput(
                 reason='invalid filter key %s' % key)
         if isinstance(value, (list, tuple)):
-            query = query.filter(column.in_(value))
+            statement = statement.where(column.in_(value))
         else:
-            query = query.filter(column == value)
-    query = db_api.paginate(
-        query, models.VolumeAttachment,
-        lambda: _attachment_query(context, project_id), marker, limit,
-        sort_keys,
+            statement = statement.where(column == value)
+    connection = context.session.connection()
+    statement = db_api.paginate(
+        connection, statement, models.VolumeAttachment, visible, marker,
+        limit, sort_keys,
         sort_dirs, ('id', 'created_at', 'updated_at', 'attach_status',
                     'instance_uuid', 'volume_id', 'attach_time'),
         'created_at', 'desc')
-    return records.attachments_from_result(
-        context.session.connection().execute(
-            query.with_entities(*_VA_TABLE.columns).statement))
+    return records.attachments_from_result(connection.execute(statement))
 
 
 def _sharing_statement(shared_target):
@@ -899,9 +890,10 @@ def counted_statuses(context, volume_id):
     """The statuses the live attachments of a volume count as in
     :func:`cinder_ma.status.derive` (in the caller's transaction)."""
     va = models.VolumeAttachment
-    return [vstatus.counted_status(*row) for row in context.session.execute(
-        sa.select(va.attach_status, va.detach_begun_at).where(
-            va.volume_id == volume_id, va.deleted == sa.false()))]
+    return [vstatus.counted_status(*row)
+            for row in context.session.connection().execute(
+                sa.select(va.attach_status, va.detach_begun_at).where(
+                    va.volume_id == volume_id, va.deleted == sa.false()))]
 
 
 @writer
@@ -970,7 +962,7 @@ def volume_finish_extend(context, volume_id, new_size, not_updated=None,
     status = volume_leave_status(
         context, volume_id, vstatus.EXTENDING,
         {'size': new_size, 'error_reason': reason, 'target_size': None})
-    rows = context.session.execute(
+    rows = context.session.connection().execute(
         sa.select(_VA_TABLE.c.id, _VA_TABLE.c.connection_info,
                   _VA_TABLE.c.error_reason).where(
             _VA_TABLE.c.volume_id == volume_id,
@@ -991,7 +983,7 @@ def volume_finish_extend(context, volume_id, new_size, not_updated=None,
         # (nothing in cinder_ma makes one while the volume is extending)
         # reached the grown volume and is left as it is.
         column = _VA_TABLE.c.connection_info
-        context.session.execute(
+        context.session.connection().execute(
             sa.update(_VA_TABLE).where(
                 _VA_TABLE.c.id == row.id,
                 _VA_TABLE.c.deleted == sa.false(),

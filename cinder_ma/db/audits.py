@@ -18,9 +18,12 @@ and its findings as it printed them. Only the newest :data:`KEEP` runs
 are kept: a run deletes the older ones in its transaction. Administrators
 read them through the ``cinder-ma-audit`` extension
 (:mod:`cinder_ma.volume.audits`).
+
+Readers return :class:`cinder_ma.db.records.Audit` records; every
+statement is a Core statement of the table, run on the transaction's
+connection.
 """
 
-import typing
 import uuid
 
 from oslo_serialization import jsonutils
@@ -29,6 +32,7 @@ import sqlalchemy as sa
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 
 _AUDIT = models.AttachmentAudit
 
@@ -36,25 +40,9 @@ _AUDIT = models.AttachmentAudit
 KEEP = 20
 
 
-class Audit(typing.NamedTuple):
-    """A run of the audit; ``findings`` are ``[kind, id, host,
-    problem]`` lists."""
-
-    id: str
-    host: str
-    hosts_audited: int
-    findings_count: int
-    findings: list
-    created_at: object
-
-
-def _record(row):
-    return Audit(row.id, row.host, row.hosts_audited, row.findings_count,
-                 jsonutils.loads(row.findings), row.created_at)
-
-
-def _newest(query):
-    return query.order_by(_AUDIT.created_at.desc(), _AUDIT.id.desc())
+_TABLE = _AUDIT.__table__
+_NEWEST = sa.select(_TABLE).where(_TABLE.c.deleted == sa.false()).order_by(
+    _TABLE.c.created_at.desc(), _TABLE.c.id.desc())
 
 
 @writer
@@ -65,25 +53,26 @@ def audit_create(context, host, hosts_audited, findings):
     :param findings: its rows, ``[kind, id, host, problem]``.
     """
     findings = [[str(value) for value in row] for row in findings]
-    row = _AUDIT(id=str(uuid.uuid4()), host=host,
-                 hosts_audited=hosts_audited,
-                 findings_count=len(findings),
-                 findings=jsonutils.dumps(findings))
-    context.session.add(row)
-    context.session.flush()
-    context.session.refresh(row)
-    kept = [r.id for r in _newest(
-        context.session.query(_AUDIT.id, _AUDIT.created_at)).limit(KEEP)]
-    context.session.query(_AUDIT).filter(~_AUDIT.id.in_(kept)).delete(
-        synchronize_session=False)
-    return _record(row)
+    audit_id = str(uuid.uuid4())
+    connection = context.session.connection()
+    connection.execute(sa.insert(_TABLE), {
+        'id': audit_id, 'host': host, 'hosts_audited': hosts_audited,
+        'findings_count': len(findings),
+        'findings': jsonutils.dumps(findings)})
+    # As stored (MySQL keeps times to the second).
+    audit = records.from_row(records.Audit, connection.execute(
+        sa.select(_TABLE).where(_TABLE.c.id == audit_id)).one())
+    kept = connection.execute(sa.select(_TABLE.c.id).order_by(
+        _TABLE.c.created_at.desc(), _TABLE.c.id.desc()).limit(
+            KEEP)).scalars().all()
+    connection.execute(sa.delete(_TABLE).where(~_TABLE.c.id.in_(kept)))
+    return audit
 
 
 @reader
 def audit_get_all(context, limit=None):
     """The recorded runs, newest first (``limit`` of them)."""
-    query = _newest(context.session.query(_AUDIT).filter(
-        _AUDIT.deleted == sa.false()))
-    if limit is not None:
-        query = query.limit(limit)
-    return [_record(row) for row in query.all()]
+    statement = _NEWEST if limit is None else _NEWEST.limit(limit)
+    return records.from_result(records.Audit,
+                               context.session.connection().execute(
+                                   statement))

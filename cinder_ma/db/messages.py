@@ -18,13 +18,14 @@ create, the manager's flows): it builds the message from Cinder's ids
 own, and never raises: a message that could not be written is logged,
 the failure it tells of goes on as it would have.
 
-Readers return :class:`Message` records. A deleted message is
+Readers return :class:`cinder_ma.db.records.Message` records; every
+statement is a Core statement of the table, run on the transaction's
+connection. A deleted message is
 soft-deleted (``db purge`` removes it later); an expired one is deleted
 by :func:`message_purge_expired` (``cinder-ma-manage message purge``).
 """
 
 import datetime
-import typing
 import uuid
 
 from oslo_config import cfg
@@ -37,6 +38,7 @@ from cinder_ma.db.api import soft_delete
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma import exception
 from cinder_ma import message_field
 
@@ -53,48 +55,27 @@ SORT_KEYS = ('id', 'created_at', 'updated_at', 'expires_at', 'event_id',
              'request_id', 'project_id')
 
 
-class Message(typing.NamedTuple):
-    """A user message; ``guaranteed_until`` is its ``expires_at``."""
-
-    id: str
-    project_id: str
-    request_id: str | None
-    resource_type: str | None
-    resource_uuid: str | None
-    event_id: str
-    action_id: str | None
-    detail_id: str | None
-    message_level: str
-    created_at: object
-    expires_at: object
-
-    @property
-    def user_message(self):
-        """The text shown (Cinder's ``"<action>:<detail>"``)."""
-        return message_field.user_message(self.action_id, self.detail_id)
+_TABLE = _MESSAGE.__table__
+_LIVE = sa.select(_TABLE).where(_TABLE.c.deleted == sa.false())
+_BY_ID = _TABLE.c.id == sa.bindparam('message_id')
 
 
-def _record(row):
-    return Message(*(getattr(row, name) for name in Message._fields))
-
-
-def _query(context, project_id=None):
-    query = context.session.query(_MESSAGE).filter(
-        _MESSAGE.deleted == sa.false())
-    if project_id is not None:
-        query = query.filter(_MESSAGE.project_id == project_id)
-    return query
+def _live(project_id=None):
+    """The Core select of the live messages (of a project)."""
+    if project_id is None:
+        return _LIVE
+    return _LIVE.where(_TABLE.c.project_id == project_id)
 
 
 @writer
 def message_create(context, values):
     """Write a message; ``values`` are its columns but ``id``."""
-    row = _MESSAGE(id=str(uuid.uuid4()), **values)
-    context.session.add(row)
-    context.session.flush()
+    message_id = str(uuid.uuid4())
+    connection = context.session.connection()
+    connection.execute(sa.insert(_TABLE), dict(values, id=message_id))
     # As stored (MySQL keeps times to the second).
-    context.session.refresh(row)
-    return _record(row)
+    return records.from_row(records.Message, connection.execute(
+        _LIVE.where(_BY_ID), {'message_id': message_id}).one())
 
 
 def _expiry():
@@ -157,11 +138,11 @@ def message_get(context, message_id, project_id=None):
 
     :raises MessageNotFound: none of that id (in that project).
     """
-    row = _query(context, project_id).filter(
-        _MESSAGE.id == message_id).first()
+    row = context.session.connection().execute(
+        _live(project_id).where(_BY_ID), {'message_id': message_id}).first()
     if row is None:
         raise exception.MessageNotFound(message_id=message_id)
-    return _record(row)
+    return records.from_row(records.Message, row)
 
 
 @reader
@@ -175,15 +156,18 @@ def message_get_all(context, project_id=None, filters=None, marker=None,
     :raises InvalidSortKey: a sort key outside :data:`SORT_KEYS`.
     :raises MarkerNotFound: no visible message has the marker's id.
     """
-    query = _query(context, project_id)
+    visible = _live(project_id)
+    statement = visible
     for key, value in (filters or {}).items():
-        query = query.filter(getattr(_MESSAGE, key) == value)
-    query = paginate(query, _MESSAGE, lambda: _query(context, project_id),
-                     marker, limit, sort_keys, sort_dirs, SORT_KEYS,
-                     'created_at', 'desc')
+        statement = statement.where(_TABLE.c[key] == value)
+    connection = context.session.connection()
+    statement = paginate(connection, statement, _MESSAGE, visible, marker,
+                         limit, sort_keys, sort_dirs, SORT_KEYS,
+                         'created_at', 'desc')
     if offset:
-        query = query.offset(offset)
-    return [_record(row) for row in query.all()]
+        statement = statement.offset(offset)
+    return records.from_result(records.Message,
+                               connection.execute(statement))
 
 
 @writer
@@ -207,6 +191,5 @@ def message_purge_expired(context, now=None):
     :returns: how many were deleted.
     """
     now = now or utcnow()
-    return context.session.execute(
-        sa.delete(_MESSAGE).where(_MESSAGE.expires_at < now)
-        .execution_options(synchronize_session=False)).rowcount
+    return context.session.connection().execute(
+        sa.delete(_TABLE).where(_TABLE.c.expires_at < now)).rowcount

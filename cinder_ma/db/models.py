@@ -83,15 +83,6 @@ class VolumeType(BASE, CinderMABase, SoftDeleteKeyMixin):
                     'Encryption.deleted == False)',
         viewonly=True)
 
-    @property
-    def writers_spec(self):
-        """The type's ``multiattach:writers`` extra spec, or None (the
-        page records of volume lists carry the same attribute)."""
-        for spec in self.extra_specs:
-            if spec.key == WRITERS_SPEC:
-                return spec.value
-        return None
-
 
 class QualityOfServiceSpecs(BASE, CinderMABase):
     """QoS specs, as Cinder keeps them: one root row per specs (``key``

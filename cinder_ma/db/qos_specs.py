@@ -14,10 +14,11 @@
 
 The rows are Cinder's (see :class:`cinder_ma.db.models.
 QualityOfServiceSpecs`): a root row per specs and a row per key. Readers
-return :class:`QoSSpecs` records, never rows.
+return :class:`cinder_ma.db.records.QoSSpecs` records, never rows. Every
+statement is a Core statement of the tables, run on the transaction's
+connection.
 """
 
-import dataclasses
 import uuid
 
 import sqlalchemy as sa
@@ -28,34 +29,37 @@ from cinder_ma.db.api import soft_delete
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma import exception
 
 _QOS = models.QualityOfServiceSpecs
 _TYPE = models.VolumeType
+_QOS_TABLE = _QOS.__table__
+_TYPE_TABLE = _TYPE.__table__
 
 #: Where specs apply: the hypervisor, the storage backend, or both.
 CONSUMERS = ('front-end', 'back-end', 'both')
 DEFAULT_CONSUMER = 'back-end'
 
+#: The record of QoS specs.
+QoSSpecs = records.QoSSpecs
 
-@dataclasses.dataclass(frozen=True)
-class QoSSpecs:
-    """QoS specs: ``specs`` excludes ``consumer``, as Cinder shows them."""
+_ROOTS = sa.select(_QOS_TABLE.c.id, _QOS_TABLE.c.value,
+                   _QOS_TABLE.c.created_at).where(
+    _QOS_TABLE.c.specs_id.is_(None), _QOS_TABLE.c.deleted == sa.false())
+_ROOT = _ROOTS.where(_QOS_TABLE.c.id == sa.bindparam('specs_id'))
+_ITEMS = sa.select(_QOS_TABLE.c.specs_id, _QOS_TABLE.c.key,
+                   _QOS_TABLE.c.value).where(
+    _QOS_TABLE.c.specs_id.in_(sa.bindparam('ids', expanding=True)),
+    _QOS_TABLE.c.deleted == sa.false())
 
-    id: str
-    name: str
-    consumer: str
-    specs: dict
-    created_at: object = None
 
-
-def _roots(context):
-    return context.session.query(_QOS).filter(_QOS.specs_id.is_(None),
-                                              _QOS.deleted == sa.false())
+def _execute(context, statement, params=None):
+    return context.session.connection().execute(statement, params)
 
 
 def _root(context, specs_id):
-    root = _roots(context).filter(_QOS.id == specs_id).first()
+    root = _execute(context, _ROOT, {'specs_id': specs_id}).first()
     if root is None:
         raise exception.QoSSpecsNotFound(specs_id=specs_id)
     return root
@@ -75,9 +79,8 @@ def _items(context, specs_ids):
     items = {specs_id: {} for specs_id in specs_ids}
     if not specs_ids:
         return items
-    rows = context.session.query(_QOS.specs_id, _QOS.key, _QOS.value).filter(
-        _QOS.specs_id.in_(list(specs_ids)), _QOS.deleted == sa.false())
-    for specs_id, key, value in rows:
+    for specs_id, key, value in _execute(context, _ITEMS,
+                                         {'ids': list(specs_ids)}):
         items[specs_id][key] = value
     return items
 
@@ -94,20 +97,23 @@ def _get(context, specs_id):
     return _record(root, _items(context, [root.id])[root.id])
 
 
+_SET_ITEM = sa.update(_QOS_TABLE).where(
+    _QOS_TABLE.c.specs_id == sa.bindparam('root_id'),
+    _QOS_TABLE.c.key == sa.bindparam('item_key'),
+    _QOS_TABLE.c.deleted == sa.false()).values(
+        value=sa.bindparam('item_value'), updated_at=sa.bindparam('now'))
+
+
 def _set_items(context, specs_id, specs):
     now = utcnow()
     for key, value in specs.items():
         value = None if value is None else str(value)
-        updated = context.session.execute(
-            sa.update(_QOS).where(_QOS.specs_id == specs_id,
-                                  _QOS.key == key,
-                                  _QOS.deleted == sa.false())
-            .values(value=value, updated_at=now)).rowcount
-        if not updated:
-            context.session.add(_QOS(id=str(uuid.uuid4()),
-                                     specs_id=specs_id, key=key,
-                                     value=value))
-    context.session.flush()
+        if not _execute(context, _SET_ITEM, {
+                'root_id': specs_id, 'item_key': key, 'item_value': value,
+                'now': now}).rowcount:
+            _execute(context, sa.insert(_QOS_TABLE), {
+                'id': str(uuid.uuid4()), 'specs_id': specs_id, 'key': key,
+                'value': value})
 
 
 @writer
@@ -116,13 +122,14 @@ def qos_specs_create(context, name, consumer, specs):
 
     :raises QoSSpecsExists: live specs have this name.
     """
-    if _roots(context).filter(_QOS.value == name).first() is not None:
+    if _execute(context, _ROOTS.where(
+            _QOS_TABLE.c.value == name).limit(1)).first() is not None:
         raise exception.QoSSpecsExists(specs_id=name)
-    root = _QOS(id=str(uuid.uuid4()), key=models.QOS_NAME_KEY, value=name)
-    context.session.add(root)
-    context.session.flush()
-    _set_items(context, root.id, dict(specs, consumer=consumer))
-    return _get(context, root.id)
+    root_id = str(uuid.uuid4())
+    _execute(context, sa.insert(_QOS_TABLE), {
+        'id': root_id, 'key': models.QOS_NAME_KEY, 'value': name})
+    _set_items(context, root_id, dict(specs, consumer=consumer))
+    return _get(context, root_id)
 
 
 @reader
@@ -133,7 +140,8 @@ def qos_specs_get(context, specs_id):
 @reader
 def qos_specs_get_all(context):
     """Every live QoS specs, oldest first (two queries)."""
-    roots = _roots(context).order_by(_QOS.created_at, _QOS.id).all()
+    roots = _execute(context, _ROOTS.order_by(_QOS_TABLE.c.created_at,
+                                              _QOS_TABLE.c.id)).all()
     items = _items(context, [root.id for root in roots])
     return [_record(root, items[root.id]) for root in roots]
 
@@ -160,9 +168,12 @@ def qos_specs_delete_keys(context, specs_id, keys):
                                                 specs_key=key)
 
 
-def _associated(context, specs_id):
-    return context.session.query(_TYPE).filter(
-        _TYPE.qos_specs_id == specs_id, _TYPE.deleted == sa.false())
+def _associated(specs_id):
+    """The Core select of the live types associated with QoS specs."""
+    return sa.select(*(_TYPE_TABLE.c[name] for name in records.columns_of(
+        records.VolumeType))).where(
+            _TYPE_TABLE.c.qos_specs_id == specs_id,
+            _TYPE_TABLE.c.deleted == sa.false())
 
 
 @writer
@@ -174,7 +185,7 @@ def qos_specs_delete(context, specs_id, force=False):
     # The root first: an association racing with this waits for it, and
     # then finds the specs gone (see qos_specs_associate).
     _lock_root(context, specs_id, {'deleted': True, 'deleted_at': utcnow()})
-    if _associated(context, specs_id).first() is not None:
+    if _execute(context, _associated(specs_id).limit(1)).first() is not None:
         if not force:
             raise exception.QoSSpecsInUse(specs_id=specs_id)
         _disassociate_all(context, specs_id)
@@ -183,9 +194,12 @@ def qos_specs_delete(context, specs_id, force=False):
 
 @reader
 def qos_specs_associations_get(context, specs_id):
-    """The live volume types associated with QoS specs, by name."""
+    """The live volume types associated with QoS specs, by name (their
+    :class:`~cinder_ma.db.records.VolumeType` records, without their
+    children)."""
     _root(context, specs_id)
-    return _associated(context, specs_id).order_by(_TYPE.name).all()
+    return records.from_result(records.VolumeType, _execute(
+        context, _associated(specs_id).order_by(_TYPE_TABLE.c.name)))
 
 
 @writer
@@ -196,19 +210,17 @@ def qos_specs_associate(context, specs_id, type_id):
     :raises InvalidVolumeType: the type has other QoS specs.
     """
     _lock_root(context, specs_id)
-    vtype = context.session.query(_TYPE).filter(
-        _TYPE.id == type_id, _TYPE.deleted == sa.false()).first()
-    if vtype is None:
+    if not _type_exists(context, type_id):
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
-    updated = context.session.execute(
-        sa.update(_TYPE).where(
+    updated = _execute(
+        context, sa.update(_TYPE_TABLE).where(
             _TYPE.id == type_id, _TYPE.deleted == sa.false(),
             sa.or_(_TYPE.qos_specs_id.is_(None),
                    _TYPE.qos_specs_id == specs_id))
         .values(qos_specs_id=specs_id, updated_at=utcnow())).rowcount
     if not updated:
-        current = context.session.query(_TYPE.qos_specs_id).filter(
-            _TYPE.id == type_id).scalar()
+        current = _execute(context, sa.select(_TYPE.qos_specs_id).where(
+            _TYPE.id == type_id)).scalar()
         raise exception.InvalidVolumeType(
             reason='Type %s is already associated with another qos specs: '
                    '%s' % (type_id, current))
@@ -218,18 +230,23 @@ def qos_specs_associate(context, specs_id, type_id):
 def qos_specs_disassociate(context, specs_id, type_id):
     """Take QoS specs from a volume type (nothing if it has others)."""
     _root(context, specs_id)
-    if context.session.query(_TYPE.id).filter(
-            _TYPE.id == type_id, _TYPE.deleted == sa.false()).first() is None:
+    if not _type_exists(context, type_id):
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
-    context.session.execute(
-        sa.update(_TYPE).where(_TYPE.id == type_id,
+    _execute(
+        context, sa.update(_TYPE_TABLE).where(_TYPE.id == type_id,
                                _TYPE.qos_specs_id == specs_id)
         .values(qos_specs_id=None, updated_at=utcnow()))
 
 
+def _type_exists(context, type_id):
+    return _execute(context, sa.select(_TYPE_TABLE.c.id).where(
+        _TYPE_TABLE.c.id == type_id,
+        _TYPE_TABLE.c.deleted == sa.false())).first() is not None
+
+
 def _disassociate_all(context, specs_id):
-    context.session.execute(
-        sa.update(_TYPE).where(_TYPE.qos_specs_id == specs_id)
+    _execute(
+        context, sa.update(_TYPE_TABLE).where(_TYPE.qos_specs_id == specs_id)
         .values(qos_specs_id=None, updated_at=utcnow()))
 
 
@@ -239,9 +256,7 @@ def qos_specs_disassociate_all(context, specs_id):
     _disassociate_all(context, specs_id)
 
 
-# Read for every volume the manager creates or connects: built once, run
-# on the transaction's connection.
-_TYPE_TABLE = _TYPE.__table__
+# Read for every volume the manager creates or connects: built once.
 _SPECS_ID_OF_TYPE = sa.select(_TYPE_TABLE.c.qos_specs_id).where(
     _TYPE_TABLE.c.id == sa.bindparam('type_id'))
 
@@ -249,8 +264,8 @@ _SPECS_ID_OF_TYPE = sa.select(_TYPE_TABLE.c.qos_specs_id).where(
 @reader
 def qos_specs_get_by_type(context, type_id):
     """The QoS specs of a volume type, or None (two small queries)."""
-    specs_id = context.session.connection().execute(
-        _SPECS_ID_OF_TYPE, {'type_id': type_id}).scalar()
+    specs_id = _execute(context, _SPECS_ID_OF_TYPE,
+                        {'type_id': type_id}).scalar()
     if specs_id is None:
         return None
     try:

@@ -106,9 +106,9 @@ def snapshot_deltas(size, type_id, sign=1):
 # Limits
 
 def _limits(context, model, key_column, key):
-    rows = context.session.query(model.resource, model.hard_limit).filter(
-        key_column == key).all()
-    return dict(rows)
+    return dict(context.session.connection().execute(
+        sa.select(model.resource, model.hard_limit).where(
+            key_column == key)).all())
 
 
 def _set_limits(context, model, key_column, key, limits):
@@ -118,18 +118,18 @@ def _set_limits(context, model, key_column, key, limits):
     now = utcnow()
     for resource, limit in sorted(limits.items()):
         where = (key_column == key, model.resource == resource)
-        updated = context.session.execute(
+        updated = context.session.connection().execute(
             sa.update(model).where(*where).values(
                 hard_limit=limit, updated_at=now)).rowcount
         if updated:
             continue
         try:
             with context.session.begin_nested():
-                context.session.execute(sa.insert(model).values(
+                context.session.connection().execute(sa.insert(model).values(
                     {key_column.key: key, 'resource': resource,
                      'hard_limit': limit, 'created_at': now}))
         except db_exc.DBDuplicateEntry:
-            context.session.execute(sa.update(model).where(*where).values(
+            context.session.connection().execute(sa.update(model).where(*where).values(
                 hard_limit=limit, updated_at=now))
 
 
@@ -167,7 +167,7 @@ def quota_set(context, project_id, limits):
 @writer
 def quota_destroy_all(context, project_id):
     """Forget a project's own limits (back to its class's)."""
-    context.session.execute(sa.delete(models.Quota).where(
+    context.session.connection().execute(sa.delete(models.Quota).where(
         models.Quota.project_id == project_id))
 
 
@@ -190,7 +190,7 @@ def _count_of(context, model, what, project_id, type_id):
                                   model.deleted == sa.false())
     if type_id is not None:
         query = query.where(model.volume_type_id == type_id)
-    return int(context.session.execute(query).scalar() or 0)
+    return int(context.session.connection().execute(query).scalar() or 0)
 
 
 def _count(context, project_id, resource):
@@ -221,8 +221,9 @@ def usage_get_all(context, project_id, resources=()):
     """A project's usage: {resource: in_use} of its counters, and of
     ``resources`` without a counter yet, counted from its volumes."""
     table = models.QuotaUsage
-    usage = dict(context.session.query(table.resource, table.in_use).filter(
-        table.project_id == project_id).all())
+    usage = dict(context.session.connection().execute(
+        sa.select(table.resource, table.in_use).where(
+            table.project_id == project_id)).all())
     for resource in resources:
         if resource not in usage:
             usage[resource] = _count(context, project_id, resource)
@@ -233,14 +234,15 @@ def usage_get_all(context, project_id, resources=()):
 def ensure_usages(context, project_id, resources):
     """Create the missing counters of a project from its volumes."""
     table = models.QuotaUsage
-    present = {row[0] for row in context.session.query(table.resource)
-               .filter(table.project_id == project_id,
-                       table.resource.in_(list(resources)))}
+    present = set(context.session.connection().execute(
+        sa.select(table.resource).where(
+            table.project_id == project_id,
+            table.resource.in_(list(resources)))).scalars())
     now = utcnow()
     for resource in sorted(set(resources) - present):
         try:
             with context.session.begin_nested():
-                context.session.execute(sa.insert(table).values(
+                context.session.connection().execute(sa.insert(table).values(
                     project_id=project_id, resource=resource,
                     in_use=_count(context, project_id, resource),
                     created_at=now))
@@ -363,7 +365,7 @@ def release_snapshot(context, snapshot):
 @writer
 def release_extend(context, volume_id, delta):
     """Give back the gigabytes charged for an extend that failed."""
-    volume = context.session.execute(
+    volume = context.session.connection().execute(
         sa.select(models.Volume.project_id, models.Volume.volume_type_id)
         .where(models.Volume.id == volume_id)).first()
     if volume is None or delta <= 0:

@@ -11,7 +11,11 @@
 # under the License.
 
 """Database API of services: their rows, heartbeats and reported
-capabilities, and Cinder's match of a host name."""
+capabilities, and Cinder's match of a host name.
+
+Readers return :class:`cinder_ma.db.records.Service` records. Every
+statement is a Core statement of the table, run on the transaction's
+connection."""
 
 import datetime
 import uuid
@@ -25,37 +29,40 @@ from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma import exception
 
 CONF = cfg.CONF
+
+
+# Read before calls to a manager and by the attach path's checks: built
+# once, with bound parameters (SQLAlchemy then neither builds it nor its
+# cache key again).
+_SERVICES = models.Service.__table__
+_LIVE = sa.select(_SERVICES).where(_SERVICES.c.deleted == sa.false())
+_BY_HOST_AND_BINARY = _LIVE.where(
+    _SERVICES.c.host == sa.bindparam('host'),
+    _SERVICES.c.binary == sa.bindparam('binary')).limit(1)
+_BY_UUID = _LIVE.where(_SERVICES.c.uuid == sa.bindparam('uuid'))
 
 
 @writer
 def service_create(context, values):
     values = dict(values)
     values.setdefault('uuid', str(uuid.uuid4()))
-    service = models.Service(**values)
-    context.session.add(service)
-    context.session.flush()
-    return service
-
-
-# Read before calls to a manager and by the attach path's checks: built
-# once, with bound parameters (SQLAlchemy then neither builds it nor its
-# cache key again), and run with Core on the transaction's connection.
-_SERVICES = models.Service.__table__
-_BY_HOST_AND_BINARY = sa.select(_SERVICES).where(
-    _SERVICES.c.host == sa.bindparam('host'),
-    _SERVICES.c.binary == sa.bindparam('binary'),
-    _SERVICES.c.deleted == sa.false()).limit(1)
+    connection = context.session.connection()
+    connection.execute(sa.insert(_SERVICES), values)
+    return records.from_row(records.Service, connection.execute(
+        _BY_UUID, {'uuid': values['uuid']}).one())
 
 
 @reader
 def service_get_by_host_and_binary(context, host, binary):
-    """The live services row of ``host`` and ``binary`` (exact names), or
-    None: a read-only row whose attributes are the columns."""
-    return context.session.connection().execute(
+    """The live service of ``host`` and ``binary`` (exact names), or
+    None."""
+    row = context.session.connection().execute(
         _BY_HOST_AND_BINARY, {'host': host, 'binary': binary}).first()
+    return None if row is None else records.from_row(records.Service, row)
 
 
 def host_filter(column, host):
@@ -75,47 +82,54 @@ def host_filter(column, host):
 def service_get_all(context, filters=None):
     """Live services; the ``host`` filter matches as
     :func:`host_filter` does, the others exactly."""
-    query = context.session.query(models.Service).filter_by(deleted=False)
+    statement = _LIVE
     for key, value in (filters or {}).items():
         if key == 'host':
-            query = query.filter(host_filter(models.Service.host, value))
+            statement = statement.where(host_filter(_SERVICES.c.host, value))
         else:
-            query = query.filter(getattr(models.Service, key) == value)
-    return query.order_by(models.Service.id).all()
+            statement = statement.where(_SERVICES.c[key] == value)
+    return records.from_result(records.Service,
+                               context.session.connection().execute(
+                                   statement.order_by(_SERVICES.c.id)))
 
 
-_SERVICE_TABLE = models.Service.__table__
 # Read by the scheduler for every volume create: the columns it needs,
-# built once and run on the transaction's connection (an ORM query of
-# whole service rows was a sixth of the cost of a create request).
+# built once (reading whole service rows was a sixth of the cost of a
+# create request).
 _SCHEDULING = sa.select(
-    *(_SERVICE_TABLE.c[name] for name in (
+    *(_SERVICES.c[name] for name in (
         'id', 'uuid', 'host', 'binary', 'availability_zone', 'disabled',
         'frozen', 'heartbeat_at', 'capabilities'))).where(
-    _SERVICE_TABLE.c.binary == sa.bindparam('binary'),
-    _SERVICE_TABLE.c.deleted == sa.false()).order_by(_SERVICE_TABLE.c.id)
+    _SERVICES.c.binary == sa.bindparam('binary'),
+    _SERVICES.c.deleted == sa.false()).order_by(_SERVICES.c.id)
 
 
 @reader
 def service_get_all_for_scheduling(context, binary):
     """The live services of ``binary``, in the order of
-    :func:`service_get_all`, as rows of what scheduling reads of them:
-    ``id``, ``uuid``, ``host``, ``binary``, ``availability_zone``,
-    ``disabled``, ``frozen``, ``heartbeat_at`` and ``capabilities``
-    (which :func:`service_is_up` and
-    :func:`cinder_ma.volume.scheduler.capabilities_of` take)."""
-    return context.session.connection().execute(
-        _SCHEDULING, {'binary': binary}).all()
+    :func:`service_get_all`, with what scheduling reads of them: ``id``,
+    ``uuid``, ``host``, ``binary``, ``availability_zone``, ``disabled``,
+    ``frozen``, ``heartbeat_at`` and ``capabilities`` (which
+    :func:`service_is_up` and
+    :func:`cinder_ma.volume.scheduler.capabilities_of` take); their other
+    fields have their defaults."""
+    return records.from_result(records.Service,
+                               context.session.connection().execute(
+                                   _SCHEDULING, {'binary': binary}))
+
+
+_FROZEN = sa.select(sa.exists().where(
+    _SERVICES.c.host == sa.bindparam('backend'),
+    _SERVICES.c.frozen == sa.true(),
+    _SERVICES.c.deleted == sa.false()))
 
 
 @reader
 def backend_is_frozen(context, host):
     """Whether the backend of a volume host (``node@backend#pool``) is
     frozen."""
-    backend = host.split('#', 1)[0]
-    return context.session.query(sa.exists().where(
-        models.Service.host == backend, models.Service.frozen == sa.true(),
-        models.Service.deleted == sa.false())).scalar()
+    return bool(context.session.connection().execute(
+        _FROZEN, {'backend': host.split('#', 1)[0]}).scalar())
 
 
 @writer

@@ -113,7 +113,7 @@ def snapshot_create(context, values, volume_statuses, quota=None):
     # The volume row's lock, and the check of its status, in one UPDATE.
     if not conditional_update(context.session, models.Volume, volume_id,
                               {}, {'status': tuple(volume_statuses)}):
-        current = context.session.execute(
+        current = context.session.connection().execute(
             sa.select(models.Volume.status).where(
                 models.Volume.id == volume_id,
                 models.Volume.deleted == sa.false())).scalar()
@@ -174,37 +174,44 @@ def snapshot_get_all(context, project_id=None, filters=None, marker=None,
     """
     sort_keys = [SORT_ALIASES.get(key, key) for key in sort_keys or ()]
 
-    def marker_query():
-        query = context.session.query(models.Snapshot).filter(
-            models.Snapshot.deleted == sa.false())
-        if project_id is not None:
-            query = query.filter(models.Snapshot.project_id == project_id)
-        return query
-
-    statement = paginate(_apply_filters(_live(project_id), filters),
-                         models.Snapshot, marker_query, marker, limit,
+    connection = context.session.connection()
+    visible = _live(project_id)
+    statement = paginate(connection, _apply_filters(visible, filters),
+                         models.Snapshot, visible, marker, limit,
                          sort_keys, sort_dirs, _SORT_KEYS, 'created_at',
                          'desc')
     if offset:
         statement = statement.offset(offset)
-    rows = context.session.connection().execute(statement).all()
+    rows = connection.execute(statement).all()
     return _records(context, rows)
 
 
 @reader
 def snapshot_count(context, project_id=None, filters=None):
     statement = _apply_filters(_live(project_id), filters).subquery()
-    return context.session.execute(
+    return context.session.connection().execute(
         sa.select(sa.func.count()).select_from(statement)).scalar()
+
+
+_OF_VOLUME = _live(None).where(
+    _TABLE.c.volume_id == sa.bindparam('volume_id')).order_by(
+        _TABLE.c.created_at, _TABLE.c.id)
 
 
 @reader
 def snapshots_of_volume(context, volume_id):
     """The live snapshots of a volume, oldest first."""
     rows = context.session.connection().execute(
-        _live(None).where(_TABLE.c.volume_id == volume_id).order_by(
-            _TABLE.c.created_at, _TABLE.c.id)).all()
+        _OF_VOLUME, {'volume_id': volume_id}).all()
     return _records(context, rows)
+
+
+def snapshots_of_volume_in_txn(context, volume_id):
+    """:func:`snapshots_of_volume` in the caller's transaction, without
+    their metadata (None: not read)."""
+    return records.from_result(records.Snapshot,
+                               context.session.connection().execute(
+                                   _OF_VOLUME, {'volume_id': volume_id}))
 
 
 def _describe(snapshot_id, current, expected):
@@ -298,13 +305,14 @@ def volume_delete_begin(context, volume_id, values, expected, cascade=False,
     if cascade:
         where = [_TABLE.c.volume_id == volume_id,
                  _TABLE.c.deleted == sa.false()]
-        if snapshot_statuses is not None and context.session.execute(
-                sa.select(sa.func.count()).where(
-                    *where, _TABLE.c.status.notin_(snapshot_statuses))
-        ).scalar():
+        if snapshot_statuses is not None and \
+                context.session.connection().execute(
+                    sa.select(sa.func.count()).where(
+                        *where, _TABLE.c.status.notin_(snapshot_statuses))
+                ).scalar():
             # Rolled back with the volume's move.
             raise _CascadeRefused()
-        context.session.execute(sa.update(_TABLE).where(*where).values(
+        context.session.connection().execute(sa.update(_TABLE).where(*where).values(
             status='deleting', updated_at=utcnow()))
     return True
 
@@ -378,7 +386,7 @@ def revert_end(context, volume_id, snapshot_id, volume_status,
 def volumes_made_from(context, snapshot_id):
     """The ids of the volumes being created from a snapshot."""
     volume = models.Volume
-    return [row[0] for row in context.session.execute(
+    return [row[0] for row in context.session.connection().execute(
         sa.select(volume.id).where(volume.snapshot_id == snapshot_id,
                                    volume.deleted == sa.false(),
                                    volume.status == 'creating'))]
@@ -388,7 +396,7 @@ def volumes_made_from(context, snapshot_id):
 def volumes_copying(context, volume_id):
     """The ids of the volumes being created as copies of a volume."""
     volume = models.Volume
-    return [row[0] for row in context.session.execute(
+    return [row[0] for row in context.session.connection().execute(
         sa.select(volume.id).where(volume.source_volid == volume_id,
                                    volume.deleted == sa.false(),
                                    volume.status == 'creating'))]
@@ -405,7 +413,7 @@ def snapshot_usage_on_host(context, host):
     """(count, GiB) of the live snapshots of the volumes of a host
     (matched as :func:`cinder_ma.db.services.host_filter` does)."""
     volume = models.Volume.__table__
-    count, gigabytes = context.session.execute(_usage(
+    count, gigabytes = context.session.connection().execute(_usage(
         sa.select(_TABLE.c.id).join(volume, volume.c.id ==
                                     _TABLE.c.volume_id).where(
             _TABLE.c.deleted == sa.false(),
@@ -416,7 +424,7 @@ def snapshot_usage_on_host(context, host):
 @reader
 def snapshot_usage_of_project(context, project_id):
     """(count, GiB) of the live snapshots of a project."""
-    count, gigabytes = context.session.execute(_usage(
+    count, gigabytes = context.session.connection().execute(_usage(
         sa.select(_TABLE.c.id).where(_TABLE.c.deleted == sa.false(),
                                      _TABLE.c.project_id == project_id))
     ).one()

@@ -35,10 +35,11 @@ false, the default) must have every snapshot ``available``, when offered
 and when accepted; with ``no_snapshots`` its snapshots stay in the
 donor's project, whatever their status.
 
-Readers return :class:`Transfer` records.
+Readers return :class:`cinder_ma.db.records.Transfer` records; every
+statement is a Core statement of the tables, run on the transaction's
+connection.
 """
 
-import typing
 import uuid
 
 import sqlalchemy as sa
@@ -50,6 +51,9 @@ from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
+from cinder_ma.db import records
+from cinder_ma.db import snapshots as snapshot_db
+from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma import status as vstatus
 
@@ -61,39 +65,15 @@ _SNAPSHOT = models.Snapshot
 SORT_KEYS = ('id', 'created_at', 'updated_at', 'display_name', 'volume_id')
 
 
-class Transfer(typing.NamedTuple):
-    """A volume transfer (without its secret's hash and salt, but for
-    :func:`transfer_get_secret`)."""
-
-    id: str
-    volume_id: str
-    display_name: str | None
-    no_snapshots: bool
-    source_project_id: str | None
-    destination_project_id: str | None
-    accepted: bool
-    created_at: object
-    expires_at: object = None
+_TABLE = _TRANSFER.__table__
+_LIVE = sa.select(_TABLE).where(_TABLE.c.deleted == sa.false())
 
 
-def _record(row):
-    return Transfer(*(getattr(row, name) for name in Transfer._fields))
-
-
-def _query(context, project_id=None):
-    query = context.session.query(_TRANSFER).filter(
-        _TRANSFER.deleted == sa.false())
-    if project_id is not None:
-        query = query.filter(_TRANSFER.source_project_id == project_id)
-    return query
-
-
-def _snapshots(context, volume_id):
-    """The live snapshot rows of a volume, oldest first."""
-    return context.session.query(_SNAPSHOT).filter(
-        _SNAPSHOT.volume_id == volume_id,
-        _SNAPSHOT.deleted == sa.false()).order_by(
-            _SNAPSHOT.created_at, _SNAPSHOT.id).all()
+def _live(project_id=None):
+    """The Core select of the pending transfers (of a project)."""
+    if project_id is None:
+        return _LIVE
+    return _LIVE.where(_TABLE.c.source_project_id == project_id)
 
 
 def _check_snapshots(snapshots):
@@ -107,8 +87,8 @@ def _check_snapshots(snapshots):
 
 
 def _get_row(context, transfer_id, project_id=None):
-    row = _query(context, project_id).filter(
-        _TRANSFER.id == transfer_id).first()
+    row = context.session.connection().execute(
+        _live(project_id).where(_TABLE.c.id == transfer_id)).first()
     if row is None:
         raise exception.TransferNotFound(transfer_id=transfer_id)
     return row
@@ -132,12 +112,8 @@ def transfer_create(context, volume_id, project_id, display_name, salt,
             {'status': vstatus.AWAITING_TRANSFER},
             expected={'project_id': project_id,
                       'status': vstatus.AVAILABLE, 'attach_count': 0}):
-        volume = context.session.query(
-            _VOLUME.status, _VOLUME.attach_count).filter(
-                _VOLUME.id == volume_id, _VOLUME.project_id == project_id,
-                _VOLUME.deleted == sa.false()).first()
-        if volume is None:
-            raise exception.VolumeNotFound(volume_id=volume_id)
+        volume = volume_db.volume_get_in_txn(context, volume_id,
+                                             project_id, children=False)
         if volume.attach_count:
             raise exception.InvalidVolume(
                 reason='volume %s has attachments; a volume with '
@@ -148,15 +124,17 @@ def transfer_create(context, volume_id, project_id, display_name, salt,
     # The volume's row is locked by the update above: no snapshot of it
     # is created or starts being deleted until this transaction ends.
     if not no_snapshots:
-        _check_snapshots(_snapshots(context, volume_id))
-    row = _TRANSFER(id=str(uuid.uuid4()), volume_id=volume_id,
-                    display_name=display_name, salt=salt,
-                    crypt_hash=crypt_hash, no_snapshots=bool(no_snapshots),
-                    source_project_id=project_id, accepted=False)
-    context.session.add(row)
-    context.session.flush()
-    context.session.refresh(row)
-    return _record(row)
+        _check_snapshots(snapshot_db.snapshots_of_volume_in_txn(context,
+                                                                volume_id))
+    transfer_id = str(uuid.uuid4())
+    context.session.connection().execute(sa.insert(_TABLE), {
+        'id': transfer_id, 'volume_id': volume_id,
+        'display_name': display_name, 'salt': salt,
+        'crypt_hash': crypt_hash, 'no_snapshots': bool(no_snapshots),
+        'source_project_id': project_id, 'accepted': False})
+    # As stored (MySQL keeps times to the second).
+    return records.from_row(records.Transfer,
+                            _get_row(context, transfer_id))
 
 
 @reader
@@ -165,7 +143,8 @@ def transfer_get(context, transfer_id, project_id=None):
 
     :raises TransferNotFound:
     """
-    return _record(_get_row(context, transfer_id, project_id))
+    return records.from_row(records.Transfer,
+                            _get_row(context, transfer_id, project_id))
 
 
 @reader
@@ -189,12 +168,15 @@ def transfer_get_all(context, project_id=None, marker=None, limit=None,
     """
     sort_keys = [('display_name' if key == 'name' else key)
                  for key in (sort_keys or [])] or None
-    query = paginate(_query(context, project_id), _TRANSFER,
-                     lambda: _query(context, project_id), marker, limit,
-                     sort_keys, sort_dirs, SORT_KEYS, 'created_at', 'desc')
+    visible = _live(project_id)
+    connection = context.session.connection()
+    statement = paginate(connection, visible, _TRANSFER, visible, marker,
+                         limit, sort_keys, sort_dirs, SORT_KEYS,
+                         'created_at', 'desc')
     if offset:
-        query = query.offset(offset)
-    return [_record(row) for row in query.all()]
+        statement = statement.offset(offset)
+    return records.from_result(records.Transfer,
+                               connection.execute(statement))
 
 
 def _back_to_available(context, volume_id, values=None):
@@ -212,8 +194,8 @@ def transfer_destroy(context, transfer_id, project_id=None):
     :raises TransferNotFound: none pending of that id (in that project).
     :returns: the transfer as it was.
     """
-    row = _get_row(context, transfer_id, project_id)
-    transfer = _record(row)
+    transfer = records.from_row(records.Transfer,
+                                _get_row(context, transfer_id, project_id))
     if not conditional_update(context.session, _TRANSFER, transfer.id,
                               deleted_values(_TRANSFER)):
         raise exception.TransferNotFound(transfer_id=transfer_id)
@@ -226,7 +208,8 @@ def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
     """Give the volume of a pending transfer to ``project_id``, with its
     snapshots unless the transfer was offered with ``no_snapshots``.
 
-    :param quota: called as ``quota(context, volume_row, snapshot_rows)``
+    :param quota: called as ``quota(context, volume, snapshots)`` (their
+        records)
         in the transaction, before the volume and the snapshots that go
         with it (an empty list with ``no_snapshots``) change hands (to
         move the usage); what it raises rolls everything back.
@@ -237,23 +220,26 @@ def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
         ``available``.
     :returns: the transfer, accepted.
     """
-    row = _get_row(context, transfer_id)
-    transfer = _record(row)
+    transfer = records.from_row(records.Transfer,
+                                _get_row(context, transfer_id))
     now = utcnow()
     values = deleted_values(_TRANSFER, now)
     values.update(accepted=True, destination_project_id=project_id)
     if not conditional_update(context.session, _TRANSFER, transfer.id,
                               values):
         raise exception.TransferNotFound(transfer_id=transfer_id)
-    volume = context.session.query(_VOLUME).filter(
-        _VOLUME.id == transfer.volume_id,
-        _VOLUME.deleted == sa.false()).first()
+    try:
+        volume = volume_db.volume_get_in_txn(context, transfer.volume_id,
+                                             children=False)
+    except exception.VolumeNotFound:
+        volume = None
     if volume is None or volume.status != vstatus.AWAITING_TRANSFER:
         raise exception.InvalidVolume(
             reason='volume %s is not awaiting transfer' % transfer.volume_id)
     snapshots = []
     if not transfer.no_snapshots:
-        snapshots = _snapshots(context, volume.id)
+        snapshots = snapshot_db.snapshots_of_volume_in_txn(context,
+                                                           volume.id)
         _check_snapshots(snapshots)
     if quota is not None:
         quota(context, volume, snapshots)
@@ -266,12 +252,15 @@ def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
         # Compare-and-swap: each snapshot still available and live (a
         # delete of one of them that began meanwhile loses, or wins and
         # this accept is refused and rolled back).
-        moved = context.session.query(_SNAPSHOT).filter(
-            _SNAPSHOT.id.in_([snapshot.id for snapshot in snapshots]),
-            _SNAPSHOT.deleted == sa.false(),
-            _SNAPSHOT.status == vstatus.SNAPSHOT_AVAILABLE).update(
-                {'project_id': project_id, 'user_id': user_id,
-                 'updated_at': now}, synchronize_session=False)
+        snapshot_table = _SNAPSHOT.__table__
+        moved = context.session.connection().execute(
+            sa.update(snapshot_table).where(
+                snapshot_table.c.id.in_([snapshot.id
+                                         for snapshot in snapshots]),
+                snapshot_table.c.deleted == sa.false(),
+                snapshot_table.c.status == vstatus.SNAPSHOT_AVAILABLE)
+            .values(project_id=project_id, user_id=user_id,
+                    updated_at=now)).rowcount
         if moved != len(snapshots):
             raise exception.InvalidSnapshot(
                 reason='a snapshot of volume %s changed while transfer %s '

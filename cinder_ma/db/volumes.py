@@ -39,12 +39,17 @@ _VOLUME_SORT_KEYS = {'id', 'name', 'description', 'status', 'size',
                      'project_id'}
 
 
-def _volume_query(context, project_id=None):
-    query = context.session.query(models.Volume).filter(
-        models.Volume.deleted == sa.false())
-    if project_id is not None:
-        query = query.filter(models.Volume.project_id == project_id)
-    return query
+_VOLUME_TABLE = models.Volume.__table__
+_META_TABLE = models.VolumeMetadata.__table__
+_LIVE_VOLUMES = sa.select(*_VOLUME_TABLE.columns).where(
+    _VOLUME_TABLE.c.deleted == sa.false())
+
+
+def _live(project_id=None):
+    """The Core select of the live volumes (of a project)."""
+    if project_id is None:
+        return _LIVE_VOLUMES
+    return _LIVE_VOLUMES.where(_VOLUME_TABLE.c.project_id == project_id)
 
 
 def volume_create(context, values, quota=None, volume_type=None):
@@ -70,11 +75,9 @@ def volume_create(context, values, quota=None, volume_type=None):
 
 @reader
 def _volume_type_record(context, type_id):
-    row = context.session.execute(_PAGE_TYPES, {'ids': [type_id]}).first()
-    return None if row is None else records.VolumeType(*row)
+    return _types_of(context.session.connection(), [type_id]).get(type_id)
 
 
-_VOLUME_TABLE = models.Volume.__table__
 _INSERT_VOLUME = sa.insert(_VOLUME_TABLE)
 _INSERT_VOLUME_RETURNING = _INSERT_VOLUME.returning(*_VOLUME_TABLE.columns)
 _INSERT_METADATA = sa.insert(models.VolumeMetadata.__table__)
@@ -151,31 +154,32 @@ TIME_OPERATORS = {'gt': operator.gt, 'gte': operator.ge, 'lt': operator.lt,
                   'lte': operator.le, 'eq': operator.eq, 'neq': operator.ne}
 
 
-def _apply_volume_filters(query, filters):
+def _apply_volume_filters(statement, filters):
+    columns = _VOLUME_TABLE.c
     for key, value in (filters or {}).items():
         if key in ('created_at', 'updated_at') and isinstance(value, dict):
             # {operator name: naive UTC datetime}: all must hold.
-            column = getattr(models.Volume, key)
             for name, when in value.items():
-                query = query.filter(TIME_OPERATORS[name](column, when))
+                statement = statement.where(
+                    TIME_OPERATORS[name](columns[key], when))
             continue
         if key == 'metadata':
             for mkey, mvalue in value.items():
-                query = query.filter(models.Volume.volume_metadata.any(
-                    sa.and_(models.VolumeMetadata.key == mkey,
-                            models.VolumeMetadata.value == mvalue)))
+                statement = statement.where(sa.exists().where(
+                    _META_TABLE.c.volume_id == columns.id,
+                    _META_TABLE.c.deleted == sa.false(),
+                    _META_TABLE.c.key == mkey,
+                    _META_TABLE.c.value == mvalue))
         elif key == 'name~':
-            query = query.filter(models.Volume.name.contains(value))
-        elif key == 'status' and isinstance(value, (list, tuple)):
-            query = query.filter(models.Volume.status.in_(value))
-        elif key in ('id',) and isinstance(value, (list, tuple)):
-            query = query.filter(models.Volume.id.in_(value))
-        elif hasattr(models.Volume, key):
-            query = query.filter(getattr(models.Volume, key) == value)
+            statement = statement.where(columns.name.contains(value))
+        elif key in ('status', 'id') and isinstance(value, (list, tuple)):
+            statement = statement.where(columns[key].in_(value))
+        elif key in columns:
+            statement = statement.where(columns[key] == value)
         else:
             raise exception.InvalidInput(
                 reason='invalid filter key %s' % key)
-    return query
+    return statement
 
 
 @reader
@@ -184,39 +188,47 @@ def volume_get_all(context, project_id=None, filters=None, marker=None,
     """A page of volumes, children loaded in a constant number of
     queries. Their attachments' records hold the columns that a listed
     volume shows (:data:`~cinder_ma.db.records.LISTED_ATTACHMENT_FIELDS`)
-    and None in the others: read a volume or an attachment for those."""
-    # A Core select of the table's columns, run on the session's
-    # connection: the page's rows skip the ORM's processing of each row,
-    # and the statement the building of an ORM query (which cost more
-    # than the rest of a short page).
-    statement = _LIVE_VOLUMES
-    if project_id is not None:
-        statement = statement.where(_VOLUME_TABLE.c.project_id == project_id)
-    statement = paginate(_apply_volume_filters(statement, filters),
-                         models.Volume,
-                         lambda: _volume_query(context, project_id),
-                         marker, limit, sort_keys, sort_dirs,
-                         _VOLUME_SORT_KEYS, 'created_at', 'desc')
-    rows = context.session.connection().execute(statement).all()
+    and their defaults in the others: read a volume or an attachment for
+    those."""
+    statement = _live(project_id)
+    connection = context.session.connection()
+    statement = paginate(connection, _apply_volume_filters(statement,
+                                                           filters),
+                         models.Volume, statement, marker, limit, sort_keys,
+                         sort_dirs, _VOLUME_SORT_KEYS, 'created_at', 'desc')
+    rows = connection.execute(statement).all()
     return _volume_records(context, rows, _PAGE_ATTACHMENTS)
 
 
-_LIVE_VOLUMES = sa.select(*_VOLUME_TABLE.columns).where(
-    _VOLUME_TABLE.c.deleted == sa.false())
-
-
 # The children of a page of volumes, by the ids of its volumes (an
-# expanding IN), built once.
+# expanding IN), built once. A type comes with its live extra specs: a
+# row per spec (one with a NULL key when it has none).
 _TYPE_TABLE = models.VolumeType.__table__
 _SPEC_TABLE = models.VolumeTypeExtraSpecs.__table__
 _PAGE_TYPES = sa.select(
-    _TYPE_TABLE.c.id, _TYPE_TABLE.c.name,
-    sa.select(_SPEC_TABLE.c.value).where(
-        _SPEC_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
-        _SPEC_TABLE.c.key == models.WRITERS_SPEC,
-        _SPEC_TABLE.c.deleted == sa.false()).limit(1).scalar_subquery()
-).where(_TYPE_TABLE.c.id.in_(sa.bindparam('ids', expanding=True)))
-_META_TABLE = models.VolumeMetadata.__table__
+    *(_TYPE_TABLE.c[name] for name in records.columns_of(
+        records.VolumeType)),
+    _SPEC_TABLE.c.key.label('spec_key'),
+    _SPEC_TABLE.c.value.label('spec_value'),
+).select_from(_TYPE_TABLE.outerjoin(_SPEC_TABLE, sa.and_(
+    _SPEC_TABLE.c.volume_type_id == _TYPE_TABLE.c.id,
+    _SPEC_TABLE.c.deleted == sa.false()))).where(
+        _TYPE_TABLE.c.id.in_(sa.bindparam('ids', expanding=True)))
+
+
+def _types_of(connection, type_ids):
+    """{id: :class:`~cinder_ma.db.records.VolumeType` with its extra
+    specs} of the types of ``type_ids`` (one query)."""
+    rows = connection.execute(_PAGE_TYPES, {'ids': type_ids}).all()
+    specs = {}
+    for row in rows:
+        these = specs.setdefault(row.id, ({}, row))[0]
+        if row.spec_key is not None:
+            these[row.spec_key] = row.spec_value
+    return {type_id: records.from_row(records.VolumeType, row, these)
+            for type_id, (these, row) in specs.items()}
+
+
 _PAGE_METADATA = sa.select(
     _META_TABLE.c.volume_id, _META_TABLE.c.key, _META_TABLE.c.value).where(
         _META_TABLE.c.volume_id.in_(sa.bindparam('ids', expanding=True)),
@@ -237,12 +249,11 @@ def _attachments_of_volumes(columns):
 _VOLUME_ATTACHMENTS = _attachments_of_volumes(
     _ATT_TABLE.c[name] for name in records.ATTACHMENT_FIELDS)
 # A page reads of its attachments what a listed volume shows of them
-# (NULL in the other columns of its rows): reading, and on SQLite parsing
-# the timestamps of, every column of thousands of attachments made the
-# list a quarter slower.
+# (their records have the defaults in the other columns): reading, and on
+# SQLite parsing the timestamps of, every column of thousands of
+# attachments made the list a quarter slower.
 _PAGE_ATTACHMENTS = _attachments_of_volumes(
-    _ATT_TABLE.c[name] if name in records.LISTED_ATTACHMENT_FIELDS
-    else sa.null().label(name) for name in records.PAGE_ROW_FIELDS)
+    _ATT_TABLE.c[name] for name in records.LISTED_ATTACHMENT_FIELDS)
 
 
 def _volume_records(context, rows, attachments_query=_VOLUME_ATTACHMENTS):
@@ -256,9 +267,7 @@ def _volume_records(context, rows, attachments_query=_VOLUME_ATTACHMENTS):
     connection = context.session.connection()
     ids = [row.id for row in rows]
     type_ids = list({row.volume_type_id for row in rows})
-    vtypes = {type_id: records.VolumeType(type_id, name, writers)
-              for type_id, name, writers in connection.execute(
-                  _PAGE_TYPES, {'ids': type_ids}).all()}
+    vtypes = _types_of(connection, type_ids)
     metadata = {}
     for volume_id, key, value in connection.execute(
             _PAGE_METADATA, {'ids': ids}).all():
@@ -267,25 +276,28 @@ def _volume_records(context, rows, attachments_query=_VOLUME_ATTACHMENTS):
     for attachment in records.attachments_from_result(
             connection.execute(attachments_query, {'ids': ids})):
         attachments.setdefault(attachment.volume_id, []).append(attachment)
-    # Rows of the whole table are read as they are (checked once).
-    whole = tuple(rows[0]._fields) == records.VOLUME_COLUMNS
-    make = records.volume_from_row
-    return [make(tuple(row) if whole else row,
-                 vtypes.get(row.volume_type_id), metadata.get(row.id, {}),
-                 attachments.get(row.id, ())) for row in rows]
+    # The rows' columns are matched to the record's fields once.
+    pick = records.picker(records.Volume, rows[0])
+    make = records.Volume._make
+    return [make(pick(row) + (vtypes.get(row.volume_type_id),
+                              metadata.get(row.id, {}),
+                              tuple(attachments.get(row.id, ()))))
+            for row in rows]
 
 
 @reader
 def volume_count(context, project_id=None, filters=None):
-    query = _apply_volume_filters(_volume_query(context, project_id),
-                                  filters)
-    return query.count()
+    statement = _apply_volume_filters(_live(project_id), filters)
+    return context.session.connection().execute(
+        sa.select(sa.func.count()).select_from(
+            statement.subquery())).scalar()
 
 
-def _usage(query):
-    count, gigabytes = query.with_entities(
-        sa.func.count(models.Volume.id),
-        sa.func.coalesce(sa.func.sum(models.Volume.size), 0)).one()
+def _usage(context, statement):
+    count, gigabytes = context.session.connection().execute(
+        statement.with_only_columns(
+            sa.func.count(_VOLUME_TABLE.c.id),
+            sa.func.coalesce(sa.func.sum(_VOLUME_TABLE.c.size), 0))).one()
     return int(count), int(gigabytes)
 
 
@@ -293,38 +305,34 @@ def _usage(query):
 def volume_usage_on_host(context, host):
     """((count, GiB), project ids) of the live volumes of a host (matched
     as :func:`host_filter` does)."""
-    query = _volume_query(context).filter(
-        host_filter(models.Volume.host, host))
-    projects = sorted(p for (p,) in query.with_entities(
-        models.Volume.project_id).distinct())
-    return _usage(query), projects
+    statement = _live().where(host_filter(_VOLUME_TABLE.c.host, host))
+    projects = sorted(context.session.connection().execute(
+        statement.with_only_columns(
+            _VOLUME_TABLE.c.project_id).distinct()).scalars())
+    return _usage(context, statement), projects
 
 
 @reader
 def volume_usage_of_project(context, project_id):
     """(count, GiB) of the live volumes of a project."""
-    return _usage(_volume_query(context, project_id))
+    return _usage(context, _live(project_id))
 
 
 @reader
 def volume_summary(context, project_id=None, filters=None):
     """(count, total size, {metadata key: sorted distinct values}) of the
     volumes matching ``filters``."""
-    query = _apply_volume_filters(_volume_query(context, project_id),
-                                  filters)
-    ids = query.with_entities(models.Volume.id).subquery()
-    count, size = query.with_entities(
-        sa.func.count(models.Volume.id),
-        sa.func.coalesce(sa.func.sum(models.Volume.size), 0)).one()
+    statement = _apply_volume_filters(_live(project_id), filters)
+    count, size = _usage(context, statement)
     metadata = collections.defaultdict(set)
-    for key, value in context.session.execute(
-            sa.select(models.VolumeMetadata.key,
-                      models.VolumeMetadata.value).distinct().where(
-                models.VolumeMetadata.volume_id.in_(sa.select(ids)),
-                models.VolumeMetadata.deleted == sa.false())):
+    for key, value in context.session.connection().execute(
+            sa.select(_META_TABLE.c.key, _META_TABLE.c.value).distinct()
+            .where(_META_TABLE.c.volume_id.in_(
+                statement.with_only_columns(_VOLUME_TABLE.c.id)),
+                _META_TABLE.c.deleted == sa.false())):
         metadata[key].add(value)
-    return int(count), int(size), {key: sorted(values)
-                                   for key, values in metadata.items()}
+    return count, size, {key: sorted(values)
+                         for key, values in metadata.items()}
 
 
 @writer
@@ -386,10 +394,10 @@ def _metadata_replace(context, volume_id, metadata):
                 models.VolumeMetadata.volume_id == volume_id)
     soft_delete(context, models.Transfer,
                 models.Transfer.volume_id == volume_id)
-    for key, value in metadata.items():
-        context.session.add(models.VolumeMetadata(
-            volume_id=volume_id, key=key, value=value))
-    context.session.flush()
+    if metadata:
+        context.session.connection().execute(_INSERT_METADATA, [
+            {'volume_id': volume_id, 'key': key, 'value': value}
+            for key, value in metadata.items()])
 
 
 @writer

@@ -275,7 +275,7 @@ def create_volume(context, size, name=None, description=None,
         'metadata': metadata or {},
         'snapshot_id': snapshot.id if snapshot is not None else None,
         'source_volid': source.id if kind == 'volume' else None,
-    }, quota=charge, volume_type=vtype.record())
+    }, quota=charge, volume_type=vtype)
     if placement is None:
         LOG.warning('Volume %(id)s (%(size)s GiB, type %(type)s) is in '
                     'error: %(reason)s',

@@ -36,6 +36,7 @@ from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
+from cinder_ma import holds
 from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import attachments as attachment_policies
@@ -391,6 +392,9 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
     if connector:
         notifications.notify_attach(context, 'attach.start', volume,
                                     attachment)
+        # TEST ONLY: a fault test kills this process here (claimed,
+        # not yet handed over).
+        holds.hold('api_create_attachment')
         try:
             return connect(context, attachment, volume, connector, 'create',
                            handover=owner)
@@ -541,6 +545,9 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
         return _others(context, attachment)
     attachment, volume, others = found
     notifications.notify_attach(context, 'detach.start', volume, attachment)
+    # TEST ONLY: a fault test kills this process here (claimed, not yet
+    # handed over).
+    holds.hold('api_delete_attachment')
     disconnect(context, volume, attachment, handover=owner)
     return others
 

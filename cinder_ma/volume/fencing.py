@@ -258,11 +258,15 @@ def promote_attachment(context, attachment_id):
                        'promoted; force-detach the writer first' % (
                            writer.id, volume.id, attachment.id))
     if attachment.attach_mode == 'ro':
+        # A writer fenced before was told of then; its demotion is not a
+        # second fence.
+        fenced_before = {w.id for w in writers if w.fenced_at is not None}
         promoted, demoted = fencing_db.attachment_promote(
             context, attachment.id, attachment.generation,
             [w.id for w in writers])
         for writer in demoted:
-            if writer.fenced_at is not None:
+            if (writer.fenced_at is not None and
+                    writer.id not in fenced_before):
                 notifications.notify_fencing(context, 'fence', volume,
                                              writer)
                 _tell_user(context, volume)

@@ -32,8 +32,8 @@ MULTIATTACH_SPEC = 'multiattach'
 
 
 def specs_of(vtype):
-    """Extra specs of a type model as a dict."""
-    return {spec.key: spec.value for spec in vtype.extra_specs}
+    """Extra specs of a type's record as a dict."""
+    return dict(vtype.extra_specs)
 
 
 def is_multiattach(extra_specs):
@@ -94,15 +94,16 @@ def _visible(context, is_public, shared):
         context, type_policies.MANAGE, do_raise=False)
 
 
-def _visible_model(context, vtype):
-    return _visible(context, vtype.is_public, context.project_id in {
-        p.project_id for p in vtype.projects})
+def _visible_type(context, vtype):
+    return _visible(context, vtype.is_public,
+                    context.project_id in vtype.projects)
 
 
 def find_type(context, name_or_id):
     """A type by id or by name, as volume create and retype accept
     either (None: the default type), with what they need of it (a
-    :class:`cinder_ma.db.types.TypeForVolume`).
+    :class:`cinder_ma.db.records.VolumeType` as
+    :func:`cinder_ma.db.types.volume_type_find` reads it).
 
     A private type the caller's project has no access to is not found,
     by id as by name, with the answer of a type that does not exist (so
@@ -117,11 +118,11 @@ def find_type(context, name_or_id):
         except exception.VolumeTypeNotFound:
             pass
         else:
-            if _visible(context, vtype.is_public, vtype.shared):
+            if _visible(context, vtype.is_public, bool(vtype.projects)):
                 return vtype
     vtype = type_db.volume_type_find(context, name=name_or_id,
                                      project_id=context.project_id)
-    if not _visible(context, vtype.is_public, vtype.shared):
+    if not _visible(context, vtype.is_public, bool(vtype.projects)):
         raise exception.VolumeTypeNotFoundByName(
             volume_type_name=name_or_id)
     return vtype
@@ -144,7 +145,7 @@ def get_type(context, type_id):
     if type_id == 'default':
         return get_default_type(context)
     vtype = type_db.volume_type_get(context, type_id)
-    if not _visible_model(context, vtype):
+    if not _visible_type(context, vtype):
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
     return vtype
 

@@ -105,7 +105,7 @@ def init_application(environ=None, conf=CONF):
     coordination.check_backend(conf)
     rpc.init(conf)
     application = api_app.setup_app(conf)
-    cmd.freeze_heap()
+    cmd.freeze_heap(conf)
     return application
 
 

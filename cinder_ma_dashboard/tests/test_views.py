@@ -102,6 +102,16 @@ class AttachmentViewTests(base.AdminTestCase):
                       'on host compute-a), is fenced and made read-only '
                       'first' % base.WRITER, content)
 
+    def test_promote_over_a_fenced_writer(self):
+        self.mock_objects(writer_fenced=True)
+        res = self.client.get(url('promote', base.STANDBY))
+        content = ' '.join(res.content.decode().split())
+        self.assertIn('The current writer, attachment %s (instance node-a '
+                      'on host compute-a), is fenced already: its access '
+                      'stays revoked, and it is made read-only' %
+                      base.WRITER, content)
+        self.assertNotIn('fenced and made read-only first', content)
+
     def test_fence_states_the_writer_slot(self):
         self.mock_objects()
         res = self.client.get(url('fence', base.WRITER))

@@ -20,10 +20,11 @@ by its PID (:class:`tests.functional.fixtures.Process`):
 * Keystone 30 on MariaDB (fernet tokens), with the catalog;
 * cinder_ma as a cloud deploys it: ``cinder_ma.wsgi.api:application``
   under gunicorn with ``auth_strategy = keystone`` and a
-  ``cinder-ma-manager`` with the ``file`` backend, on MariaDB and
-  RabbitMQ, in the catalog as ``block-storage`` (and ``volumev3``, which
-  Horizon looks for); Nova's compute service is the compute host, so
-  cinder_ma's hypervisor role is not used;
+  ``cinder-ma-manager`` with the ``file`` backend, and the ``nbd``
+  backend when nbdkit and nbdinfo are installed (:class:`NBDBackend`),
+  on MariaDB and RabbitMQ, in the catalog as ``block-storage`` (and
+  ``volumev3``, which Horizon looks for); Nova's compute service is the
+  compute host, so cinder_ma's hypervisor role is not used;
 * Placement 16 and Nova 34 (:mod:`tests.openstack.nova`), Nova's compute
   service with the fake virt driver;
 * the Neutron stub (:mod:`tests.openstack.neutron_stub`), the only fake;
@@ -35,7 +36,9 @@ kept in ``CINDER_MA_OPENSTACK_LOGDIR`` (the tox env's log directory).
 """
 
 import atexit
+import json
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -110,8 +113,116 @@ class CinderMA(f_fixtures.Deployment):
         return response.json()['services']
 
 
+class NBDBackend(fixtures.Fixture):
+    """The ``nbd`` backend of the cloud's cinder_ma (``[nbd]``): exports
+    that are an attachment's own, so that fencing and promotion work (the
+    ``file`` backend's connections are its hosts').
+
+    Only volumes of a type asking for it (``volume_backend_name = nbd``)
+    go there: the scheduler puts a volume in the pool with the most free
+    space less its ``reserved_percentage``, and both backends keep their
+    files on the same filesystem, so the nbd backend reserves about half
+    of the space free when the cloud starts (at least 1%); every other
+    volume goes to ``file``, which reserves none.
+
+    Its nbdkit daemons outlive the manager (as in a deployment, see
+    docs/admin/nbd-driver.rst): on cleanup, which runs after the manager
+    stopped, every export recorded in ``nbd_exports_dir`` is stopped by
+    the pid of its pidfile (SIGTERM, then SIGKILL), when that pid still
+    runs an nbdkit of this directory.
+    """
+
+    NAME = 'nbd'
+    #: Ports of the exports: the first is free when the cloud starts.
+    PORTS = 20
+    #: Seconds an nbdkit may take to exit after SIGTERM.
+    STOP_TIMEOUT = 5
+
+    def __init__(self, state_path):
+        super().__init__()
+        self.state_path = state_path
+        self.exports_dir = os.path.join(state_path, 'nbd-exports')
+
+    @staticmethod
+    def available():
+        return all(shutil.which(p) for p in ('nbdkit', 'nbdinfo'))
+
+    def _setUp(self):
+        os.makedirs(self.state_path, exist_ok=True)
+        st = os.statvfs(self.state_path)
+        self.reserved_percentage = max(1, 50 * st.f_bavail // st.f_blocks)
+        first = f_fixtures.free_port()
+        self.config = {
+            'volume_driver': 'nbd',
+            'nbd_exports_dir': self.exports_dir,
+            'nbd_port_min': first,
+            'nbd_port_max': min(first + self.PORTS, 65535),
+            'reserved_percentage': self.reserved_percentage}
+        self.addCleanup(self.stop_exports)
+
+    def running(self):
+        """{export key: pid} of the recorded exports whose nbdkit runs."""
+        try:
+            names = os.listdir(self.exports_dir)
+        except FileNotFoundError:
+            return {}
+        running = {}
+        for name in names:
+            if not name.endswith('.pid'):
+                continue
+            try:
+                with open(os.path.join(self.exports_dir, name)) as f:
+                    pid = int(f.read().strip())
+                # pids are reused: only an nbdkit with its credentials
+                # in this directory.
+                with open('/proc/%d/cmdline' % pid, 'rb') as f:
+                    argv = f.read().split(b'\0')
+            except (OSError, ValueError):
+                continue
+            if os.path.basename(argv[0]) == b'nbdkit' and any(
+                    os.fsencode(self.exports_dir + os.sep) in arg
+                    for arg in argv):
+                running[name[:-len('.pid')]] = pid
+        return running
+
+    def exports(self, volume_id):
+        """{attachment id: access mode} of the running exports of a
+        volume, as the driver recorded them."""
+        exports = {}
+        for key in self.running():
+            try:
+                with open(os.path.join(self.exports_dir,
+                                       key + '.json')) as f:
+                    record = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if record.get('volume_id') == volume_id:
+                exports[record.get('attachment_id')] = record[
+                    'access_mode']
+        return exports
+
+    def stop_exports(self):
+        pids = list(self.running().values())
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + self.STOP_TIMEOUT
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.1)
+            pids = [pid for pid in pids
+                    if os.path.exists('/proc/%d/cmdline' % pid)]
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 class Cloud(fixtures.Fixture):
-    """Keystone, cinder_ma, Placement, Nova and the Neutron stub."""
+    """Keystone, cinder_ma (and its ``nbd`` backend, :attr:`nbd`, None
+    without nbdkit), Placement, Nova and the Neutron stub."""
 
     def _setUp(self):
         self.directory = os.path.join(log_dir(), 'cloud-%d' % os.getpid())
@@ -128,7 +239,8 @@ class Cloud(fixtures.Fixture):
         # managers send volume-extended events, only for an admin.
         self.keystone.grant(self.keystone.user_id(self.cinder_user[0]),
                             self.cinder_user[3], 'admin')
-        self.cinder = self.useFixture(CinderMA(self.keystone, {
+        cinder_dir = os.path.join(self.directory, 'cinder-ma')
+        config = {
             'DEFAULT': {'auth_strategy': 'keystone'},
             'keystone_authtoken': dict(
                 self.keystone.authtoken_config(self.cinder_user),
@@ -137,7 +249,24 @@ class Cloud(fixtures.Fixture):
             # managers, as cinder_ma's service user.
             'nova': nova_fixtures.auth_section(self.keystone,
                                                self.cinder_user),
-        }, os.path.join(self.directory, 'cinder-ma')))
+        }
+        self.nbd = None
+        if NBDBackend.available():
+            # Before cinder_ma: its exports are stopped after the manager.
+            self.nbd = self.useFixture(NBDBackend(
+                os.path.join(cinder_dir, 'state')))
+            config['DEFAULT']['enabled_backends'] = '%s,%s' % (
+                CinderMA.BACKEND, NBDBackend.NAME)
+            config[NBDBackend.NAME] = self.nbd.config
+        self.cinder = self.useFixture(CinderMA(self.keystone, config,
+                                               cinder_dir))
+        if self.nbd is not None:
+            backend = '%s@%s' % (self.cinder.host, NBDBackend.NAME)
+            f_fixtures.wait_for(
+                lambda: self.cinder.service_states().get(
+                    ('cinder-volume', backend)) == 'up',
+                'backend %s up' % backend,
+                processes=[self.cinder.manager])
         self.cinder_endpoint = self.cinder.endpoint
         for service_type in ('block-storage', 'volumev3'):
             self.keystone.register_service(

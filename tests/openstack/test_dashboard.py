@@ -16,32 +16,25 @@ headless chromium against the gate's cloud.
 
 A member sets and clears a volume's read-only flag from the volume's
 Attachments tab and sees the volume's attachments there (mode, writer and
-standby, fenced state, generation), and no fencing or promotion; the
-administrator promotes the standby and fences an attachment from Admin >
-Volumes, and lists, filters and creates on Admin > Shared Volumes, which
-shows a fencing event (the user message a fence records) and the last
-run of ``cinder-ma-manage attachment audit``, run here. Every
-screen is compared with what cinder_ma's API says (with the extensions'
-fields), and saved as a screenshot (``horizon/dashboard-*.png`` in the
-log directory).
-
-The gate's backend (the ``file`` driver) shares one connection among the
-attachments of a host, so cinder_ma refuses to fence or promote one of
-them (409, "not its own"): the tests then check that the dashboard
-shows that refusal with its reason and that nothing changed; with a
-backend making connections per attachment (``nbd``) they check the
-fenced writer and the promoted standby instead.
+standby, fenced state, generation), and no fencing or promotion. The
+administrator, from Admin > Volumes, fences the writer of a one-writer
+volume of the gate's ``nbd`` backend (whose connections are each
+attachment's own) and promotes its standby, as an active/passive
+fail-over goes; and sees cinder_ma refuse a promotion on the ``file``
+backend (whose connections are its hosts'), with its reason. On Admin >
+Shared Volumes the administrator lists, filters and creates: the panel
+shows the fencing event cinder_ma recorded when an attachment was fenced
+through its API, and the last run of ``cinder-ma-manage attachment
+audit``, run here. Every screen is compared with what cinder_ma's API
+says (with the extensions' fields), and saved as a screenshot
+(``horizon/dashboard-*.png`` in the log directory).
 """
 
-import datetime
 import os
 import re
 import subprocess
 import uuid
 
-import sqlalchemy as sa
-
-from cinder_ma.db import models
 from cinder_ma import message_field
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as fx
@@ -74,6 +67,18 @@ class DashboardTest(test_horizon.HorizonTestBase):
                 'extra_specs': {'multiattach': '<is> True',
                                 'multiattach:writers': 'one'}}},
                 session=admin)
+            cls.nbd_type = None
+            if self.cloud.nbd is not None:
+                # Shareable, one writer, on the backend whose connections
+                # are each attachment's own.
+                cls.nbd_type = fx.unique('one-writer-nbd')
+                self.cinder('POST', '/types', {'volume_type': {
+                    'name': cls.nbd_type,
+                    'extra_specs': {
+                        'multiattach': '<is> True',
+                        'multiattach:writers': 'one',
+                        'volume_backend_name': self.cloud.nbd.NAME}}},
+                    session=admin)
             # Room for the volumes of every test of the class.
             self.cinder('PUT', '/os-quota-sets/%s' % self.project,
                         {'quota_set': {'volumes': 50, 'gigabytes': 100}},
@@ -113,18 +118,28 @@ class DashboardTest(test_horizon.HorizonTestBase):
                 {'os-complete': None})
         return attachment['id']
 
-    def cluster(self, nova=True):
-        """A one-writer volume with a writer (rw) and a standby (ro), of
-        two Nova servers, attached as a cluster manager attaches them:
-        through cinder_ma's attachments API, not Nova's. Horizon's volume
-        detail page asks Nova for the server of each attachment and fails
-        without it (``nova``: skip without Nova; else the instances are
-        made-up uuids when Nova does not run)."""
+    def require_nbd(self):
+        """The one-writer type of the ``nbd`` backend (skip without it)."""
+        if self.nbd_type is None:
+            cm_fixtures.skip_or_fail(
+                self, 'the cloud has no nbd backend (nbdkit and nbdinfo, '
+                      'bindep.txt)')
+        return self.nbd_type
+
+    def cluster(self, volume_type=None, nova=True):
+        """A one-writer volume (of ``volume_type``, else the ``file``
+        backend's one-writer type) with a writer (rw) and a standby (ro),
+        of two Nova servers, attached as a cluster manager attaches them:
+        through cinder_ma's attachments API, not Nova's (Nova's API has no
+        attach mode). Horizon's volume detail page asks Nova for the
+        server of each attachment and fails without it (``nova``: skip
+        without Nova; else the instances are made-up uuids when Nova does
+        not run)."""
         if nova and self.nova is None:
             cm_fixtures.skip_or_fail(
                 self, 'the cloud has no Nova (tests/openstack/cloud.py '
                       'starts it when CINDER_MA_NOVA_VENV is set)')
-        volume = self.create_volume(self.one_writer_type)
+        volume = self.create_volume(volume_type or self.one_writer_type)
         cls = type(self)
         if self.nova is None:
             names = [fx.unique('node-a'), fx.unique('node-b')]
@@ -139,31 +154,6 @@ class DashboardTest(test_horizon.HorizonTestBase):
         standby = self.attach(volume['id'], instances[1], 'compute-b', 'ro')
         self.wait_volume(volume['id'], 'in-use')
         return volume, names, instances, writer, standby
-
-    def record_fencing_event(self, volume):
-        """The user message cinder_ma records when it fences an
-        attachment of ``volume``, written into cinder_ma's database as
-        cinder_ma.db.messages.record writes it: the gate's ``file``
-        backend cannot fence (its connections are its hosts'), so no
-        fence makes one here."""
-        message_id = str(uuid.uuid4())
-        engine = sa.create_engine(self.cloud.cinder.database.url)
-        try:
-            with engine.begin() as connection:
-                connection.execute(models.Message.__table__.insert().values(
-                    id=message_id, project_id=volume[
-                        'os-vol-tenant-attr:tenant_id'],
-                    request_id='req-%s' % uuid.uuid4(),
-                    resource_type=message_field.Resource.VOLUME,
-                    resource_uuid=volume['id'],
-                    action_id=message_field.Action.FENCE_ATTACHMENT.id,
-                    detail_id=message_field.Detail.ATTACHMENT_FENCED.id,
-                    event_id=FENCING_EVENT, message_level='WARNING',
-                    expires_at=datetime.datetime.utcnow() +
-                    datetime.timedelta(days=1)))
-        finally:
-            engine.dispose()
-        return message_id
 
     def run_audit(self):
         """``cinder-ma-manage attachment audit`` on the cloud's cinder_ma,
@@ -255,9 +245,15 @@ class DashboardTest(test_horizon.HorizonTestBase):
             self.assertEqual(0, tab.locator(
                 '[id$="__action_%s"]' % action).count(), action)
 
-    def test_admin_promotes_and_fences(self):
-        volume, names, instances, writer, standby = self.cluster()
+    def test_admin_fences_and_promotes(self):
+        """An active/passive fail-over from the dashboard, on the nbd
+        backend: fence the writer, promote the standby."""
+        volume, names, instances, writer, standby = self.cluster(
+            self.require_nbd())
         before = self.attachments(volume['id'])
+        # At the storage target: an export of each attachment's own.
+        self.assertEqual({writer: 'rw', standby: 'ro'},
+                         self.cloud.nbd.exports(volume['id']))
         page = self.as_admin()
         path = 'admin/volumes/%s/' % volume['id']
         tab = self.open_tab(page, path, 'dashboard-admin-attachments')
@@ -267,67 +263,102 @@ class DashboardTest(test_horizon.HorizonTestBase):
         self.assertEqual(0, self.row(tab, writer).locator(
             '[id$="__action_promote"]').count())
 
+        # The active node fails: fence the writer. The confirmation says
+        # that it keeps the writer slot.
+        self.row_action(page, self.row(tab, writer), 'fence')
+        confirmation = page.locator('.modal .cinder-ma-confirmation')
+        confirmation.wait_for()
+        text = ' '.join(confirmation.inner_text().split())
+        self.assertIn('cut off at the storage target', text)
+        self.assertIn('It is the writer of this one-writer volume', text)
+        self.shot(page, 'dashboard-fence-confirm')
+        mark = self.submit(page, 'dashboard-fence-done')
+        self.check_page(page, 'dashboard-fence-done', mark)
+        fenced = self.attachments(volume['id'])
+        self.assertEqual(('rw', True, before[writer][GENERATION]),
+                         (fenced[writer]['attach_mode'],
+                          fenced[writer][FENCED],
+                          fenced[writer][GENERATION]))
+        self.assertEqual(before[standby], fenced[standby])
+        # The writer's export is gone at once; the standby's serves.
+        self.assertEqual({standby: 'ro'},
+                         self.cloud.nbd.exports(volume['id']))
+        tab = self.open_tab(page, path, 'dashboard-admin-after-fence')
+        self.assert_rows(tab, volume['id'], names, instances)
+        self.assertIn('Writer (fenced)', self.row(tab, writer).inner_text())
+        self.assertEqual(0, self.row(tab, writer).locator(
+            '[id$="__action_fence"]').count())
+
         # Promote the standby: the confirmation says what happens to the
-        # writer.
+        # fenced writer.
         self.row_action(page, self.row(tab, standby), 'promote')
         confirmation = page.locator('.modal .cinder-ma-confirmation')
         confirmation.wait_for()
         text = ' '.join(confirmation.inner_text().split())
-        self.assertIn(writer, text)
-        self.assertIn('fenced and made read-only first', text)
+        self.assertIn('%s (instance %s on host compute-a), is fenced '
+                      'already' % (writer, names[0]), text)
+        self.assertIn('at generation %d' % (
+            fenced[standby][GENERATION] + 1), text)
         self.shot(page, 'dashboard-promote-confirm')
         mark = self.submit(page, 'dashboard-promote-done')
+        self.check_page(page, 'dashboard-promote-done', mark)
         after = self.attachments(volume['id'])
-        errors = self.errors(page)
-        if errors:
-            # Refused by cinder_ma: its reason shows, nothing changed.
-            self.assertEqual(1, len(errors), errors)
-            self.assertIn('Unable to promote the attachment', errors[0])
-            self.assertRegex(errors[0], re.compile('own|connection',
-                                                   re.IGNORECASE))
-            self.assertEqual(before, after)
-            self.assertTrue(self.horizon.failed_calls(
-                '/attachments/%s/action' % standby))
-        else:
-            self.check_page(page, 'dashboard-promote-done', mark)
-            self.assertEqual(('rw', False, before[standby][GENERATION] + 1),
-                             (after[standby]['attach_mode'],
-                              after[standby][FENCED],
-                              after[standby][GENERATION]))
-            self.assertEqual(('ro', True), (after[writer]['attach_mode'],
-                                            after[writer][FENCED]))
+        self.assertEqual(('rw', False, before[standby][GENERATION] + 1),
+                         (after[standby]['attach_mode'],
+                          after[standby][FENCED],
+                          after[standby][GENERATION]))
+        self.assertEqual(('ro', True), (after[writer]['attach_mode'],
+                                        after[writer][FENCED]))
+        self.assertEqual({standby: 'rw'},
+                         self.cloud.nbd.exports(volume['id']))
+        # One fence, one fencing event: the promotion demoted a writer
+        # fenced already.
+        self.assertEqual(1, len([
+            m for m in self.ma(
+                'GET', '/messages?event_id=%s' % FENCING_EVENT,
+                session=self.keystone.admin_session())['messages']
+            if m['resource_uuid'] == volume['id']]))
         tab = self.open_tab(page, path, 'dashboard-admin-after-promote')
         self.assert_rows(tab, volume['id'], names, instances)
+        self.assertIn(standby, tab.locator('#cinder_ma_writer').inner_text())
+        self.assertIn('Writer', self.row(tab, standby).inner_text())
+        self.assertNotIn('Writer', self.row(tab, writer).inner_text())
 
-        # Fence an attachment that is not fenced.
-        target = next(a for a, info in after.items() if not info[FENCED])
-        self.row_action(page, self.row(tab, target), 'fence')
-        confirmation = page.locator('.modal .cinder-ma-confirmation')
-        confirmation.wait_for()
-        self.assertIn('cut off at the storage target',
-                      ' '.join(confirmation.inner_text().split()))
-        self.shot(page, 'dashboard-fence-confirm')
-        mark = self.submit(page, 'dashboard-fence-done')
-        fenced = self.attachments(volume['id'])
+    def test_admin_refused_on_shared_connections(self):
+        """The ``file`` backend's connections are its hosts': cinder_ma
+        refuses to promote one attachment, and the dashboard shows why."""
+        volume, names, instances, writer, standby = self.cluster()
+        before = self.attachments(volume['id'])
+        page = self.as_admin()
+        path = 'admin/volumes/%s/' % volume['id']
+        tab = self.open_tab(page, path, 'dashboard-admin-file-attachments')
+        self.row_action(page, self.row(tab, standby), 'promote')
+        page.locator('.modal .cinder-ma-confirmation').wait_for()
+        self.submit(page, 'dashboard-refused')
         errors = self.errors(page)
-        if errors:
-            self.assertIn('Unable to fence the attachment', errors[0])
-            self.assertEqual(after, fenced)
-        else:
-            self.check_page(page, 'dashboard-fence-done', mark)
-            self.assertTrue(fenced[target][FENCED])
-            tab = self.open_tab(page, path, 'dashboard-admin-after-fence')
-            self.assertIn('Yes', self.row(tab, target).inner_text())
+        self.assertEqual(1, len(errors), errors)
+        self.assertIn('Unable to promote the attachment', errors[0])
+        self.assertRegex(errors[0], re.compile('not its own',
+                                               re.IGNORECASE))
+        self.assertEqual(before, self.attachments(volume['id']))
+        self.assertTrue(self.horizon.failed_calls(
+            '/attachments/%s/action' % standby))
 
     def test_admin_shared_volumes_panel(self):
-        volume, names, instances, writer, standby = self.cluster(nova=False)
+        volume, names, instances, writer, standby = self.cluster(
+            self.require_nbd(), nova=False)
         plain = self.create_volume()
         admin = self.keystone.admin_session()
-        event_id = self.record_fencing_event(self.ma(
-            'GET', '/volumes/%s' % volume['id'], session=admin)['volume'])
-        event = next(m for m in self.ma(
+        # Fenced through cinder_ma's API: the fencing event is the user
+        # message cinder_ma records for it.
+        self.ma('POST', '/attachments/%s/action' % writer,
+                {'cinder-ma-fencing:fence': {}}, session=admin)
+        [event] = [m for m in self.ma(
             'GET', '/messages?event_id=%s' % FENCING_EVENT,
-            session=admin)['messages'] if m['id'] == event_id)
+            session=admin)['messages'] if m['resource_uuid'] == volume['id']]
+        event_id = event['id']
+        volume = self.ma('GET', '/volumes/%s' % volume['id'],
+                         session=admin)['volume']
         audit, printed = self.run_audit()
         page = self.as_admin()
         mark = self.open(page, 'admin/shared_volumes/')
@@ -362,6 +393,12 @@ class DashboardTest(test_horizon.HorizonTestBase):
                       event['message_level'], event['request_id'],
                       ' '.join(event['user_message'].split())):
             self.assertIn(shown, text)
+
+        # The fenced writer, with its generation.
+        fenced = self.attachments(volume['id'])[writer]
+        self.assertTrue(fenced[FENCED])
+        self.assertIn(str(fenced[GENERATION]), self.row(
+            page, writer).inner_text().split('\t'))
 
         # Filtered by project: the member's project has the volume;
         # another host has none of it.

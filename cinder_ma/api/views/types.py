@@ -38,7 +38,7 @@ def _base(vtype, audience):
     }
     if audience.sees_extra_specs:
         view['extra_specs'] = audience.shown_specs(
-            {s.key: s.value for s in vtype.extra_specs})
+            vtype.extra_specs)
     return view
 
 

@@ -42,7 +42,6 @@ values of the store or of results, and masks passwords in all of it.
 import collections
 import os
 import threading
-import time
 import traceback
 
 from oslo_log import log as logging
@@ -55,18 +54,15 @@ from taskflow.persistence import models
 from taskflow import states
 from taskflow import task as tf_task
 
+from cinder_ma import holds
+
 LOG = logging.getLogger(__name__)
 
-#: TEST ONLY (the fault tests of tests/functional): the path of a file
-#: that, while it exists, reads
-#: ``<directory>;<flow name>:<task index>[,<flow name>:<task index>...]``
-#: and holds the first run of each named flow in this process tree before
-#: that task (its index among the flow's tasks, depth first, see
-#: :func:`tasks_of`), until ``<directory>/release`` exists, after writing
-#: ``<directory>/held-<flow name>-<index>`` with the process id, so that
-#: a test can kill the process at that step. Never set it in a
-#: deployment.
-TEST_HOLD_ENV = 'CINDER_MA_TEST_HOLD_FLOW'
+#: TEST ONLY (the fault tests of tests/functional): see
+#: :mod:`cinder_ma.holds`; a flow is held before its task of the index
+#: the spec gives for the flow's name (its index among the flow's tasks,
+#: depth first, see :func:`tasks_of`). Never set it in a deployment.
+TEST_HOLD_ENV = holds.ENV
 
 #: TaskFlow's engines: one task at a time on the caller's thread, or the
 #: independent tasks of a graph or unordered flow at once on threads.
@@ -198,28 +194,10 @@ def _hold(flow):
     name = flow.name
 
     def on_running(state, details):
-        try:
-            with open(os.environ[TEST_HOLD_ENV]) as f:
-                spec = f.read().strip()
-        except (KeyError, OSError):
-            return
-        directory, _sep, holds = spec.partition(';')
-        index = dict(hold.split(':', 1) for hold in holds.split(',')
-                     if hold).get(name)
-        if index is None or index_of.get(details['task_name']) != \
-                int(index):
-            return
-        marker = os.path.join(directory, 'held-%s-%s' % (name, index))
-        try:
-            fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-        except FileExistsError:
-            return
-        os.write(fd, str(os.getpid()).encode())
-        os.close(fd)
-        LOG.warning('TEST hold: flow %s held before task %s (%s)', name,
-                    index, details['task_name'])
-        while not os.path.exists(os.path.join(directory, 'release')):
-            time.sleep(0.05)
+        index = index_of.get(details['task_name'])
+        if index is not None:
+            holds.hold(name, index, what='flow %s before task %s' % (
+                name, details['task_name']))
 
     return on_running
 

@@ -292,6 +292,54 @@ class _RaceMixin:
         self.assertEqual(('in-use', 1), (vol.status, vol.attach_count))
 
 
+    def _reserved(self, vol):
+        return [attachment_db.attachment_reserve(
+            self.context, vol.id, 'instance-%02d' % index)
+            for index in range(THREADS)]
+
+    def test_transitions_keeping_the_count_serialize(self):
+        # reserved -> attached leaves the live count as it is; the
+        # transitions of one volume still take its row first, on SQLite
+        # as elsewhere: the status each derives sees the others'.
+        vol = self._volume(multiattach=True)
+        reserved = self._reserved(vol)
+        results = self._oks(self._concurrently(
+            lambda context, index: attachment_db.attachment_update(
+                context, reserved[index].id, {'attach_status': 'attached'})))
+        self.assertEqual(['ok'] * THREADS, results)
+        vol = volume_db.volume_get(self.context, vol.id)
+        self.assertEqual(('in-use', THREADS), (vol.status, vol.attach_count))
+
+    def test_transitions_keeping_the_count_check_the_volume(self):
+        # The volume leaves the attachable statuses while its attachments
+        # are completed: those completed before are attached, the others
+        # refused with 400 and left reserved.
+        vol = self._volume(multiattach=True)
+        reserved = self._reserved(vol)
+
+        def complete_or_fail(context, index):
+            if index == THREADS // 2:
+                volume_db.volume_change(context, vol.id, {'status': 'error'})
+                return 'volume'
+            return attachment_db.attachment_update(
+                context, reserved[index].id, {'attach_status': 'attached'})
+
+        results = self._concurrently(complete_or_fail)
+        statuses = {att.id: att.attach_status
+                    for att in self._live(vol.id)}
+        for index, result in enumerate(results):
+            if index == THREADS // 2:
+                self.assertEqual(('ok', 'volume'), result)
+                continue
+            if isinstance(result, tuple):
+                self.assertEqual('attached', statuses[reserved[index].id])
+            else:
+                self.assertIsInstance(result, exception.InvalidVolume)
+                self.assertEqual('reserved', statuses[reserved[index].id])
+        vol = volume_db.volume_get(self.context, vol.id)
+        self.assertEqual(('error', THREADS), (vol.status, vol.attach_count))
+
+
 class SQLiteRaceTestCase(_RaceMixin, base.DBTestCase):
     DATABASE = 'sqlite'
 

@@ -56,11 +56,13 @@ class _CreateMixin:
     def test_type_found_in_one_query(self):
         found = type_db.volume_type_find(self.context, name='private',
                                          project_id='p1')
-        self.assertEqual(type_db.TypeForVolume(
-            self.vtype.id, 'private', False, True, False,
-            {'multiattach:writers': 'one', 'k': 'v'}), found)
-        self.assertFalse(type_db.volume_type_find(
-            self.context, type_id=self.vtype.id, project_id='p2').shared)
+        self.assertEqual(
+            (self.vtype.id, 'private', False, ('p1',), None,
+             {'multiattach:writers': 'one', 'k': 'v'}),
+            (found.id, found.name, found.is_public, found.projects,
+             found.encryption, found.extra_specs))
+        self.assertEqual((), type_db.volume_type_find(
+            self.context, type_id=self.vtype.id, project_id='p2').projects)
 
     def test_quota_charge(self):
         quota_db.ensure_usages(self.context, 'p1', ['a', 'b', 'c'])

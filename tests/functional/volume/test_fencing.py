@@ -35,7 +35,6 @@ before are there. Skipped without nbdkit, qemu-io and nbdinfo unless
 
 import os
 import shutil
-import signal
 import subprocess
 import threading
 import uuid
@@ -186,16 +185,7 @@ class FencingDataPathTestCase(mgr_fixtures.AttachmentTestCase):
         self.clients = 0
 
     def _stop_exports(self):
-        exports_dir = self.nbd.exports_dir
-        for name in os.listdir(exports_dir):
-            if name.endswith('.pid'):
-                try:
-                    with open(os.path.join(exports_dir, name)) as f:
-                        os.kill(int(f.read()), signal.SIGTERM)
-                except (OSError, ValueError):
-                    pass
-        for export in self.nbd.exports.values():
-            test_nbd.wait_gone(export.pid)
+        test_nbd.stop_exports(self.nbd.exports_dir)
 
     # -- helpers -----------------------------------------------------------
 

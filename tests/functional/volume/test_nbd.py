@@ -29,6 +29,7 @@ import time
 from cinder_ma.conf import backend as backend_conf
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import nbd
+from cinder_ma.volume.drivers import nbd_process
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as functional_fixtures
@@ -106,7 +107,7 @@ def wait_gone(pid, timeout=10):
     """Wait until process ``pid`` (an nbdkit daemon: not a child of the
     test, so not waited for) has exited."""
     deadline = time.monotonic() + timeout
-    while nbd._alive(pid):
+    while nbd_process.alive(pid):
         if time.monotonic() > deadline:
             raise AssertionError('process %d still runs' % pid)
         time.sleep(0.02)
@@ -116,6 +117,60 @@ def kill(pid):
     """SIGKILL an nbdkit daemon and wait until it is gone."""
     os.kill(pid, signal.SIGKILL)
     wait_gone(pid)
+
+
+def export_daemons(exports_dir):
+    """The live nbdkit daemons serving the exports of ``exports_dir``:
+    ``(recorded, unrecorded)`` sets of process ids, those its pidfiles
+    name (checked against their command lines: pids are reused), and any
+    other nbdkit whose command line names a file of that directory (one
+    whose record is gone: a leak)."""
+    exports_dir = os.path.abspath(exports_dir)
+    recorded = set()
+    try:
+        names = os.listdir(exports_dir)
+    except FileNotFoundError:
+        names = []
+    for name in names:
+        if not name.endswith('.pid'):
+            continue
+        key = os.path.join(exports_dir, name[:-len('.pid')])
+        try:
+            with open(key + '.pid') as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if any(nbd_process.runs_nbdkit_of(pid, key + suffix)
+               for suffix in ('.psk', nbd.TLS_DIR_SUFFIX)):
+            recorded.add(pid)
+    unrecorded = set()
+    mark = os.fsencode(exports_dir + os.sep)
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit() or int(entry) in recorded:
+            continue
+        try:
+            with open('/proc/%s/cmdline' % entry, 'rb') as f:
+                args = f.read().split(b'\0')
+        except OSError:
+            continue
+        if os.path.basename(args[0]) == b'nbdkit' and \
+                any(mark in arg for arg in args[1:]) and \
+                nbd_process.alive(int(entry)):
+            unrecorded.add(int(entry))
+    return recorded, unrecorded
+
+
+def stop_exports(exports_dir):
+    """SIGKILL every nbdkit daemon serving an export of ``exports_dir``
+    (see :func:`export_daemons`), by its process id, and wait until they
+    are gone: exports outlive their manager on purpose, so a test that
+    made them through a manager stops them itself."""
+    recorded, unrecorded = export_daemons(exports_dir)
+    for pid in recorded | unrecorded:
+        try:
+            kill(pid)
+        except ProcessLookupError:
+            pass
 
 
 class NBDTestBase(base.TestCase):
@@ -152,16 +207,7 @@ class NBDTestBase(base.TestCase):
     def _stop_all(self):
         # Exports outlive a driver object on purpose (as they outlive a
         # manager); stop every nbdkit this test started.
-        exports_dir = self.driver.exports_dir
-        for name in os.listdir(exports_dir):
-            if name.endswith('.pid'):
-                try:
-                    with open(os.path.join(exports_dir, name)) as f:
-                        os.kill(int(f.read()), signal.SIGTERM)
-                except (OSError, ValueError):
-                    pass
-        for export in self.driver.exports.values():
-            wait_gone(export.pid)
+        stop_exports(self.driver.exports_dir)
 
     def connect(self, host, mode):
         return self.driver.initialize_connection(

@@ -44,7 +44,7 @@ import uuid
 import requests
 from testtools import content
 
-from cinder_ma.volume.drivers import nbd
+from cinder_ma.volume.drivers import nbd_process
 from tests import base
 from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
@@ -64,9 +64,28 @@ WAIT = 60
 
 
 class NBDDeployment(func_fixtures.Deployment):
-    """The deployment with the ``nbd`` driver as its backend."""
+    """The deployment with the ``nbd`` driver as its backend (its exports
+    in ``<state_path>/nbd-exports``).
+
+    Exports outlive their manager on purpose: on cleanup, before the
+    processes of the deployment are stopped and its files removed, its
+    managers are stopped (no supervisor restarts an export any more),
+    then every nbdkit daemon of its exports (those of its pidfile
+    records, and any other naming its exports directory) is killed by
+    its process id.
+    """
 
     BACKEND = 'nbd'
+
+    def _setUp(self):
+        super()._setUp()
+        self.exports_dir = os.path.join(self.state_path, 'nbd-exports')
+        self.addCleanup(self._stop_exports)
+
+    def _stop_exports(self):
+        for manager in self.managers:
+            manager.stop()
+        test_nbd.stop_exports(self.exports_dir)
 
 
 class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
@@ -78,10 +97,6 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
             cm_fixtures.skip_or_fail(
                 self, 'NBD programs missing: %s' % ', '.join(missing))
         admin_url = func_fixtures.require_deployment_services(self)
-        # The exports outlive the manager on purpose: they are stopped
-        # after it (this cleanup runs after the deployment's), by pid.
-        self.seen = set()
-        self.addCleanup(self._stop_exports)
         first = func_fixtures.free_port()
         # A manager down for longer than a loaded test machine may keep
         # it from a heartbeat: the tests restart it, never wait for 'down'.
@@ -93,8 +108,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
                 'nbd_supervise_interval': 1,
                 'nbd_probe_timeout': PROBE_TIMEOUT}}))
         self.deployment.attach_logs_on_failure(self)
-        self.exports_dir = os.path.join(self.deployment.state_path,
-                                        'nbd-exports')
+        self.exports_dir = self.deployment.exports_dir
         self.clients = 0
         self.longest = 0.0
         self.addDetail('longest request', content.Content(
@@ -146,16 +160,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
 
     def export_pid(self):
         with open(os.path.join(self.exports_dir, self.key + '.pid')) as f:
-            pid = int(f.read())
-        self.seen.add((pid, os.path.join(self.exports_dir,
-                                         self.key + '.psk')))
-        return pid
-
-    def _stop_exports(self):
-        for pid, psk in self.seen:
-            if nbd._runs_nbdkit_of(pid, psk):
-                os.kill(pid, signal.SIGKILL)
-                test_nbd.wait_gone(pid)
+            return int(f.read())
 
     def client(self, info):
         """A qemu-io holding its connection open, which waits up to
@@ -223,7 +228,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
         self.deployment.manager.kill()
         self.io(client, 'write -P 0x12 64k 64k')
         self.io(client, 'read -P 0x11 0 64k')
-        self.assertTrue(nbd._alive(pid))
+        self.assertTrue(nbd_process.alive(pid))
         self.restart_manager('is still served (nbdkit process %d)' % pid)
         self.io(client, 'write -P 0x13 128k 64k')
 
@@ -272,7 +277,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
                       self.manager_log())
         new_pid = self.export_pid()
         self.assertNotEqual(pid, new_pid)
-        self.assertFalse(nbd._alive(pid))
+        self.assertFalse(nbd_process.alive(pid))
         self.assertOutsideOfTheManager(new_pid)
         self.io(client, 'read -P 0x21 0 64k')
         self.io(client, 'read -P 0x22 64k 64k')
@@ -320,5 +325,5 @@ class HungExportTestCase(test_nbd.NBDTestBase):
 
     @staticmethod
     def _kill_stopped(export):
-        if nbd._runs_nbdkit_of(export.pid, export.credentials):
+        if nbd_process.runs_nbdkit_of(export.pid, export.credentials):
             os.kill(export.pid, signal.SIGKILL)

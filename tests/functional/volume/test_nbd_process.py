@@ -16,7 +16,7 @@ import os
 import subprocess
 import time
 
-from cinder_ma.volume.drivers import nbd
+from cinder_ma.volume.drivers import nbd_process
 from tests import base
 
 
@@ -28,7 +28,7 @@ class NBDDriverTestCase(base.BaseTestCase):
         child = subprocess.Popen(['true'])
         self.addCleanup(child.wait)
         deadline = time.monotonic() + 10
-        while nbd._alive(child.pid) and time.monotonic() < deadline:
+        while nbd_process.alive(child.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
-        self.assertFalse(nbd._alive(child.pid))
-        self.assertTrue(nbd._alive(os.getpid()))
+        self.assertFalse(nbd_process.alive(child.pid))
+        self.assertTrue(nbd_process.alive(os.getpid()))

@@ -21,9 +21,11 @@ from unittest import mock
 
 import fixtures
 from oslo_config import cfg
+from oslo_config import fixture as config_fixture
 from oslo_reports import opts as gmr_opts
 
 from cinder_ma import cmd
+from cinder_ma.conf import api as api_conf
 from tests import base
 
 
@@ -79,27 +81,51 @@ class TestGuruMeditation(base.BaseTestCase):
 
 class TestFreezeHeap(base.BaseTestCase):
 
-    def test_frozen_once_per_process(self):
-        collect = self.useFixture(fixtures.MockPatch('gc.collect')).mock
-        freeze = self.useFixture(fixtures.MockPatch('gc.freeze')).mock
-        threshold = self.useFixture(
+    def setUp(self):
+        super().setUp()
+        self.collect = self.useFixture(fixtures.MockPatch('gc.collect')).mock
+        self.freeze = self.useFixture(fixtures.MockPatch('gc.freeze')).mock
+        self.threshold = self.useFixture(
             fixtures.MockPatch('gc.set_threshold')).mock
-        getpid = self.useFixture(fixtures.MockPatch(
+        self.getpid = self.useFixture(fixtures.MockPatch(
             'os.getpid', return_value=-1)).mock
         self.useFixture(fixtures.MockPatchObject(cmd, '_FROZEN_PID', None))
-        cmd.freeze_heap()
-        cmd.freeze_heap()
-        self.assertEqual(1, freeze.call_count)
-        self.assertEqual(1, collect.call_count)
+        self.conf = cfg.ConfigOpts()
+        api_conf.register_opts(self.conf)
+        self.conf([])
+        # Overrides are kept by the option group, which every ConfigOpts
+        # shares: the fixture clears them.
+        self.fixture = self.useFixture(config_fixture.Config(self.conf))
+
+    def test_frozen_once_per_process(self):
+        self.fixture.config(gc_young_threshold=20000, group='api')
+        cmd.freeze_heap(self.conf)
+        cmd.freeze_heap(self.conf)
+        self.assertEqual(1, self.freeze.call_count)
+        self.assertEqual(1, self.collect.call_count)
         # The young generation is collected less often; the older ones
         # keep their thresholds.
-        threshold.assert_called_once_with(
-            cmd.YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
+        self.threshold.assert_called_once_with(20000,
+                                               *gc.get_threshold()[1:])
         # A forked worker freezes its own.
-        getpid.return_value = -2
-        cmd.freeze_heap()
-        self.assertEqual(2, freeze.call_count)
-        self.assertEqual(2, collect.call_count)
+        self.getpid.return_value = -2
+        cmd.freeze_heap(self.conf)
+        self.assertEqual(2, self.freeze.call_count)
+        self.assertEqual(2, self.collect.call_count)
+
+    def test_threshold_option(self):
+        self.fixture.config(gc_young_threshold=5000, group='api')
+        cmd.freeze_heap(self.conf)
+        self.threshold.assert_called_once_with(5000,
+                                               *gc.get_threshold()[1:])
+
+    def test_off_by_default(self):
+        # 0 leaves the collector as Python sets it.
+        self.assertEqual(0, self.conf.api.gc_young_threshold)
+        cmd.freeze_heap(self.conf)
+        self.collect.assert_not_called()
+        self.freeze.assert_not_called()
+        self.threshold.assert_not_called()
 
 
 class TestFindAllInOne(base.BaseTestCase):

@@ -273,6 +273,92 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
             ('host', 'compute2'): 'not audited: the manager is down',
         }, problems)
 
+    def test_audit_of_per_attachment_connections(self):
+        import uuid
+
+        from cinder_ma.db import attachments as attachment_db
+        from cinder_ma.db import fencing as fencing_db
+
+        volume = self._volume(multiattach=True, host='node1@nbd#nbd')
+        atts = []
+        for _ in range(3):
+            att = attachment_db.attachment_reserve(
+                self.admin_context, volume.id, str(uuid.uuid4()))
+            attachment_db.attachment_update(
+                self.admin_context, att.id,
+                {'attach_status': 'attached', 'attached_host': 'consumer',
+                 'connector': {'host': 'consumer'},
+                 'connection_info': {'driver_volume_type': 'nbd',
+                                     'data': {'attachment_id': att.id}}})
+            atts.append(att)
+        fenced, kept, leaked = atts
+        fencing_db.attachment_fence(self.admin_context, fenced.id)
+        fencing_db.attachment_fence(self.admin_context, leaked.id)
+
+        def connection(attachment_id):
+            return {'volume_id': volume.id, 'host': 'consumer',
+                    'attachment_id': attachment_id}
+
+        # The fenced attachment has no connection, as it should; the
+        # other fenced one still has its own, and one belongs to no
+        # live attachment.
+        reports = {'node1': {'host': 'node1', 'hypervisor': None,
+                             'backends': {'nbd': [
+                                 connection(kept.id), connection(leaked.id),
+                                 connection('gone')]}}}
+        rows = manage.audit(self.admin_context, reports)
+        self.assertEqual(sorted([
+            ['connection', volume.id, 'consumer',
+             'connection of attachment %s, which is fenced on node1@nbd'
+             % leaked.id],
+            ['connection', volume.id, 'consumer',
+             'connection of attachment gone, which is not a live '
+             'attachment of the volume on node1@nbd']]), sorted(rows))
+        reports['node1']['backends']['nbd'] = [connection(kept.id)]
+        self.assertEqual([], manage.audit(self.admin_context, reports))
+
+    def test_audit_compares_each_backend_with_its_volumes(self):
+        """Two backends on one node: each backend's connections are
+        compared with the attachments of its own volumes; a fenced
+        attachment is expected to hold none."""
+        import uuid
+
+        from cinder_ma.db import attachments as attachment_db
+        from cinder_ma.db import fencing as fencing_db
+
+        def attached(volume, host):
+            att = attachment_db.attachment_reserve(
+                self.admin_context, volume.id, str(uuid.uuid4()))
+            attachment_db.attachment_update(
+                self.admin_context, att.id,
+                {'attach_status': 'attached', 'attached_host': host,
+                 'connector': {'host': host},
+                 'connection_info': {'driver_volume_type': 'nbd',
+                                     'data': {}}})
+            return att
+
+        on_file = self._volume(multiattach=True)
+        on_nbd = self._volume(multiattach=True, host='node1@nbd#nbd')
+        file_att = attached(on_file, 'compute1')
+        fenced = attached(on_file, 'compute2')
+        fencing_db.attachment_fence(self.admin_context, fenced.id)
+        nbd_att = attached(on_nbd, 'compute1')
+        reports = {'node1': {'host': 'node1', 'hypervisor': None,
+                             'backends': {
+                                 'file': [{'volume_id': on_file.id,
+                                           'host': 'compute1'}],
+                                 'nbd': [{'volume_id': on_file.id,
+                                          'host': 'compute9'}]}}}
+        rows = manage.audit(self.admin_context, reports)
+        self.assertEqual([
+            ['attachment', nbd_att.id, 'compute1',
+             'no connection on backend node1@nbd'],
+            ['connection', on_file.id, 'compute9',
+             'connected on node1@nbd but no live attachment uses it'],
+        ], rows)
+        self.assertNotIn(file_att.id, str(rows))
+        self.assertNotIn(fenced.id, str(rows))
+
 
 class AttachmentDetachTestCase(base.DBTestCase):
 

@@ -61,12 +61,25 @@ class RecordBuildersTestCase(base.TestCase):
         self.assertEqual('a1', attachment.id)
         self.assertEqual(CONNECTOR, attachment.connector)
 
-    def test_a_tuple_of_the_values_in_order(self):
+    def test_built_by_column_name_whatever_the_order(self):
         row = _attachment_row()
-        self.assertEqual(
-            records.attachment_from_row(row),
-            records.attachment_from_row(
-                tuple(row[name] for name in records.ATTACHMENT_FIELDS)))
+        backwards = dict(reversed(list(row.items())))
+        # Extra columns of the row (another table's) are not the
+        # record's.
+        backwards['volume__host'] = 'elsewhere'
+        self.assertEqual(records.attachment_from_row(row),
+                         records.attachment_from_row(backwards))
+
+    def test_a_column_not_read_has_its_default(self):
+        attachment = records.attachment_from_row(
+            {name: value for name, value in _attachment_row().items()
+             if name in records.LISTED_ATTACHMENT_FIELDS})
+        self.assertIsNone(attachment.connector)
+        self.assertEqual(1, attachment.generation)
+        # A column without a default is required.
+        row = dict.fromkeys(records.VOLUME_COLUMNS)
+        del row['status']
+        self.assertRaises(KeyError, records.volume_from_row, row)
 
     def test_records_are_frozen_and_slotted(self):
         attachment = records.attachment_from_row(_attachment_row())
@@ -93,33 +106,51 @@ class RecordBuildersTestCase(base.TestCase):
         self.assertIsNone(alone.volume_attachment)
         self.assertIsNone(alone.volume_metadata)
         attachment = records.attachment_from_row(_attachment_row())
-        vtype = records.VolumeType('t1', 'gold', 'one')
+        vtype = records.VolumeType('t1', 'gold', extra_specs={})
         volume = records.volume_from_row(row, vtype, {'k': 'v'},
                                          [attachment])
         self.assertEqual((attachment,), volume.volume_attachment)
         self.assertEqual({'k': 'v'}, volume.volume_metadata)
         self.assertEqual('gold', volume.volume_type.name)
 
-    def test_fields_are_the_columns_in_order(self):
-        # In the tables' order: a whole row is then read as it is.
-        self.assertEqual(
-            tuple(column.name
-                  for column in models.VolumeAttachment.__table__.c),
-            records.ATTACHMENT_FIELDS)
-        self.assertEqual(
-            tuple(column.name for column in models.Volume.__table__.c),
-            records.VOLUME_COLUMNS)
+    def test_every_record_holds_its_tables_columns(self):
+        # Derived from the models: a column added to a table fails here
+        # until its record has it (or says why it leaves it out), and a
+        # field of a record that is no column of its table fails too.
+        tables = models.BASE.metadata.tables
+        for record, name in records.TABLES.items():
+            columns = {column.name for column in tables[name].c}
+            held = set(records.columns_of(record))
+            omitted = set(records.OMITTED.get(record, ()))
+            self.assertEqual(columns - omitted, held,
+                             '%s and its table %s' % (record.__name__,
+                                                      name))
+            self.assertLessEqual(omitted, columns)
+            self.assertEqual(len(held), len(records.columns_of(record)))
 
-    def test_page_rows_are_the_first_columns(self):
-        # A page's row of an attachment is the first columns of its table,
-        # up to the last listed one; its record is the rest's defaults.
-        fields = records.PAGE_ROW_FIELDS
-        self.assertEqual(records.ATTACHMENT_FIELDS[:len(fields)], fields)
-        self.assertEqual('attach_time', fields[-1])
-        self.assertLessEqual(set(records.LISTED_ATTACHMENT_FIELDS),
-                             set(fields))
-        for name in records.Attachment._fields[len(fields):]:
-            self.assertIn(name, records.Attachment._field_defaults)
+    def test_every_table_is_an_entitys_or_a_childs(self):
+        # A new table is either an entity, with its record, or read as a
+        # part of one (its rows are never returned as such).
+        parts = {
+            'volume_metadata': 'Volume.volume_metadata',
+            'snapshot_metadata': 'Snapshot.metadata',
+            'volume_type_extra_specs': 'VolumeType.extra_specs',
+            'volume_type_projects': 'VolumeType.projects',
+            'quality_of_service_specs': 'QoSSpecs (a root row and a row '
+                                        'per key)',
+            'quotas': 'limits, {resource: limit}',
+            'quota_classes': 'limits, {resource: limit}',
+            'quota_usages': 'usage, {resource: in use}',
+        }
+        self.assertEqual(set(models.BASE.metadata.tables),
+                         set(records.TABLES.values()) | set(parts))
+        self.assertFalse(set(records.TABLES.values()) & set(parts))
+
+    def test_records_are_named_tuples_with_replace(self):
+        for record in (*records.TABLES, records.QoSSpecs):
+            self.assertTrue(issubclass(record, tuple), record)
+            self.assertEqual((), record.__slots__, record)
+            self.assertTrue(callable(record.replace), record)
 
     def test_dumps(self):
         self.assertIsNone(records.dumps(None))

@@ -16,6 +16,7 @@ import datetime
 
 from oslo_utils import timeutils
 
+from cinder_ma.db import records
 from cinder_ma.db import services as service_db
 from cinder_ma import exception
 from tests import base
@@ -59,10 +60,13 @@ class ServiceDBTestCase(base.DBTestCase):
     def test_service_is_up_by_heartbeat(self):
         self.flags(group='manager', service_down_time=60)
         service = self._service('n')
+        self.assertIsInstance(service, records.Service)
         self.assertFalse(service_db.service_is_up(service))
-        service.heartbeat_at = timeutils.utcnow()
+        service = service.replace(heartbeat_at=timeutils.utcnow())
         self.assertTrue(service_db.service_is_up(service))
-        service.heartbeat_at -= datetime.timedelta(seconds=61)
+        service = service.replace(
+            heartbeat_at=service.heartbeat_at - datetime.timedelta(
+                seconds=61))
         self.assertFalse(service_db.service_is_up(service))
 
     def test_scheduling_rows_are_the_live_services_of_a_binary(self):
@@ -87,10 +91,13 @@ class ServiceDBTestCase(base.DBTestCase):
         self.assertEqual([first.id, second.id], [row.id for row in rows])
         fields = ('id', 'uuid', 'host', 'binary', 'availability_zone',
                   'disabled', 'frozen', 'heartbeat_at', 'capabilities')
-        self.assertEqual(fields, tuple(rows[0]._fields))
+        # Records of services, with what scheduling reads of them and the
+        # defaults in the rest.
+        self.assertIsInstance(rows[0], records.Service)
         self.assertEqual(
             [tuple(getattr(service, name) for name in fields)
              for service in whole],
-            [tuple(row) for row in rows])
+            [tuple(getattr(row, name) for name in fields) for row in rows])
+        self.assertIsNone(rows[0].topic)
         self.assertTrue(service_db.service_is_up(rows[0]))
         self.assertFalse(service_db.service_is_up(rows[1]))

@@ -84,33 +84,42 @@ class VolumeTypeDBTestCase(base.DBTestCase):
         type_db.volume_type_access_add(self.context, vtype.id, 'p1')
         type_db.volume_type_access_add(self.context, vtype.id, 'p2')
         type_db.volume_type_access_remove(self.context, vtype.id, 'p2')
-        expected = type_db.TypeForVolume(
-            vtype.id, 'private', False, True, False,
-            {'multiattach': '<is> True', 'multiattach:writers': 'one'})
+        full = type_db.volume_type_get(self.context, vtype.id)
+        # The type, its live specs, the access of the project asked
+        # about, no encryption.
+        expected = full.replace(projects=('p1',))
+        self.assertEqual(('p1',), full.projects)
+        self.assertEqual(
+            {'multiattach': '<is> True', 'multiattach:writers': 'one'},
+            expected.extra_specs)
         self.assertEqual(expected, type_db.volume_type_find(
             self.context, type_id=vtype.id, project_id='p1'))
         self.assertEqual(expected, type_db.volume_type_find(
             self.context, name='private', project_id='p1'))
         # Access of another project, a removed one, or none asked for.
         for project_id in ('p2', 'p3', None):
-            self.assertFalse(type_db.volume_type_find(
-                self.context, name='private', project_id=project_id).shared)
-        self.assertEqual(
-            records.VolumeType(vtype.id, 'private', 'one'),
-            expected.record())
+            self.assertEqual((), type_db.volume_type_find(
+                self.context, name='private',
+                project_id=project_id).projects)
+        self.assertEqual('one', expected.writers_spec)
+        self.assertFalse(expected.encrypted)
 
     def test_find_without_specs_and_encrypted(self):
         vtype = type_db.volume_type_create(self.context, {'name': 'plain'})
         found = type_db.volume_type_find(self.context, name='plain')
-        self.assertEqual(type_db.TypeForVolume(
-            vtype.id, 'plain', True, False, False, {}), found)
-        self.assertEqual(records.VolumeType(vtype.id, 'plain', None),
-                         found.record())
-        type_db.volume_type_encryption_create(
+        self.assertIsInstance(found, records.VolumeType)
+        self.assertEqual((vtype.id, 'plain', True, {}, (), None),
+                         (found.id, found.name, found.is_public,
+                          found.extra_specs, found.projects,
+                          found.encryption))
+        self.assertIsNone(found.writers_spec)
+        encryption = type_db.volume_type_encryption_create(
             self.context, vtype.id,
             {'provider': 'luks', 'control_location': 'front-end'})
-        self.assertTrue(type_db.volume_type_find(
-            self.context, type_id=vtype.id).encrypted)
+        self.assertIsInstance(encryption, records.Encryption)
+        found = type_db.volume_type_find(self.context, type_id=vtype.id)
+        self.assertTrue(found.encrypted)
+        self.assertEqual(encryption, found.encryption)
         type_db.volume_type_encryption_delete(self.context, vtype.id)
         self.assertFalse(type_db.volume_type_find(
             self.context, type_id=vtype.id).encrypted)
@@ -124,3 +133,40 @@ class VolumeTypeDBTestCase(base.DBTestCase):
         self.assertRaises(exception.VolumeTypeNotFound,
                           type_db.volume_type_find, self.context,
                           type_id=vtype.id)
+
+    def test_list_filters_and_pages(self):
+        gold = type_db.volume_type_create(self.context, {'name': 'gold'},
+                                          extra_specs={'k': 'v'})
+        type_db.volume_type_create(self.context, {'name': 'iron'},
+                                   extra_specs={'k': 'v'})
+        private = type_db.volume_type_create(
+            self.context, {'name': 'private', 'is_public': False})
+        type_db.volume_type_access_add(self.context, private.id, 'p1')
+        type_db.volume_type_extra_specs_delete(self.context, gold.id, 'k')
+        everything = type_db.volume_type_get_all(self.context)
+        self.assertEqual(['gold', 'iron', 'private'],
+                         [vtype.name for vtype in everything])
+        # Records with their extra specs; projects and encryption not
+        # read.
+        self.assertIsInstance(everything[1], records.VolumeType)
+        self.assertEqual(({}, {'k': 'v'}, {}),
+                         tuple(vtype.extra_specs for vtype in everything))
+        self.assertIsNone(everything[0].projects)
+        # A deleted spec does not match.
+        self.assertEqual(['iron'], [vtype.name for vtype in
+                                    type_db.volume_type_get_all(
+                                        self.context,
+                                        {'extra_specs': {'k': 'v'}})])
+        for project_id, names in (('p1', ['gold', 'iron', 'private']),
+                                  ('p2', ['gold', 'iron'])):
+            self.assertEqual(names, [vtype.name for vtype in
+                                     type_db.volume_type_get_all(
+                                         self.context, {
+                                             'visible_to_project':
+                                                 project_id})])
+        page = type_db.volume_type_get_all(self.context, marker=gold.id,
+                                           limit=1)
+        self.assertEqual(['iron'], [vtype.name for vtype in page])
+        self.assertRaises(exception.MarkerNotFound,
+                          type_db.volume_type_get_all, self.context,
+                          marker='no-such-type')

@@ -55,8 +55,12 @@ class VolumeDBTestCase(base.DBTestCase):
             name='n', metadata={'b': '1', 'a': '2', 'B': '3'})
         self.assertEqual(['B', 'a', 'b'], list(created.volume_metadata))
         self.assertEqual((), created.volume_attachment)
-        self.assertEqual(records.VolumeType(self.vtype.id, 'default', None),
-                         created.volume_type)
+        self.assertEqual(
+            type_db.volume_type_find(self.context,
+                                     type_id=self.vtype.id).replace(
+                projects=None, encryption=None),
+            created.volume_type)
+        self.assertEqual({}, created.volume_type.extra_specs)
         self.assertIsNotNone(created.created_at)
         self.assertIsNone(created.updated_at)
 
@@ -67,7 +71,9 @@ class VolumeDBTestCase(base.DBTestCase):
         self._assert_created_as_read(metadata={'k': 'v'})
 
     def test_create_with_the_callers_type(self):
-        given = records.VolumeType(self.vtype.id, 'default', 'many')
+        given = records.VolumeType(self.vtype.id, 'default',
+                                   extra_specs={'multiattach:writers':
+                                                'many'})
         created = volume_db.volume_create(self.context, {
             'project_id': 'fake-project', 'size': 1, 'status': 'creating',
             'volume_type_id': self.vtype.id}, volume_type=given)

@@ -481,8 +481,7 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
     in-process RPC transport, its flows and its driver (recording files).
     A change that adds a transaction or a statement to one of them fails
     here: the attach cycle is the hot path (docs/contributor/
-    performance.rst). Counted on SQLite, where a transition that keeps
-    the volume's live-attachment count skips the volume row lock."""
+    performance.rst). Counted on SQLite."""
 
     CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 
@@ -518,7 +517,7 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
         # no other connection on that host in the same transaction),
         # reads the volume for its backend and gives up in its last
         # write.
-        self.assertCounted(5, 15, self.count(
+        self.assertCounted(5, 16, self.count(
             attachments.create_attachment, self.vol.id, 'i1',
             connector=self.CONNECTOR))
 
@@ -527,14 +526,14 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
                                             self.vol.id, 'i1')
         # Read and checked; claimed and checked again; the volume read
         # for its backend; recorded connected.
-        self.assertCounted(4, 11, self.count(
+        self.assertCounted(4, 12, self.count(
             attachments.update_attachment, att.id, self.CONNECTOR))
 
     def test_complete(self):
         att = attachments.create_attachment(
             self.service_context, self.vol.id, 'i1',
             connector=self.CONNECTOR)
-        self.assertCounted(1, 3, self.count(
+        self.assertCounted(1, 4, self.count(
             attachments.complete_attachment, att.id))
 
     def test_delete(self):
@@ -542,5 +541,5 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
             self.service_context, self.vol.id, 'i1',
             connector=self.CONNECTOR)
         attachments.complete_attachment(self.service_context, att.id)
-        self.assertCounted(4, 10, self.count(
+        self.assertCounted(4, 11, self.count(
             attachments.delete_attachment, att.id))

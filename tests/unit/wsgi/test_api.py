@@ -58,7 +58,7 @@ class TestInitApplication(base.DBTestCase):
             {'OS_CINDER_MA_CONFIG_FILES': conf_file}, conf=self.conf)
         init_rpc.assert_called_once_with(self.conf)
         # The worker's heap, once its application is built.
-        freeze.assert_called_once_with()
+        freeze.assert_called_once_with(self.conf)
         self.assertEqual(7, self.conf.api.max_limit)
         response = webob.Request.blank('/').get_response(application)
         self.assertEqual(300, response.status_int)

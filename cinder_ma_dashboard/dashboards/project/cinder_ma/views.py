@@ -176,7 +176,13 @@ class PromoteView(AttachmentView):
                 'volume': volume.name or volume.id,
                 'next': (attachment.generation or 0) + 1}]
         writer = volume.writer
-        if writer is not None:
+        if writer is not None and writer.fenced:
+            paragraphs.append(_(
+                'The current writer, attachment %(id)s (%(who)s), is '
+                'fenced already: its access stays revoked, and it is made '
+                'read-only, so that it gives up the writer slot.') % {
+                    'id': writer.id, 'who': who(writer)})
+        elif writer is not None:
             paragraphs.append(_(
                 'The current writer, attachment %(id)s (%(who)s), is fenced '
                 'and made read-only first: its access is revoked at the '

@@ -357,6 +357,25 @@ class FencingTestCase(mgr_fixtures.AttachmentTestCase):
                           back['connection_info']['access_mode'],
                           back[FENCED], back[GENERATION]))
 
+    def test_promote_over_a_fenced_writer(self):
+        volume = self.one_writer_volume()
+        writer = self.connected(volume, 'rw', host='node-a')
+        standby = self.connected(volume, 'ro', host='node-b')
+        self.fence(writer['id'])
+        body = self.promote(standby['id']).json['attachment']
+        self.assertEqual(('rw', False, 2), (body['attach_mode'],
+                                            body[FENCED], body[GENERATION]))
+        old = self.show(writer['id'])
+        self.assertEqual(('ro', True, 1),
+                         (old['attach_mode'], old[FENCED], old[GENERATION]))
+        # One fence: one event and one message, those of the fence
+        # action; the promotion demoted a writer fenced already.
+        events = [e for e, _p in self.notifications()]
+        self.assertEqual(1, events.count('volume.attachment.fence'))
+        self.assertIn('volume.attachment.promote.end', events)
+        self.assertEqual(1, len(message_db.message_get_all(
+            self.admin_context)))
+
     def test_promote_without_a_writer(self):
         volume = self.one_writer_volume()
         standby = self.connected(volume, 'ro')

@@ -15,15 +15,15 @@
 import datetime
 
 from cinder_ma.api.views import audits as views
-from cinder_ma.db import audits as audit_db
+from cinder_ma.db import records
 from tests import base
 
 
 class AuditViewsTestCase(base.BaseTestCase):
 
     def test_index(self):
-        audit = audit_db.Audit(
-            'id1', 'ctl', 2, 1, [['disk', 'a1', 'n1', 'no attachment']],
+        audit = records.Audit(
+            'id1', 'ctl', 2, 1, '[["disk", "a1", "n1", "no attachment"]]',
             datetime.datetime(2026, 11, 27, 12, 0, 1))
         self.assertEqual({'audits': [{
             'id': 'id1', 'created_at': '2026-11-27T12:00:01.000000',

@@ -17,7 +17,7 @@ import datetime
 from unittest import mock
 
 from cinder_ma.api.views import messages as views
-from cinder_ma.db import messages as message_db
+from cinder_ma.db import records
 from tests import base
 
 WHEN = datetime.datetime(2026, 11, 27, 12, 0, 0)
@@ -30,7 +30,7 @@ def _message(**changes):
                   detail_id='003', message_level='ERROR', created_at=WHEN,
                   expires_at=WHEN + datetime.timedelta(days=30))
     values.update(changes)
-    return message_db.Message(**values)
+    return records.Message(**values)
 
 
 class MessageViewTestCase(base.BaseTestCase):

@@ -18,10 +18,10 @@ from unittest import mock
 
 from cinder_ma.api import microversions as mv
 from cinder_ma.api.views import transfers as views
-from cinder_ma.db import transfers as transfer_db
+from cinder_ma.db import records
 from tests import base
 
-TRANSFER = transfer_db.Transfer(
+TRANSFER = records.Transfer(
     id='t1', volume_id='v1', display_name='gift', no_snapshots=True,
     source_project_id='p1', destination_project_id=None, accepted=False,
     created_at=datetime.datetime(2026, 11, 27, 12, 0, 0))

@@ -1,0 +1,465 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+
+"""Proof by killing, continued (see :mod:`tests.functional.test_faults`):
+an API worker SIGKILLed with the claim of its request written and not yet
+handed over to a manager (or inside the call that hands it over), and
+the manager of an ``nbd`` backend
+SIGKILLed at every step of the fence, reconnect and promote flows.
+
+The processes are real (``cinder-ma-api`` with two forked workers,
+``cinder-ma-manager``) on PostgreSQL and RabbitMQ, held where they are
+killed by the test-only hold points of :mod:`cinder_ma.holds`. Skipped
+when those services (or, for the nbd backend, nbdkit, qemu-io and
+nbdinfo) are missing, failed instead under
+``CINDER_MA_REQUIRE_SERVICES=1``.
+"""
+
+import json
+import os
+import shutil
+import signal
+import threading
+import uuid
+
+import fixtures
+import requests
+
+from cinder_ma import holds
+from cinder_ma.manager import flows
+from cinder_ma.manager.flows import fence_attachment
+from cinder_ma.manager.flows import promote_attachment
+from cinder_ma.manager.flows import reconnect_attachment
+from tests import fixtures as cm_fixtures
+from tests.functional import fixtures as func_fixtures
+from tests.functional import test_faults
+from tests.functional.volume import test_nbd
+from tests.functional.volume import test_nbd_manager
+
+CONSUMER = test_faults.CONSUMER
+
+
+def _config(**sections):
+    """FAULT_CONFIG (short leases, a reconcile pass a second) with a
+    short RPC timeout (a request whose manager was killed mid-call is
+    answered 503 within seconds), plus ``sections``."""
+    config = {section: dict(values)
+              for section, values in test_faults.FAULT_CONFIG.items()}
+    config['DEFAULT']['rpc_response_timeout'] = 5
+    for section, values in sections.items():
+        config.setdefault(section, {}).update(values)
+    return config
+
+
+class _KillBase(test_faults._FaultBase):
+
+    def setUp(self):
+        super().setUp()
+        self.holds = self.useFixture(fixtures.TempDir()).path
+        self.spec_file = os.path.join(self.holds, 'spec')
+        self.env = func_fixtures.environ(**{holds.ENV: self.spec_file})
+
+    def hold_at(self, directory, points):
+        """Hold the processes at ``points`` ({point: index}) from now on;
+        returns the markers they write there."""
+        os.makedirs(directory, exist_ok=True)
+        with open(self.spec_file, 'w') as f:
+            f.write('%s;%s' % (directory, ','.join(
+                '%s:%d' % item for item in sorted(points.items()))))
+        return ['held-%s-%d' % item for item in sorted(points.items())]
+
+    def in_thread(self, answers, key, method, path, body=None, **kwargs):
+        """``request`` in a thread, its status (or exception) into
+        ``answers[key]``."""
+        def run():
+            try:
+                answers[key] = self.request(method, path, body,
+                                            **kwargs).status_code
+            except requests.RequestException as exc:
+                answers[key] = exc
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    def connect(self, volume_id, connector=CONSUMER, mode=None):
+        """A consumer's attachment, connected and completed; its id."""
+        attachment = {'volume_uuid': volume_id,
+                      'instance_uuid': str(uuid.uuid4()),
+                      'connector': connector}
+        if mode:
+            attachment['mode'] = mode
+        response = self.request('POST', '/attachments',
+                                {'attachment': attachment}, service=True)
+        self.assertEqual(200, response.status_code, response.text)
+        attachment_id = response.json()['attachment']['id']
+        self.assertEqual(204, self.request(
+            'POST', '/attachments/%s/action' % attachment_id,
+            {'os-complete': None}, service=True).status_code)
+        return attachment_id
+
+    def attachments_of(self, volume_id):
+        response = self.request('GET', '/attachments?volume_id=' + volume_id)
+        self.assertEqual(200, response.status_code, response.text)
+        return [a['id'] for a in response.json()['attachments']]
+
+
+class _APIWorkerKilled:
+    """A mixin of test cases (with :class:`_KillBase`) that name the
+    process of the API's workers (:meth:`launcher`).
+
+    The worker serving a one-step create (``POST /attachments`` with a
+    connector) and a delete of a consumer's attachment is SIGKILLed
+    where each has written its claim on the attachment (the reservation
+    with its connect pending; 'detaching') and not yet asked the manager
+    of the volume's backend to take it over. The API runs no flow: its
+    only state is that claim, which expires; the reconcile loop of the
+    manager then releases the reservation (whose client never learned of
+    it) and finishes the delete. The launcher replaces the worker."""
+
+    def launcher(self):
+        """The process whose workers serve the API."""
+        raise NotImplementedError()
+
+    def test_killed_with_the_claim_written(self):
+        created, deleted = self.create_volume(), self.create_volume()
+        for volume_id in (created, deleted):
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        attachment_id = self.connect(deleted)
+        markers = self.hold_at(self.holds, {'api_create_attachment': 0,
+                                            'api_delete_attachment': 0})
+        answers = {}
+        threads = [
+            self.in_thread(answers, 'create', 'POST', '/attachments',
+                           {'attachment': {
+                               'volume_uuid': created,
+                               'instance_uuid': str(uuid.uuid4()),
+                               'connector': CONSUMER}}, service=True),
+            self.in_thread(answers, 'delete', 'DELETE',
+                           '/attachments/' + attachment_id, service=True)]
+        pids = self.wait_for_holds(self.holds, markers, [self.launcher()])
+        # Workers, not the launcher.
+        self.assertNotIn(self.launcher().proc.pid, pids)
+        # The claims are written: the reservation exists, the delete is
+        # recorded.
+        self.assertEqual(1, len(self.attachments_of(created)))
+        self.assertEqual('detaching',
+                         self.attachment(attachment_id)['status'])
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        for thread in threads:
+            thread.join()
+        # Neither was answered: the connection dropped with the worker.
+        for key in ('create', 'delete'):
+            self.assertIsInstance(answers[key], requests.RequestException,
+                                  answers)
+        os.unlink(self.spec_file)
+        # Released and finished by the manager once the claims expired.
+        self.assertIsNone(self.settled(self.attachment, attachment_id))
+        for volume_id in (created, deleted):
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        self.assertEqual([], self.attachments_of(created))
+        self.assertTrue(self.launcher().running())
+        # The API serves on (a replaced worker, the other one), and the
+        # volumes take attachments again.
+        again = self.connect(created)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + again, service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, again))
+        self.audit()
+
+
+class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
+    """``cinder-ma-api`` with two workers beside a ``cinder-ma-manager``
+    (see :class:`_APIWorkerKilled`): the manager, untouched, releases and
+    finishes what the killed worker claimed; a worker killed inside the
+    RPC call (the manager took the claim over) changes nothing: the
+    manager finishes the connect and the delete."""
+
+    def setUp(self):
+        super().setUp()
+        admin_url = func_fixtures.require_deployment_services(self)
+        self.server = self.useFixture(func_fixtures.Deployment(
+            admin_url, config=_config(api={'workers': 2}), env=self.env))
+        self.server.attach_logs_on_failure(self)
+
+    def launcher(self):
+        return self.server.api
+
+    def test_killed_mid_call(self):
+        # The workers are held before the call, then (the manager's flows
+        # held) inside it, and killed there: the manager, which took the
+        # claims over, finishes both flows all the same.
+        created, deleted = self.create_volume(), self.create_volume()
+        for volume_id in (created, deleted):
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        attachment_id = self.connect(deleted)
+        before, inside = (os.path.join(self.holds, name)
+                          for name in ('before', 'inside'))
+        markers = self.hold_at(before, {'api_create_attachment': 0,
+                                        'api_delete_attachment': 0})
+        answers = {}
+        threads = [
+            self.in_thread(answers, 'create', 'POST', '/attachments',
+                           {'attachment': {
+                               'volume_uuid': created,
+                               'instance_uuid': str(uuid.uuid4()),
+                               'connector': CONSUMER}}, service=True),
+            self.in_thread(answers, 'delete', 'DELETE',
+                           '/attachments/' + attachment_id, service=True)]
+        workers = self.wait_for_holds(before, markers, [self.server.api])
+        flows_held = self.hold_at(inside, {
+            flow: count - 1
+            for flow, count in test_faults.CONSUMER_STEPS.items()})
+        open(os.path.join(before, 'release'), 'w').close()
+        self.wait_for_holds(inside, flows_held, [self.server.manager])
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        for thread in threads:
+            thread.join()
+        for key in ('create', 'delete'):
+            self.assertIsInstance(answers[key], requests.RequestException,
+                                  answers)
+        open(os.path.join(inside, 'release'), 'w').close()
+        os.unlink(self.spec_file)
+        self.assertIsNone(self.settled(self.attachment, attachment_id))
+        self.assertEqual('available', self.settled(
+            self.volume, deleted)['status'])
+        # Connected: its client may still complete it (or delete it).
+        (made,) = self.attachments_of(created)
+        func_fixtures.wait_for(
+            lambda: self.attachment(made)['status'] == 'attaching',
+            'attachment %s connected' % made,
+            timeout=test_faults.RECOVERY_WAIT)
+        self.audit()
+        self.assertEqual(204, self.request(
+            'POST', '/attachments/%s/action' % made,
+            {'os-complete': None}, service=True).status_code)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + made, service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, made))
+        self.assertEqual('available', self.settled(
+            self.volume, created)['status'])
+        self.audit()
+
+
+class AllInOneAPIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
+    """``cinder-ma-all`` with two workers, each serving the API and
+    running a manager of the host (see :class:`_APIWorkerKilled`): a
+    kill of the API worker is a kill of a manager too; the reconcile
+    loop of the other worker (or of the replacement) releases and
+    finishes what the killed one claimed."""
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.useFixture(func_fixtures.AllInOne(
+            config=_config(DEFAULT={'rpc_transport': 'local',
+                                    'enabled_backends': 'file'}),
+            env=self.env))
+        self.server.attach_logs_on_failure(self)
+
+    def launcher(self):
+        return self.server.process
+
+
+#: Tasks of the flows of fencing that the manager of the volume's
+#: backend runs under a claim, as their factories build them.
+FENCING_STEPS = {
+    module.FLOW_NAME: len(flows.tasks_of(module.get_flow()))
+    for module in (fence_attachment, reconnect_attachment,
+                   promote_attachment)}
+
+FENCE = 'cinder-ma-fencing:fence'
+PROMOTE = 'cinder-ma-fencing:promote'
+
+
+class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
+    """The fence, reconnect and promote flows of consumers' attachments on
+    an ``nbd`` backend (connections per attachment: an nbdkit export
+    each), which the manager of the volume's backend runs under a claim
+    with its ``pending_work``: in round N the manager is SIGKILLed with a
+    fence, a reconnect (``PUT /attachments/{id}`` of a fenced attachment
+    with a new connector) and a promotion each held before its N-th task
+    (the last one for shorter flows), then a new manager is started.
+
+    Each request was answered 503 (the manager died mid-call); the
+    reconcile loop of the new manager then does what
+    ``Manager._recover_consumer`` documents: the fence and the promotion
+    are run again (the fenced attachments' exports are gone, the
+    promoted standby's export is read-write), the reconnect is reverted
+    (the attachment stays fenced, at its generation, without an export).
+    Nothing is stuck (a reconnect asked again succeeds; every attachment
+    is deleted), no nbdkit is left that no record names, and the audit
+    is clean.
+    """
+
+    def setUp(self):
+        super().setUp()
+        missing = [p for p in test_nbd.PROGRAMS if shutil.which(p) is None]
+        if missing:
+            cm_fixtures.skip_or_fail(
+                self, 'NBD programs missing: %s' % ', '.join(missing))
+        admin_url = func_fixtures.require_deployment_services(self)
+        first = func_fixtures.free_port()
+        self.server = self.useFixture(test_nbd_manager.NBDDeployment(
+            admin_url, config=_config(nbd={
+                'volume_driver': 'nbd',
+                'nbd_port_min': first,
+                'nbd_port_max': min(first + 40, 65535)})))
+        self.server.attach_logs_on_failure(self)
+
+    def fencing(self, attachment_id):
+        """The attachment's detail with the fencing fields."""
+        headers = test_faults._headers(service=True)
+        headers['Cinder-MA-Extensions'] = 'cinder-ma-fencing'
+        response = requests.get(
+            self.server.project_url(test_faults.PROJECT) +
+            '/attachments/' + attachment_id, headers=headers,
+            timeout=func_fixtures.HTTP_TIMEOUT)
+        self.assertEqual(200, response.status_code, response.text)
+        return response.json()['attachment']
+
+    def record(self, volume_id, attachment_id):
+        """The nbd driver's record of the attachment's export, or
+        None."""
+        path = os.path.join(self.server.exports_dir, '%s.att-%s.json' % (
+            volume_id, attachment_id))
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+
+    def one_writer_volume(self):
+        response = self.request('POST', '/types', {'volume_type': {
+            'name': func_fixtures.unique('one-writer'),
+            'extra_specs': {'multiattach': '<is> True',
+                            'multiattach:writers': 'one'}}}, admin=True)
+        self.assertEqual(200, response.status_code, response.text)
+        response = self.request('POST', '/volumes', {'volume': {
+            'size': 1, 'volume_type': response.json()['volume_type']['id']}})
+        self.assertEqual(202, response.status_code, response.text)
+        return response.json()['volume']['id']
+
+    def act(self, attachment_id, action):
+        return self.request('POST', '/attachments/%s/action' % attachment_id,
+                            {action: {}}, service=True)
+
+    def recovered(self, op, attachment_id):
+        """Wait until the manager's reconcile loop has recovered the
+        interrupted ``op`` of the attachment."""
+        line = 'Recovered the interrupted %s of attachment %s' % (
+            op, attachment_id)
+
+        def logged():
+            with open(self.server.manager.log_path, errors='replace') as f:
+                return line in f.read()
+
+        func_fixtures.wait_for(logged, line,
+                               timeout=test_faults.RECOVERY_WAIT,
+                               processes=[self.server.manager])
+
+    def test_kill_at_every_step(self):
+        self.server.manager.stop()
+        self.start_manager(self.env)
+        plain = [self.create_volume(), self.create_volume()]
+        one_writer = self.one_writer_volume()
+        for volume_id in plain + [one_writer]:
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        for step in range(max(FENCING_STEPS.values())):
+            where = 'step %d' % step
+            fenced = self.connect(plain[0])
+            reconnected = self.connect(plain[1])
+            self.assertEqual(200, self.act(reconnected, FENCE).status_code)
+            before = self.fencing(reconnected)
+            writer = self.connect(one_writer, {'host': 'node-a'}, 'rw')
+            standby = self.connect(one_writer, {'host': 'node-b'}, 'ro')
+            directory = os.path.join(self.holds, str(step))
+            markers = self.hold_at(directory, {
+                flow: min(step, count - 1)
+                for flow, count in FENCING_STEPS.items()})
+            answers = {}
+            threads = [
+                self.in_thread(answers, 'fence', 'POST',
+                               '/attachments/%s/action' % fenced,
+                               {FENCE: {}}, service=True),
+                self.in_thread(answers, 'reconnect', 'PUT',
+                               '/attachments/' + reconnected,
+                               {'attachment': {
+                                   'connector': {'host': 'node-c'}}},
+                               service=True),
+                self.in_thread(answers, 'promote', 'POST',
+                               '/attachments/%s/action' % standby,
+                               {PROMOTE: {}}, service=True)]
+            self.wait_for_holds(directory, markers, [self.server.manager])
+            self.server.manager.kill()
+            os.unlink(self.spec_file)
+            self.start_manager(self.env)
+            for thread in threads:
+                thread.join()
+            # Killed mid-call: the manager did not answer in time.
+            self.assertEqual({'fence': 503, 'reconnect': 503,
+                              'promote': 503}, answers, where)
+
+            # The fence is run again: the export is gone.
+            self.recovered('fence', fenced)
+            self.assertIs(True, self.fencing(fenced)[
+                'cinder-ma-fencing:fenced'], where)
+            self.assertIsNone(self.record(plain[0], fenced), where)
+            # The reconnect is reverted: fenced as before, no export.
+            self.recovered('reconnect', reconnected)
+            after = self.fencing(reconnected)
+            for key in ('cinder-ma-fencing:fenced',
+                        'cinder-ma-fencing:generation', 'status'):
+                self.assertEqual(before[key], after[key], where)
+            self.assertIsNone(self.record(plain[1], reconnected), where)
+            # The promotion is run again: the standby is the writer on a
+            # read-write export, the old writer fenced without one.
+            self.recovered('promote', standby)
+            promoted, demoted = (self.fencing(standby),
+                                 self.fencing(writer))
+            self.assertEqual(('rw', False), (
+                promoted['attach_mode'],
+                promoted['cinder-ma-fencing:fenced']), where)
+            self.assertEqual(('ro', True), (
+                demoted['attach_mode'],
+                demoted['cinder-ma-fencing:fenced']), where)
+            self.assertEqual('rw', self.record(one_writer,
+                                               standby)['access_mode'])
+            self.assertIsNone(self.record(one_writer, writer), where)
+            # Nothing is stuck: the reconnect, asked again, is done.
+            response = self.request(
+                'PUT', '/attachments/' + reconnected,
+                {'attachment': {'connector': {'host': 'node-c'}}},
+                service=True)
+            self.assertEqual(200, response.status_code, response.text)
+            self.assertEqual('node-c', self.record(
+                plain[1], reconnected)['host'])
+            if step == max(FENCING_STEPS.values()) - 1:
+                # With fenced attachments (no export expected) and a
+                # reconnected one.
+                self.audit()
+            for attachment_id in (fenced, reconnected, writer, standby):
+                self.assertEqual(200, self.request(
+                    'DELETE', '/attachments/' + attachment_id,
+                    service=True).status_code, where)
+                self.assertIsNone(self.settled(self.attachment,
+                                               attachment_id), where)
+            for volume_id in plain + [one_writer]:
+                self.assertEqual('available', self.settled(
+                    self.volume, volume_id)['status'], where)
+        self.assertEqual((set(), set()), test_nbd.export_daemons(
+            self.server.exports_dir))
+        self.audit()
