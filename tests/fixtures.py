@@ -117,16 +117,29 @@ class EngineFacade(fixtures.Fixture):
 
 class TransactionCounter(fixtures.Fixture):
     """Counts the transactions begun on the data layer's engine while it
-    is in use (``count``)."""
+    is in use (``count``), and the statements run in them
+    (``statements``, their SQL: transaction control and PRAGMAs not
+    counted)."""
+
+    NOT_COUNTED = ('BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE',
+                   'PRAGMA')
 
     def _setUp(self):
         self.count = 0
+        self.statements = []
         engine = db_api.get_engine()
         sa.event.listen(engine, 'begin', self._begun)
         self.addCleanup(sa.event.remove, engine, 'begin', self._begun)
+        sa.event.listen(engine, 'before_cursor_execute', self._executed)
+        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
+                        self._executed)
 
     def _begun(self, conn):
         self.count += 1
+
+    def _executed(self, conn, cursor, statement, *args):
+        if not statement.lstrip().upper().startswith(self.NOT_COUNTED):
+            self.statements.append(statement)
 
 
 class Database(fixtures.Fixture):

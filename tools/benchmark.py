@@ -33,6 +33,17 @@ Usage::
     python tools/benchmark.py --endpoint http://127.0.0.1:8776/v3 \\
         --server-pid $(pgrep -o -f cinder-ma-all)
 
+With ``--compare-endpoint`` (and ``--compare-server-pid``: every process
+of that service, e.g. the API, scheduler and volume services of real
+Cinder) it drives a second service in the same run: the phases run on
+one service and then on the other, the attach phase ``--rounds`` times
+with the order alternating from round to round, so that the load of the
+host weighs on both alike. The report then holds each service's figures
+and ``ratios``: per round and their median, the endpoint's throughput
+divided by the compare endpoint's, and the compare endpoint's server CPU
+per operation divided by the endpoint's (both: how many times better
+the endpoint is).
+
 It only uses the standard library, so it runs from any Python 3.11.
 """
 
@@ -48,7 +59,9 @@ import time
 import urllib.parse
 import uuid
 
-PROJECT = 'bench'
+# Hexadecimal, as Cinder's routes want a project id to be (the same
+# project on either service of a comparison).
+PROJECT = 'be4c0000be4c0000be4c0000be4c0000'
 HEADERS = {
     'X-Auth-Token': 'bench:%s' % PROJECT,
     'X-Roles': 'admin,member,reader',
@@ -94,7 +107,9 @@ class Client:
         if resp.status not in expect:
             raise RuntimeError('%s %s -> %s %s' % (
                 method, path, resp.status, payload[:300]))
-        return json.loads(payload) if payload else None
+        if not payload or 'json' not in resp.getheader('Content-Type', ''):
+            return None  # e.g. the HTML of an expected 404
+        return json.loads(payload)
 
 
 def _stat(pid):
@@ -119,14 +134,20 @@ def _descendants(pid):
     return found
 
 
-def server_cpu(pid):
-    """User+system CPU seconds of a process and its descendants (the
-    API workers of a multi-process server), threads included."""
-    if not pid:
+def server_cpu(pids):
+    """User+system CPU seconds of processes and their descendants (the
+    API workers of a multi-process server), threads included; None
+    without processes."""
+    if not pids:
         return None
+    if isinstance(pids, int):
+        pids = [pids]
     ticks = os.sysconf('SC_CLK_TCK')
     total = 0
-    for process in _descendants(pid):
+    processes = set()
+    for pid in pids:
+        processes.update(_descendants(pid))
+    for process in processes:
         try:
             fields = _stat(process)
         except OSError:
@@ -249,7 +270,7 @@ def run_creates(client, concurrency, count, pid):
     with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, range(count)))
     wall = time.perf_counter() - wall0
-    cpu = None if pid is None else server_cpu(pid) - cpu0
+    cpu = None if cpu0 is None else server_cpu(pid) - cpu0
     watcher.stop()
     for volume_id in ids:
         status = client.request(
@@ -343,9 +364,9 @@ def run_cycles(client, volumes, concurrency, cycles, pid):
         'errors': len(errors),
         'error_samples': errors[:3],
         'attach_cycle': summary(latencies, attach_wall,
-                                None if pid is None else cpu1 - cpu0),
+                                None if cpu0 is None else cpu1 - cpu0),
         'detach': summary(detach_latencies, detach_wall,
-                          None if pid is None else cpu2 - cpu1),
+                          None if cpu0 is None else cpu2 - cpu1),
     }
 
 
@@ -394,12 +415,71 @@ def time_listing(client, repeat=3):
             'requests': requests, 'best_seconds': round(best, 3)}
 
 
-def main(argv=None):
+def ratio(endpoint, compare):
+    """How many times better ``endpoint`` did than ``compare`` in one
+    phase (two summaries of the same phase and concurrency): throughput
+    divided by the compare one's, and the compare one's server CPU per
+    operation divided by the endpoint's; None where a figure is
+    missing or zero."""
+    def divide(top, bottom):
+        if not top or not bottom:
+            return None
+        return round(top / bottom, 2)
+
+    return {
+        'throughput': divide(endpoint.get('per_second'),
+                             compare.get('per_second')),
+        'server_cpu_per_op': divide(compare.get('server_cpu_ms_per_op'),
+                                    endpoint.get('server_cpu_ms_per_op')),
+    }
+
+
+def _median(values):
+    values = [value for value in values if value is not None]
+    return round(statistics.median(values), 2) if values else None
+
+
+def attach_ratios(rounds):
+    """The ratios of the attach phase's rounds (each round a dict with
+    the 'endpoint' and 'compare' lists of run_cycles results), per
+    concurrency and operation: every round's and their median."""
+    result = []
+    for level, _ in enumerate(rounds[0]['endpoint'] if rounds else ()):
+        entry = {'concurrency': rounds[0]['endpoint'][level]['concurrency']}
+        for phase in ('attach_cycle', 'detach'):
+            per_round = [ratio(one['endpoint'][level][phase],
+                               one['compare'][level][phase])
+                         for one in rounds]
+            entry[phase] = {
+                key: {'rounds': [one[key] for one in per_round],
+                      'median': _median(one[key] for one in per_round)}
+                for key in ('throughput', 'server_cpu_per_op')}
+        result.append(entry)
+    return result
+
+
+def first_in_round(number):
+    """Which service goes first in round ``number`` (0-based): they take
+    turns, so that neither always runs on a host warmed (or loaded) by
+    the other."""
+    return ('endpoint', 'compare') if number % 2 == 0 else (
+        'compare', 'endpoint')
+
+
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--endpoint', default='http://127.0.0.1:8776/v3')
-    parser.add_argument('--server-pid', type=int,
-                        help='PID of the API (all-in-one) process, to '
-                             'report server CPU time per operation')
+    parser.add_argument('--server-pid', type=int, nargs='+',
+                        help='PIDs of the service\'s processes (their '
+                             'workers are counted with them), to report '
+                             'server CPU time per operation')
+    parser.add_argument('--compare-endpoint',
+                        help='a second service (e.g. real Cinder) driven '
+                             'in the same run; ratios are reported')
+    parser.add_argument('--compare-server-pid', type=int, nargs='+',
+                        help='PIDs of the second service\'s processes '
+                             '(e.g. cinder-api, cinder-scheduler and '
+                             'cinder-volume)')
     parser.add_argument('--concurrency', type=int, nargs='+',
                         default=[1, 8, 32])
     parser.add_argument('--creates', type=int, default=200,
@@ -408,28 +488,97 @@ def main(argv=None):
     parser.add_argument('--cycles', type=int, default=200,
                         help='attach cycles per concurrency level '
                              '(0: skip the attach phase)')
+    parser.add_argument('--volumes', type=int, default=32,
+                        help='multiattach volumes the attach cycles '
+                             'spread over')
+    parser.add_argument('--rounds', type=int, default=1,
+                        help='times the attach phase runs (on each '
+                             'service, taking turns)')
     parser.add_argument('--list-sizes', type=int, nargs='*',
                         default=[1000, 10000])
     args = parser.parse_args(argv)
+    if args.compare_server_pid and not args.compare_endpoint:
+        parser.error('--compare-server-pid needs --compare-endpoint')
+    for name in ('volumes', 'rounds'):
+        if getattr(args, name) < 1:
+            parser.error('--%s must be at least 1' % name)
+    return args
 
-    client = Client(args.endpoint)
-    unlimited_quotas(client)
-    ensure_type(client)
-    report = {'endpoint': args.endpoint, 'create': [], 'attach': [],
-              'listing': []}
-    if args.creates:
+
+class Service:
+    """One service under test: its client, processes and report."""
+
+    def __init__(self, endpoint, pids):
+        self.client = Client(endpoint)
+        self.pids = pids
+        self.volumes = None
+        self.report = {'endpoint': endpoint, 'create': [], 'attach': [],
+                       'listing': []}
+
+    def prepare(self, args):
+        unlimited_quotas(self.client)
+        ensure_type(self.client)
+
+    def creates(self, args):
         for concurrency in args.concurrency:
-            report['create'].append(run_creates(
-                client, concurrency, args.creates, args.server_pid))
-    volumes = create_volumes(client, 32, 8)
-    for concurrency in args.concurrency if args.cycles else ():
-        report['attach'].append(run_cycles(client, volumes, concurrency,
-                                           args.cycles, args.server_pid))
-    have = len(volumes)
-    for size in sorted(args.list_sizes):
-        seed_listing(client, size, have, 8)
-        have = max(have, size)
-        report['listing'].append(time_listing(client))
+            self.report['create'].append(run_creates(
+                self.client, concurrency, args.creates, self.pids))
+
+    def attach(self, args):
+        if self.volumes is None:
+            self.volumes = create_volumes(self.client, args.volumes, 8)
+        return [run_cycles(self.client, self.volumes, concurrency,
+                           args.cycles, self.pids)
+                for concurrency in args.concurrency]
+
+    def listing(self, args):
+        have = len(self.volumes or ())
+        for size in sorted(args.list_sizes):
+            seed_listing(self.client, size, have, 8)
+            have = max(have, size)
+            self.report['listing'].append(time_listing(self.client))
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    services = {'endpoint': Service(args.endpoint, args.server_pid)}
+    if args.compare_endpoint:
+        services['compare'] = Service(args.compare_endpoint,
+                                      args.compare_server_pid)
+    names = list(services)
+    for name in names:
+        services[name].prepare(args)
+    if args.creates:
+        for name in names:
+            services[name].creates(args)
+    rounds = []
+    for number in range(args.rounds if args.cycles else 0):
+        done = {}
+        for name in first_in_round(number):
+            if name in services:
+                done[name] = services[name].attach(args)
+        done['first'] = names[0] if len(names) == 1 else first_in_round(
+            number)[0]
+        rounds.append(done)
+    for name in names:
+        services[name].report['attach'] = [
+            dict(level, round=number)
+            for number, done in enumerate(rounds)
+            for level in done[name]]
+    for name in names:
+        services[name].listing(args)
+    if len(names) == 1:
+        report = services['endpoint'].report
+    else:
+        report = {'endpoint': services['endpoint'].report,
+                  'compare': services['compare'].report,
+                  'order': [done['first'] for done in rounds],
+                  'ratios': {'attach': attach_ratios(rounds)}}
+        creates = zip(services['endpoint'].report['create'],
+                      services['compare'].report['create'])
+        report['ratios']['create'] = [
+            dict(ratio(mine, theirs), concurrency=mine['concurrency'])
+            for mine, theirs in creates]
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write('\n')
 

@@ -689,17 +689,23 @@ def attachment_destroy(context, attachment_id, expected_status=None):
 
 @writer
 def attachment_claim(context, kind, attachment_id, owner, statuses, lease,
-                     **kwargs):
+                     check=None, **kwargs):
     """Claim an attachment's work (:func:`cinder_ma.db.work.claim`, with
     its keyword arguments) and read it and its volume in the same
     transaction.
 
+    :param check: called as ``check(attachment, volume)`` with the
+        records read, in the transaction: what it raises is raised, and
+        nothing is claimed.
     :returns: ``(Attachment, Volume)`` records, or None when not claimed.
     """
     if not work.claim(context, kind, attachment_id, owner, statuses, lease,
                       **kwargs):
         return None
-    return _attachment_and_volume_in_txn(context, attachment_id)
+    rows = _attachment_and_volume_in_txn(context, attachment_id)
+    if check is not None:
+        check(*rows)
+    return rows
 
 
 @reader
@@ -756,14 +762,28 @@ def check_connectable(context, attachment_id, host, current=None):
                    'connected (create another attachment to connect '
                    'another host)' % (attachment_id,
                                       attachment.attach_status))
+    check_not_connected(context, attachment.volume_id,
+                        attachment.instance_uuid, host, attachment.id)
+
+
+@reader
+def check_not_connected(context, volume_id, instance_uuid, host,
+                        attachment_id=''):
+    """Refuse (409) when an attachment of ``instance_uuid`` and the
+    volume other than ``attachment_id`` (by default: any) is connected
+    (or connecting) on ``host``: before a new attachment is reserved to
+    be connected there, or an attachment connected (see
+    :func:`check_connectable`).
+
+    :raises Conflict: with the reason.
+    """
     other = context.session.connection().execute(
         other_connection(),
-        {'other_volume_id': attachment.volume_id,
-         'other_instance_uuid': attachment.instance_uuid,
-         'other_host': host, 'b_id': attachment.id}).first()
+        {'other_volume_id': volume_id, 'other_instance_uuid': instance_uuid,
+         'other_host': host, 'b_id': attachment_id}).first()
     if other is not None:
-        raise connected_elsewhere_conflict(
-            attachment.instance_uuid, attachment.volume_id, host, other.id)
+        raise connected_elsewhere_conflict(instance_uuid, volume_id, host,
+                                           other.id)
 
 
 @reader

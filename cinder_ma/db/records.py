@@ -39,6 +39,7 @@ list, which never shows them, does not decode them; writers take dicts
 and encode them (:func:`dumps`).
 """
 
+import datetime
 import functools
 import json
 import operator
@@ -536,3 +537,25 @@ def snapshot_from_row(row, metadata=None):
     """The record of a snapshot from a row holding its columns, with its
     metadata if it was read."""
     return from_row(Snapshot, row, metadata)
+
+
+#: The columns of an attachment that hold a time.
+_ATTACHMENT_TIMES = frozenset(
+    name for name, kind in _AttachmentColumns.__annotations__.items()
+    if kind is object)
+
+
+def attachment_to_primitive(attachment):
+    """An attachment's record as JSON primitives (a manager's answer over
+    RPC): its fields by name, times in ISO 8601."""
+    return {name: value.isoformat()
+            if isinstance(value, datetime.datetime) else value
+            for name, value in zip(attachment._fields, attachment)}
+
+
+def attachment_from_primitive(values):
+    """The record :func:`attachment_to_primitive` made primitives of."""
+    return Attachment(**{
+        name: datetime.datetime.fromisoformat(value)
+        if name in _ATTACHMENT_TIMES and value else value
+        for name, value in values.items()})

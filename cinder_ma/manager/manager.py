@@ -44,6 +44,7 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
+from cinder_ma.db import records
 from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
@@ -189,7 +190,8 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
 
     @contextlib.contextmanager
     def _claimed(self, context, kind, row_id, statuses, stale_before=None,
-                 handover=None, pending=None, rows=None, adopt=False):
+                 handover=None, pending=None, rows=None, adopt=False,
+                 check=None):
         """Hold the claim on a volume's or attachment's work while the
         block runs, then give it up (see :func:`cinder_ma.db.work.claim`
         for ``handover`` and ``pending``).
@@ -199,11 +201,15 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         :param adopt: (attachments) the claim ``handover`` was written with
             the request's own change (a delete's ``detaching``): this flow
             runs under it as it is, renewing it, without writing a claim.
+        :param check: (attachments, claimed) ``check(attachment, volume)``
+            in the claim's transaction; what it raises is raised, and
+            nothing is claimed.
         :raises Conflict: the row is not in ``statuses`` any more, or
             another flow holds it (a repeated or stale message).
         """
         owner = work_db.owner_token(self.worker_id)
         deadline = time.monotonic() + CLAIM_HANDOVER_WAIT
+        options = {}
         if rows is None:
             claim = work_db.claim
         elif adopt:
@@ -211,9 +217,11 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             claim = attachment_db.attachment_adopt
         else:
             claim = attachment_db.attachment_claim
+            options['check'] = check
         while not (claimed := claim(context, kind, row_id, owner, statuses,
                                     self._lease, stale_before=stale_before,
-                                    handover=handover, pending=pending)):
+                                    handover=handover, pending=pending,
+                                    **options)):
             # The flow before this one on the row (a create before a
             # delete, an attach before a detach) moves the row out of its
             # status, then gives its claim up in the next transaction: a
@@ -744,23 +752,38 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         :param kind: ``create`` (the reservation of the same request, whose
             claim ``handover`` the API hands over), ``update`` or
             ``legacy`` (os-initialize_connection).
+        :returns: the attachment as connected
+            (:func:`cinder_ma.db.records.attachment_to_primitive`), so
+            that the caller need not read it again.
         """
         pending = {'op': 'connect', 'kind': kind, 'connector': connector}
         rows = []
+
+        def connectable(attachment, volume):
+            # Before the backend is called, in the claim's transaction;
+            # a connection made concurrently meanwhile is refused by the
+            # compare-and-swap of the flow's last write, whose revert
+            # ends the new connection unless another attachment uses it.
+            attachment_db.check_connectable(context, attachment.id,
+                                            connector['host'],
+                                            current=attachment)
+
         with self._claimed(context, 'attachment', attachment_id,
                            (vstatus.ATTACH_RESERVED,), handover=handover,
-                           pending=pending, rows=rows) as owner:
+                           pending=pending, rows=rows,
+                           check=connectable) as owner:
             attachment, volume = self._consumer_attachment(rows)
             store = connect_flow.store_of(context, volume, attachment,
                                           connector)
             # Its last write gives the claim up.
             store['claim'] = owner
-            self._run_consumer_flow(connect_flow.get_flow, store, volume,
-                                    kind)
+            results = self._run_consumer_flow(connect_flow.get_flow, store,
+                                              volume, kind)
             self._claim_given_up(owner)
         LOG.info('Connected attachment %s of volume %s to host %s (%s)',
                  attachment_id, volume.id, connector.get('host'),
                  attachment.attach_mode)
+        return records.attachment_to_primitive(results['attachment'])
 
     @messaging.expected_exceptions(*EXPECTED)
     def disconnect_attachment(self, context, attachment_id,

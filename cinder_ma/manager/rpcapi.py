@@ -273,8 +273,11 @@ class ManagerAPI:
         :param handover: the claim the caller holds on the attachment
             (a reservation of the same request), taken over by the
             manager.
+        :returns: the attachment as connected, as JSON primitives
+            (:func:`cinder_ma.db.records.attachment_to_primitive`), or
+            None from a manager that does not answer it.
         """
-        self._backend_call(context, volume_host, 'connect_attachment',
+        return self._backend_call(context, volume_host, 'connect_attachment',
                            'connect attachment %s' % attachment_id,
                            attachment_id=attachment_id, connector=connector,
                            kind=kind, handover=handover)

@@ -31,6 +31,7 @@ from oslo_utils import timeutils
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
+from cinder_ma.db import records
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import work as work_db
@@ -351,6 +352,12 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
             check_instance_host(context, volume, instance_uuid,
                                 instance_host)
         check_backend_multiattach(context, volume)
+        if connector and not instance_host:
+            # Refused before anything is reserved (the manager checks it
+            # again, and the compare-and-swap of its last write).
+            attachment_db.check_not_connected(context, volume.id,
+                                              instance_uuid,
+                                              connector['host'])
         specs = shareable_specs(context, volume)
     owner = claim = None
     if connector and not instance_host:
@@ -428,8 +435,12 @@ def connect(context, attachment, volume, connector, kind, handover=None):
     :returns: the attachment, now 'attaching' with its connection_info.
     """
     check_connector(connector)
-    _rpc().connect_attachment(context, volume.host, attachment.id,
-                              connector, kind, handover=handover)
+    connected = _rpc().connect_attachment(context, volume.host,
+                                          attachment.id, connector, kind,
+                                          handover=handover)
+    if connected:
+        # As the manager recorded it: not read again.
+        return records.attachment_from_primitive(connected)
     return attachment_db.attachment_get(context, attachment.id)
 
 
@@ -496,8 +507,59 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     :returns: the volume's other attachments (Cinder's delete answers
         them).
     """
-    attachment, volume = attachment_and_volume(
-        context, attachment_id, attachment_policies.DELETE)
+    found = []
+
+    def authorize(attachment, volume):
+        policy.authorize(context, attachment_policies.DELETE,
+                         _target(volume))
+        _refuse_connected(context, attachment, force)
+        found[:] = [attachment, volume]
+        if attachment.manager_host:
+            # Detached through its host's manager (below): nothing is
+            # written here.
+            raise _ThroughHost()
+        # Read before the delete, in its transaction: the answer.
+        found.append(attachment_db.attachment_get_others(
+            context, attachment.volume_id, attachment.id))
+
+    # Claimed with the change, for the manager of the volume's backend to
+    # adopt (if this process dies first, its reconcile loop finishes the
+    # delete once the claim expires); read, authorized and changed in one
+    # transaction.
+    owner = work_db.owner_token(WORKER_ID)
+    try:
+        attachment_db.attachment_update(
+            context, attachment_id,
+            {'attach_status': vstatus.ATTACH_DETACHING},
+            expected_status=vstatus.LIVE_ATTACH_STATUSES +
+            (vstatus.ATTACH_ERROR_ATTACHING,),
+            project_id=_visible_project(context), check=authorize,
+            claim=work_db.claim_values(owner,
+                                       cfg.CONF.manager.work_lease_time,
+                                       {'op': 'disconnect'}))
+    except _ThroughHost:
+        # Every way out of an attachment made through a manager goes
+        # through the host that may hold its disk and connection.
+        attachment, volume = found
+        _detach_through_host(context, volume, attachment, wait)
+        return _others(context, attachment)
+    attachment, volume, others = found
+    notifications.notify_attach(context, 'detach.start', volume, attachment)
+    # TEST ONLY: a fault test kills this process here (claimed, not yet
+    # handed over).
+    holds.hold('api_delete_attachment')
+    disconnect(context, volume, attachment, handover=owner)
+    return others
+
+
+class _ThroughHost(Exception):
+    """The attachment to delete was made through a manager (raised to
+    leave the transaction of :func:`delete_attachment` unchanged)."""
+
+
+def _refuse_connected(context, attachment, force):
+    """409 for an attachment connected to an instance, unless ``force``
+    or the caller is a service (see :func:`delete_attachment`)."""
     if (_is_connected(attachment) and not force and
             not _is_service(context)):
         if attachment.instance_uuid:
@@ -510,27 +572,6 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
             reason='attachment %s is connected to %s; only the service '
                    'that attached it can delete it (an administrator can '
                    'use os-force_detach)' % (attachment.id, consumer))
-    if attachment.manager_host:
-        # Every way out of an attachment made through a manager goes
-        # through the host that may hold its disk and connection.
-        _detach_through_host(context, volume, attachment, wait)
-        return _others(context, attachment)
-    # Claimed with the change, for the manager of the volume's backend to
-    # adopt (if this process dies first, its reconcile loop finishes the
-    # delete once the claim expires).
-    owner = work_db.owner_token(WORKER_ID)
-    attachment_db.attachment_update(
-        context, attachment.id, {'attach_status': vstatus.ATTACH_DETACHING},
-        expected_status=vstatus.LIVE_ATTACH_STATUSES +
-        (vstatus.ATTACH_ERROR_ATTACHING,),
-        claim=work_db.claim_values(owner, cfg.CONF.manager.work_lease_time,
-                                   {'op': 'disconnect'}))
-    notifications.notify_attach(context, 'detach.start', volume, attachment)
-    # TEST ONLY: a fault test kills this process here (claimed, not yet
-    # handed over).
-    holds.hold('api_delete_attachment')
-    disconnect(context, volume, attachment, handover=owner)
-    return _others(context, attachment)
 
 
 def disconnect(context, volume, attachment, terminate=False, handover=None):

@@ -260,6 +260,17 @@ class _Compiled:
                 self._idle.append(loaded)
 
 
+def _arg_key(arg):
+    """What tells a factory's argument from another in the cache: a
+    string or number by its value (a kind that came over RPC is a new
+    string each time, and must not compile a new engine each time);
+    anything else by identity (a driver need not be hashable; the entry
+    holds ``args``, so their ids stay theirs while it exists)."""
+    if arg is None or isinstance(arg, (str, int, float)):
+        return (type(arg), arg)
+    return id(arg)
+
+
 _compiled = collections.OrderedDict()
 _compiled_lock = threading.Lock()
 
@@ -276,9 +287,7 @@ def run(factory, store, *args, engine=SERIAL):
         when the store lacks what a task requires; otherwise the error of
         the failed task (or of a revert that failed), after the reverts.
     """
-    # By identity: a driver need not be hashable; the entry holds
-    # ``args``, so their ids stay theirs while it exists.
-    key = (factory, tuple(map(id, args)), frozenset(store), engine)
+    key = (factory, tuple(map(_arg_key, args)), frozenset(store), engine)
     with _compiled_lock:
         compiled = _compiled.get(key)
         if compiled is None:

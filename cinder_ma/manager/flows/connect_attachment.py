@@ -73,7 +73,6 @@ def get_flow(kind='update'):
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(SENTINELS[kind](),
              connection_tasks.AcquireConnectionLock(),
-             attachment_tasks.CheckNotConnectedElsewhere(),
              connection_tasks.InitializeConnection(),
              attachment_tasks.RecordConnected())
     return flow

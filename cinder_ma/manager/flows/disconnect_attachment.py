@@ -67,13 +67,12 @@ def get_flow(reconciled=False):
     :param reconciled: run by the reconcile loop of the backend's manager,
         which finishes a delete whose API worker died (see the sentinel).
     """
-    # Run on every detach: four tasks. Whoever runs it releases the lock
+    # Run on every detach: three tasks. Whoever runs it releases the lock
     # after the run and emits volume.detach.end with the records it read.
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(
                  reconciled=reconciled),
-             connection_tasks.AcquireConnectionLock(),
-             connection_tasks.TerminateConnection(),
+             connection_tasks.LockAndTerminateConnection(),
              attachment_tasks.DestroyAttachment())
     return flow
 
@@ -83,7 +82,6 @@ def get_terminate_flow():
     attachment stays."""
     flow = linear_flow.Flow(TERMINATE_FLOW_NAME)
     flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
-             connection_tasks.AcquireConnectionLock(),
-             connection_tasks.TerminateConnection(),
+             connection_tasks.LockAndTerminateConnection(),
              attachment_tasks.ForgetConnection())
     return flow

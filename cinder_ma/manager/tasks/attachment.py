@@ -216,18 +216,6 @@ class ReleaseReservation(task.Task):
                     'died before it answered', attachment_id)
 
 
-class CheckNotConnectedElsewhere(task.Task):
-    """Refuse (409), before the backend is called, an attachment whose
-    instance already has the volume connected on the same host (Cinder
-    bug 1833736), or that is no longer 'reserved'. Run under the
-    connection lock: the check then holds until the attachment is
-    recorded connected. No side effect.
-    """
-
-    def execute(self, context, attachment_id, host):
-        attachment_db.check_connectable(context, attachment_id, host)
-
-
 def _warn_not_reverted(attachment_id, status, exc):
     LOG.warning('Attachment %s was not set back to %s: %s', attachment_id,
                 status, exc)

@@ -342,3 +342,26 @@ class TerminateConnection(task.Task):
             LOG.warning('The connection of volume %s to host %s may be '
                         'terminated while its detach failed; detaching '
                         'again finishes it', volume_id, host)
+
+
+
+class LockAndTerminateConnection(TerminateConnection):
+    """Take the connection lock (``connection_lock``), then
+    :class:`TerminateConnection` under it; revert: its revert, then
+    release the lock. One task for both, as TaskFlow's engine costs about
+    as much per task as either does (see :class:`AcquireConnectionLock`
+    for who releases the lock after the run)."""
+
+    def execute(self, connection_lock, manager_api, context, volume_id,
+                volume_host, attachment_id, host, connector,
+                connection_info=None):
+        connection_lock.acquire()
+        super().execute(manager_api, context, volume_id, volume_host,
+                        attachment_id, host, connector, connection_info)
+
+    def revert(self, connection_lock, volume_id, host, result, *args,
+               **kwargs):
+        try:
+            super().revert(volume_id, host, result)
+        finally:
+            connection_lock.release()

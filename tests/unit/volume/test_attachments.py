@@ -473,3 +473,73 @@ class ExitThroughHostTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual([], self.hypervisor.list_attachments())
         self.assertRaises(exception.VolumeNotFound, volume_db.volume_get,
                           self.admin_context, volume.id)
+
+
+class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
+    """The transactions and statements of each attachment request, all
+    of it real: the rules, the manager of the volume's backend over the
+    in-process RPC transport, its flows and its driver (recording files).
+    A change that adds a transaction or a statement to one of them fails
+    here: the attach cycle is the hot path (docs/contributor/
+    performance.rst). Counted on SQLite."""
+
+    CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
+
+    def setUp(self):
+        super().setUp()
+        self.vol = self.volume(multiattach=True)
+        # A first attachment: the ones counted are not the volume's first.
+        first = attachments.create_attachment(
+            self.service_context, self.vol.id, 'i0',
+            connector=self.CONNECTOR)
+        attachments.complete_attachment(self.service_context, first.id)
+
+    def count(self, request, *args, **kwargs):
+        counter = cm_fixtures.TransactionCounter()
+        counter.setUp()
+        try:
+            result = request(self.service_context, *args, **kwargs)
+        finally:
+            counter.cleanUp()
+        return result, counter.count, len(counter.statements)
+
+    def assertCounted(self, transactions, statements, counted):
+        self.assertEqual((transactions, statements), counted[1:])
+
+    def test_create(self):
+        # Read the volume (and its type's specs); reserve.
+        self.assertCounted(2, 6, self.count(
+            attachments.create_attachment, self.vol.id, 'i1'))
+
+    def test_create_with_connector(self):
+        # The reservation written with the claim of its connect flow,
+        # which the manager takes over (checking that the instance has
+        # no other connection on that host in the same transaction),
+        # reads the volume for its backend and gives up in its last
+        # write.
+        self.assertCounted(5, 16, self.count(
+            attachments.create_attachment, self.vol.id, 'i1',
+            connector=self.CONNECTOR))
+
+    def test_update(self):
+        att = attachments.create_attachment(self.service_context,
+                                            self.vol.id, 'i1')
+        # Read and checked; claimed and checked again; the volume read
+        # for its backend; recorded connected.
+        self.assertCounted(4, 12, self.count(
+            attachments.update_attachment, att.id, self.CONNECTOR))
+
+    def test_complete(self):
+        att = attachments.create_attachment(
+            self.service_context, self.vol.id, 'i1',
+            connector=self.CONNECTOR)
+        self.assertCounted(1, 4, self.count(
+            attachments.complete_attachment, att.id))
+
+    def test_delete(self):
+        att = attachments.create_attachment(
+            self.service_context, self.vol.id, 'i1',
+            connector=self.CONNECTOR)
+        attachments.complete_attachment(self.service_context, att.id)
+        self.assertCounted(4, 11, self.count(
+            attachments.delete_attachment, att.id))

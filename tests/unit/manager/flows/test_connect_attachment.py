@@ -42,8 +42,6 @@ CONNECT_CONTRACT = [
      {'context', 'attachment_id'}, set(), set()),
     (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
      set()),
-    (attachment_tasks.CheckNotConnectedElsewhere,
-     {'context', 'attachment_id', 'host'}, set(), set()),
     (connection_tasks.InitializeConnection,
      {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
       'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
@@ -77,13 +75,12 @@ class ConnectFlowContractTestCase(base.TestCase):
             self.assertEqual(CONNECT_CONTRACT[1:],
                              test_attach_volume.contract_of(flow)[1:])
 
-    def test_lock_guards_the_check_and_the_connection(self):
+    def test_lock_guards_the_connection(self):
         # Held to the end of the run (released by whoever runs the flow).
         names = [type(a).__name__
                  for a in connect_attachment.get_flow()]
         guarded = names[names.index('AcquireConnectionLock') + 1:]
-        self.assertEqual(['CheckNotConnectedElsewhere',
-                          'InitializeConnection', 'RecordConnected'],
+        self.assertEqual(['InitializeConnection', 'RecordConnected'],
                          guarded)
 
 
@@ -123,6 +120,25 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual({(volume.id, 'consumer1')}, self.driver.connections)
         self.assertEqual('attaching', self.status(volume))
 
+    def test_refused_with_the_claim_before_the_backend(self):
+        # Another attachment of the instance connected on that host since
+        # the API checked: the manager refuses it in the transaction that
+        # would claim it; nothing is claimed, the backend is not called.
+        volume = self.volume(multiattach=True)
+        first = self.reserve(volume)
+        second = self.reserve(volume)
+        self.update(first)
+        # (Called directly: its RPC server would unwrap the error.)
+        error = self.assertRaises(messaging.ExpectedException,
+                                  self.backend_manager.connect_attachment,
+                                  self.service_context, second.id,
+                                  CONNECTOR, 'update')
+        self.assertIsInstance(error.exc_info[1], exception.Conflict)
+        refused = self.get(second.id)
+        self.assertEqual(('reserved', None),
+                         (refused.attach_status, refused.claimed_by))
+        self.assertEqual(1, len(self.driver.called('initialize_connection')))
+
     def test_update_failure_at_every_step(self):
         steps = len(CONNECT_CONTRACT)
         for index in list(range(steps)) + [None]:
@@ -135,7 +151,7 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
             self.assertNothingLeft(volume)
             self.assertEqual('available', self.status(volume))
         # The backend was called in the flows failing after its step.
-        self.assertEqual(steps - 3, len(self.driver.called(
+        self.assertEqual(steps - 2, len(self.driver.called(
             'initialize_connection')))
 
     def test_create_with_connector_failure_at_every_step(self):

@@ -40,16 +40,15 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 DISCONNECT_CONTRACT = [
     (attachment_tasks.AttachmentToErrorDetachingOnRevert,
      {'context', 'attachment_id'}, set(), set()),
-    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
-     set()),
-    (connection_tasks.TerminateConnection,
-     {'manager_api', 'context', 'volume_id', 'volume_host',
-      'attachment_id', 'host', 'connector'}, {'connection_info'}, set()),
+    (connection_tasks.LockAndTerminateConnection,
+     {'connection_lock', 'manager_api', 'context', 'volume_id',
+      'volume_host', 'attachment_id', 'host', 'connector'},
+     {'connection_info'}, set()),
     (attachment_tasks.DestroyAttachment,
      {'context', 'attachment_id'}, set(), set()),
 ]
 
-TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:3] + [
+TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:2] + [
     (attachment_tasks.ForgetConnection,
      {'context', 'attachment_id'}, set(), set())]
 
@@ -74,9 +73,9 @@ class DisconnectFlowContractTestCase(base.TestCase):
                  'ForgetConnection')):
             names = [type(a).__name__ for a in flow] + [
                 'ReleaseConnectionLock']
-            guarded = names[names.index('AcquireConnectionLock') + 1:
+            guarded = names[names.index('LockAndTerminateConnection'):
                             names.index('ReleaseConnectionLock')]
-            self.assertEqual(['TerminateConnection', last], guarded)
+            self.assertEqual(['LockAndTerminateConnection', last], guarded)
 
 
 class _Base(mgr_fixtures.AttachmentTestCase):
@@ -281,13 +280,14 @@ class ConnectionRaceTestCase(_Base):
         terminated = threading.Event()
         record = attachment_tasks.RecordConnected.execute
 
-        # The task's signature names what it requires: keep it.
+        # The task's signature names what it requires: keep it (an
+        # engine compiled earlier in this process passes all of it).
         def record_late(task, context, attachment_id, host, connector,
-                        connection_info, mountpoint=None):
+                        connection_info, mountpoint=None, claim=None):
             initialized.set()
             terminated.wait(0.5)
             return record(task, context, attachment_id, host, connector,
-                          connection_info, mountpoint)
+                          connection_info, mountpoint, claim)
 
         self.useFixture(fixtures.MockPatchObject(
             attachment_tasks.RecordConnected, 'execute', record_late))

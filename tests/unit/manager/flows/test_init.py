@@ -218,6 +218,14 @@ class CompiledOnceTest(base.BaseTestCase):
         self.assertEqual([1, 2, 10, 11, 100, 101],
                          [entry[2] for entry in self.journal])
 
+    def test_an_equal_kind_is_the_same_flow(self):
+        # A kind that came over RPC is a new string at every request: it
+        # must not build and compile the flow again.
+        for value in (1, 10):
+            kind = ''.join(['up', 'date'])
+            flows.run(self.factory, {'value': value}, kind)
+        self.assertEqual(['update'], self.built)
+
     def test_a_failure_does_not_leak_into_the_next_run(self):
         # A reverted engine keeps its failures (TaskFlow's reset does not
         # clear them): the next run gets an engine of its own, and

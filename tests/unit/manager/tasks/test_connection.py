@@ -227,6 +227,34 @@ class ConnectionTasksTestCase(base.DBTestCase):
         self.assertEqual([('terminate', self.volume.id)], self.api.calls)
         task.revert(volume_id=self.volume.id, host='compute1', result=None)
 
+    def test_lock_and_terminate(self):
+        lock = locks.ConnectionLock('test-lock')
+        task = connection_tasks.LockAndTerminateConnection()
+        task.execute(connection_lock=lock, manager_api=self.api,
+                     context=self.context, volume_id=self.volume.id,
+                     volume_host=self.volume.host, attachment_id=self.att.id,
+                     host='compute1', connector={'host': 'compute1'})
+        # Terminated under the lock, which the run keeps.
+        self.assertEqual([('terminate', self.volume.id)], self.api.calls)
+        self.assertTrue(lock.held)
+        task.revert(connection_lock=lock, volume_id=self.volume.id,
+                    host='compute1', result=None)
+        self.assertFalse(lock.held)
+        # A failed take of the lock: nothing terminated, nothing held.
+        self.useFixture(fixtures.MockPatchObject(
+            lock, 'acquire', side_effect=exception.CoordinationUnavailable(
+                reason='down')))
+        self.assertRaises(
+            exception.CoordinationUnavailable, task.execute,
+            connection_lock=lock, manager_api=self.api, context=self.context,
+            volume_id=self.volume.id, volume_host=self.volume.host,
+            attachment_id=self.att.id, host='compute1',
+            connector={'host': 'compute1'})
+        self.assertEqual(1, len(self.api.calls))
+        task.revert(connection_lock=lock, volume_id=self.volume.id,
+                    host='compute1', result=_failure(RuntimeError('x')))
+        self.assertFalse(lock.held)
+
     def test_lock_tasks(self):
         lock = locks.ConnectionLock('test-lock')
         acquire = connection_tasks.AcquireConnectionLock()
