@@ -162,6 +162,11 @@ class TableTests(base.TestCase):
         writer, standby = base.loaded_volume().attachments
         self.assertEqual('Writer', tables.role(writer))
         self.assertEqual('Standby', tables.role(standby))
+        # A writer demoted by a promotion: read-only and fenced.
+        demoted = cinder_ma.Attachment(
+            base.attachment_info(base.WRITER, base.SERVER_A, 'ro',
+                                 fenced=True), writers='one')
+        self.assertEqual('Standby (fenced)', tables.role(demoted))
         self.assertEqual('node-a (%s)' % base.SERVER_A,
                          tables.instance_label(writer))
         self.assertEqual('No', tables.fenced(writer))

@@ -44,11 +44,12 @@ def instance_label(attachment):
 
 
 def role(attachment):
-    """Writer or standby of a one-writer volume."""
+    """Writer or standby of a one-writer volume; a fenced standby (a
+    writer demoted by a promotion) cannot be promoted and says so."""
     if attachment.is_writer:
         return _('Writer (fenced)') if attachment.fenced else _('Writer')
     if attachment.writers == 'one' and attachment.attach_mode == 'ro':
-        return _('Standby')
+        return _('Standby (fenced)') if attachment.fenced else _('Standby')
     return '-'
 
 
