@@ -66,6 +66,12 @@ def dumps(value):
     return jsonutils.dumps(value)
 
 
+def replace_fields(record, **changes):
+    """``record`` with ``changes``: the ``replace()`` of every record (a
+    named tuple's own ``_replace``, under a public name)."""
+    return record._replace(**changes)
+
+
 class _AttachmentColumns(typing.NamedTuple):
     id: str
     volume_id: str
@@ -136,9 +142,7 @@ class Encryption(typing.NamedTuple):
     created_at: object = None
     updated_at: object = None
 
-    def replace(self, **changes):
-        """This record with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class VolumeType(typing.NamedTuple):
@@ -176,9 +180,7 @@ class VolumeType(typing.NamedTuple):
         """Whether it has an encryption (read with it)."""
         return self.encryption is not None
 
-    def replace(self, **changes):
-        """This type with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class Volume(typing.NamedTuple):
@@ -226,9 +228,7 @@ class Volume(typing.NamedTuple):
     volume_metadata: dict | None = None
     volume_attachment: tuple | None = None
 
-    def replace(self, **changes):
-        """This volume with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class Snapshot(typing.NamedTuple):
@@ -254,9 +254,7 @@ class Snapshot(typing.NamedTuple):
     updated_at: object = None
     metadata: dict | None = None
 
-    def replace(self, **changes):
-        """This snapshot with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class Service(typing.NamedTuple):
@@ -281,9 +279,7 @@ class Service(typing.NamedTuple):
     created_at: object = None
     updated_at: object = None
 
-    def replace(self, **changes):
-        """This record with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class QoSSpecs(typing.NamedTuple):
@@ -297,9 +293,7 @@ class QoSSpecs(typing.NamedTuple):
     specs: dict
     created_at: object = None
 
-    def replace(self, **changes):
-        """This record with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class Message(typing.NamedTuple):
@@ -326,9 +320,7 @@ class Message(typing.NamedTuple):
         """The text shown (Cinder's ``"<action>:<detail>"``)."""
         return message_field.user_message(self.action_id, self.detail_id)
 
-    def replace(self, **changes):
-        """This record with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class Transfer(typing.NamedTuple):
@@ -349,9 +341,7 @@ class Transfer(typing.NamedTuple):
     deleted: bool = False
     updated_at: object = None
 
-    def replace(self, **changes):
-        """This transfer with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 class Audit(typing.NamedTuple):
@@ -373,9 +363,7 @@ class Audit(typing.NamedTuple):
     def findings(self):
         return loads(self.findings_json) or []
 
-    def replace(self, **changes):
-        """This record with ``changes``."""
-        return self._replace(**changes)
+    replace = replace_fields
 
 
 #: The table of each record of a row.
