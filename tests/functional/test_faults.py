@@ -49,11 +49,14 @@ from testtools import content
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import attach_volume
 from cinder_ma.manager.flows import connect_attachment
+from cinder_ma.manager.flows import create_snapshot
 from cinder_ma.manager.flows import create_volume
+from cinder_ma.manager.flows import delete_snapshot
 from cinder_ma.manager.flows import delete_volume
 from cinder_ma.manager.flows import detach_volume
 from cinder_ma.manager.flows import disconnect_attachment
 from cinder_ma.manager.flows import extend_volume
+from cinder_ma.manager.flows import revert_volume
 from cinder_ma.manager.flows import TEST_HOLD_ENV
 from tests import base
 from tests import fixtures as cm_fixtures
@@ -66,7 +69,7 @@ LEASE = 4
 HOLD_WAIT = 60
 RECOVERY_WAIT = 60
 TRANSIENT = ('creating', 'deleting', 'extending', 'attaching',
-             'detaching', 'reserved')
+             'detaching', 'reserved', 'reverting', 'restoring')
 #: Seconds of load before and after a fault.
 LOAD_AROUND = 2
 
@@ -155,6 +158,19 @@ class _FaultBase(base.BaseTestCase):
             return None
         self.assertEqual(200, response.status_code, response.text)
         return response.json()['attachment']
+
+    def snapshot(self, snapshot_id):
+        response = self.request('GET', '/snapshots/' + snapshot_id)
+        if response.status_code == 404:
+            return None
+        self.assertEqual(200, response.status_code, response.text)
+        return response.json()['snapshot']
+
+    def create_snapshot(self, volume_id):
+        response = self.request('POST', '/snapshots',
+                                {'snapshot': {'volume_id': volume_id}})
+        self.assertEqual(202, response.status_code, response.text)
+        return response.json()['snapshot']['id']
 
     def settled(self, getter, item_id, timeout=RECOVERY_WAIT):
         """The item once out of a transient status (None: gone)."""
@@ -627,19 +643,6 @@ class SnapshotWorkerKilledTestCase(_FaultBase):
             env=func_fixtures.environ(**{TEST_HOLD_ENV: spec_file})))
         self.server.attach_logs_on_failure(self)
 
-    def snapshot(self, snapshot_id):
-        response = self.request('GET', '/snapshots/' + snapshot_id)
-        if response.status_code == 404:
-            return None
-        self.assertEqual(200, response.status_code, response.text)
-        return response.json()['snapshot']
-
-    def create_snapshot(self, volume_id):
-        response = self.request('POST', '/snapshots',
-                                {'snapshot': {'volume_id': volume_id}})
-        self.assertEqual(202, response.status_code, response.text)
-        return response.json()['snapshot']['id']
-
     def test_killed_worker(self):
         volume = self.create_volume()
         self.assertEqual('available',
@@ -667,6 +670,136 @@ class SnapshotWorkerKilledTestCase(_FaultBase):
         self.assertFalse(os.path.exists(os.path.join(
             self.server.volumes_dir, 'snapshot-' + deleted)))
         self.assertTrue(self.server.process.running())
+
+
+#: Tasks of the snapshot flows of the manager of a volume's backend, as
+#: their factories build them.
+SNAPSHOT_STEPS = {
+    module.FLOW_NAME: len(flows.tasks_of(module.get_flow(None)))
+    for module in (create_snapshot, delete_snapshot, revert_volume)}
+
+#: Bytes written at the start of a volume's file (what a snapshot must
+#: hold, what a revert must bring back).
+DATA_SIZE = 64 * 1024
+
+
+class SnapshotFlowsKilledAtEveryStepTestCase(_FaultBase):
+    """The API and a manager as separate processes on RabbitMQ and
+    PostgreSQL; in round N the manager is SIGKILLed with a snapshot
+    taken, one deleted and a volume reverted to its snapshot each held
+    before its N-th task (the last one for shorter flows), then a new
+    manager is started. Its reconcile loop takes the snapshot again
+    (holding the volume's bytes of the request), finishes the delete
+    (record and file gone) and runs the revert again (the volume's file
+    holds the snapshot's bytes); nothing is left creating, deleting,
+    reverting or restoring."""
+
+    def setUp(self):
+        super().setUp()
+        admin_url = func_fixtures.require_deployment_services(self)
+        config = {section: dict(values)
+                  for section, values in FAULT_CONFIG.items()}
+        config['DEFAULT']['quota_snapshots'] = -1
+        self.server = self.useFixture(func_fixtures.Deployment(
+            admin_url, config=config))
+        self.server.attach_logs_on_failure(self)
+        self.holds = self.useFixture(fixtures.TempDir()).path
+
+    def path(self, kind, item_id):
+        return os.path.join(self.server.volumes_dir,
+                            '%s-%s' % (kind, item_id))
+
+    def write(self, volume_id):
+        """New bytes at the start of the volume's file; returns them."""
+        data = os.urandom(DATA_SIZE)
+        with open(self.path('volume', volume_id), 'r+b') as f:
+            f.write(data)
+        return data
+
+    def read(self, kind, item_id):
+        with open(self.path(kind, item_id), 'rb') as f:
+            return f.read(DATA_SIZE)
+
+    def prepare(self):
+        """A volume to snapshot, a snapshot to delete, and a volume with
+        a snapshot to revert to (written over since), made by the
+        running manager."""
+        ids = [self.create_volume() for _ in range(3)]
+        for volume_id in ids:
+            self.assertEqual('available',
+                             self.settled(self.volume, volume_id)['status'])
+        todo = {'snap': ids[0], 'snap_data': self.write(ids[0]),
+                'revert': ids[2], 'revert_data': self.write(ids[2])}
+        todo['delete'] = self.create_snapshot(ids[1])
+        todo['revert_to'] = self.create_snapshot(ids[2])
+        for snapshot_id in (todo['delete'], todo['revert_to']):
+            self.assertEqual('available', self.settled(
+                self.snapshot, snapshot_id)['status'])
+        self.assertEqual(todo['revert_data'],
+                         self.read('snapshot', todo['revert_to']))
+        self.write(ids[2])
+        return todo
+
+    def test_kill_at_every_step(self):
+        spec_file = os.path.join(self.holds, 'spec')
+        env = func_fixtures.environ(**{TEST_HOLD_ENV: spec_file})
+        self.server.manager.stop()
+        self.start_manager(env)
+        for step in range(max(SNAPSHOT_STEPS.values())):
+            where = 'step %d' % step
+            todo = self.prepare()
+            directory = os.path.join(self.holds, str(step))
+            os.makedirs(directory)
+            holds = {flow: min(step, count - 1)
+                     for flow, count in SNAPSHOT_STEPS.items()}
+            with open(spec_file, 'w') as f:
+                f.write('%s;%s' % (directory, ','.join(
+                    '%s:%d' % item for item in sorted(holds.items()))))
+            taken = self.create_snapshot(todo['snap'])
+            self.assertEqual(202, self.request(
+                'DELETE', '/snapshots/' + todo['delete']).status_code)
+            response = self.request(
+                'POST', '/volumes/%s/action' % todo['revert'],
+                {'revert': {'snapshot_id': todo['revert_to']}})
+            self.assertEqual(202, response.status_code, response.text)
+            self.wait_for_holds(
+                directory, ['held-%s-%d' % item for item in holds.items()],
+                [self.server.manager])
+            self.server.manager.kill()
+            # The new manager finds the markers: it holds nothing.
+            self.start_manager(env)
+            # Every request answered 2xx took effect.
+            self.assertEqual('available', self.settled(
+                self.snapshot, taken)['status'], where)
+            self.assertEqual(todo['snap_data'], self.read('snapshot', taken),
+                             where)
+            self.assertIsNone(self.settled(self.snapshot, todo['delete']),
+                              where)
+            self.assertFalse(os.path.exists(
+                self.path('snapshot', todo['delete'])), where)
+            reverted = self.settled(self.volume, todo['revert'])
+            self.assertEqual(('available', None), (
+                reverted['status'],
+                reverted['cinder-ma-recovery:failure_reason']), where)
+            self.assertEqual('available', self.settled(
+                self.snapshot, todo['revert_to'])['status'], where)
+            self.assertEqual(todo['revert_data'],
+                             self.read('volume', todo['revert']), where)
+            self.assertEqual(GIB, os.stat(
+                self.path('volume', todo['revert'])).st_size, where)
+            os.unlink(spec_file)
+        # Nothing is left in a transient status.
+        response = self.request('GET', '/snapshots')
+        self.assertEqual(200, response.status_code, response.text)
+        for snapshot in response.json()['snapshots']:
+            self.assertEqual('available', self.settled(
+                self.snapshot, snapshot['id'])['status'])
+        response = self.request('GET', '/volumes')
+        self.assertEqual(200, response.status_code, response.text)
+        for volume in response.json()['volumes']:
+            self.assertEqual('available', self.settled(
+                self.volume, volume['id'])['status'])
+        self.audit()
 
 
 class PrivatePostgreSQL(fixtures.Fixture):
