@@ -396,19 +396,33 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
     def initialize_connection(self, context, volume_id, connector,
                               attach_mode, attachment_id=None):
         """Connect a volume of this node to the host of ``connector``
-        (see :meth:`connect_volume`)."""
-        return self.connect_volume(context, volume_id, connector,
+        (see :meth:`connect_volume`), for another node's flow: logged
+        here, at info level."""
+        info = self.connect_volume(context, volume_id, connector,
                                    attach_mode, attachment_id)
+        scoped = rpcapi.is_attachment_scoped(info)
+        LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
+                 'host %(host)s (%(mode)s%(scope)s)',
+                 {'type': info['driver_volume_type'], 'vol': volume_id,
+                  'host': connector['host'], 'mode': attach_mode,
+                  'scope': ', attachment %s' % attachment_id if scoped
+                  else ''})
+        return info
 
     def connect_volume(self, context, volume_id, connector, attach_mode,
-                       attachment_id=None):
-        """Connect a volume of this node to the host of ``connector``.
+                       attachment_id=None, read=None):
+        """Connect a volume of this node to the host of ``connector``;
+        logged at debug level only (the flow that asked logs its outcome,
+        or :meth:`initialize_connection` does).
 
         :param attachment_id: (1.5) the attachment the connection is for:
             a driver with ``per_attachment_connections`` makes one for it
             alone (the connection info then says so, see
             :func:`cinder_ma.manager.rpcapi.is_attachment_scoped`); other
             drivers ignore it.
+        :param read: ``(volume, (front-end, back-end QoS specs))`` as this
+            manager's flow read them in the transaction of its claim
+            (:func:`connection_read`), not read again then.
         :returns: the driver's connection info, whose
             ``data['access_mode']`` is ``attach_mode`` and
             ``data['qos_specs']`` the front-end QoS specs of the volume's
@@ -421,15 +435,18 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         if not isinstance(connector, dict) or not connector.get('host'):
             raise exception.InvalidInput(
                 reason='connector must be an object with at least "host"')
-        # The volume and its type's QoS specs in one transaction.
-        with db_api.reading(context):
-            volume, backend = self._connection_backend(context, volume_id)
-            if volume.status not in vstatus.ATTACHABLE_STATUSES:
-                raise exception.InvalidVolume(
-                    reason='volume %s is %s; it cannot be connected' % (
-                        volume_id, volume.status))
-            front_end, back_end = qos_specs.for_volume(
-                context, volume.volume_type_id, volume.size)
+        if read is None:
+            # The volume and its type's QoS specs in one transaction.
+            with db_api.reading(context):
+                read = connection_read(
+                    context, volume_db.volume_get(context, volume_id,
+                                                  children=False))
+        volume, (front_end, back_end) = read
+        backend = self._backend(volume)
+        if volume.status not in vstatus.ATTACHABLE_STATUSES:
+            raise exception.InvalidVolume(
+                reason='volume %s is %s; it cannot be connected' % (
+                    volume_id, volume.status))
         ref = volume_ref(volume, back_end)
         scoped = _per_attachment(backend) and attachment_id is not None
         extra = (attachment_id,) if scoped else ()
@@ -457,25 +474,34 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         # cinder_ma's own: the size the consumer's disk should have,
         # updated there by an extend (SIZE_KEY).
         info['data'][driver_base.SIZE_KEY] = volume.size
-        LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
-                 'host %(host)s (%(mode)s%(scope)s)',
-                 {'type': info['driver_volume_type'], 'vol': volume_id,
-                  'host': connector['host'], 'mode': attach_mode,
-                  'scope': ', attachment %s' % attachment_id if scoped
-                  else ''})
+        LOG.debug('Initialized the %(type)s connection of volume %(vol)s '
+                  'to host %(host)s (%(mode)s%(scope)s)',
+                  {'type': info['driver_volume_type'], 'vol': volume_id,
+                   'host': connector['host'], 'mode': attach_mode,
+                   'scope': ', attachment %s' % attachment_id if scoped
+                   else ''})
         return info
 
     @messaging.expected_exceptions(*EXPECTED)
     def terminate_connection(self, context, volume_id, connector,
                              attachment_id=None):
         """Undo initialize_connection for the host of ``connector`` (see
-        :meth:`disconnect_volume`)."""
-        self.disconnect_volume(context, volume_id, connector, attachment_id)
+        :meth:`disconnect_volume`), for another node's flow: logged here,
+        at info level."""
+        if self.disconnect_volume(context, volume_id, connector,
+                                  attachment_id):
+            LOG.info('Terminated the connection of volume %s to host %s%s',
+                     volume_id, connector.get('host'),
+                     ' (attachment %s)' % attachment_id if attachment_id
+                     else '')
 
     def disconnect_volume(self, context, volume_id, connector,
                           attachment_id=None):
-        """Undo initialize_connection for the host of ``connector``.
+        """Undo initialize_connection for the host of ``connector``;
+        logged at debug level only (the flow that asked logs its outcome,
+        or :meth:`terminate_connection` does).
 
+        :returns: whether the backend was asked to end a connection.
         :param attachment_id: (1.5) end only the connection made for this
             attachment (see :meth:`initialize_connection`), at once. A
             backend without per-attachment connections has none: nothing
@@ -490,16 +516,17 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             LOG.info('The connections of backend %s are not made per '
                      'attachment: nothing to end for attachment %s of '
                      'volume %s', backend.host, attachment_id, volume_id)
-            return
+            return False
         self._driver_call('Terminating the connection', volume,
                           _with_attachment(
                               backend.driver.terminate_connection,
                               attachment_id),
                           volume_ref(volume), connector)
-        LOG.info('Terminated the connection of volume %s to host %s%s',
-                 volume_id, connector.get('host'),
-                 ' (attachment %s)' % attachment_id if attachment_id
-                 else '')
+        LOG.debug('Terminated the connection of volume %s to host %s%s',
+                  volume_id, connector.get('host'),
+                  ' (attachment %s)' % attachment_id if attachment_id
+                  else '')
+        return True
 
     # Attachments (instance host role)
 
@@ -758,6 +785,7 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         """
         pending = {'op': 'connect', 'kind': kind, 'connector': connector}
         rows = []
+        read = []
 
         def connectable(attachment, volume):
             # Before the backend is called, in the claim's transaction;
@@ -767,6 +795,8 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             attachment_db.check_connectable(context, attachment.id,
                                             connector['host'],
                                             current=attachment)
+            # What the backend call needs, in the same transaction.
+            read.append(connection_read(context, volume))
 
         with self._claimed(context, 'attachment', attachment_id,
                            (vstatus.ATTACH_RESERVED,), handover=handover,
@@ -775,6 +805,7 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             attachment, volume = self._consumer_attachment(rows)
             store = connect_flow.store_of(context, volume, attachment,
                                           connector)
+            store['read'] = read[-1]
             # Its last write gives the claim up.
             store['claim'] = owner
             results = self._run_consumer_flow(connect_flow.get_flow, store,
@@ -1010,6 +1041,13 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         }
 
 
+def connection_read(context, volume):
+    """What connecting ``volume`` reads besides the volume itself: the
+    QoS specs of its type, as ``connect_volume``'s ``read``."""
+    return volume, qos_specs.for_volume(context, volume.volume_type_id,
+                                        volume.size)
+
+
 class _LocalFirst:
     """The manager API a manager's flows use: this node's connection
     endpoints called in-process (no RPC to itself, which would hold one
@@ -1027,14 +1065,16 @@ class _LocalFirst:
         return host and rpcapi.server_for(host) == self._manager.host
 
     def initialize_connection(self, context, volume_id, host, connector,
-                              attach_mode, attachment_id=None):
+                              attach_mode, attachment_id=None, read=None):
+        """:param read: what :func:`connection_read` read in the flow's
+        claim, for this node's backend (another node reads it)."""
         if not self._local(host):
             return self._remote.initialize_connection(
                 context, volume_id, host, connector, attach_mode,
                 attachment_id=attachment_id)
         return self._manager.connect_volume(
             context, volume_id, connector, attach_mode,
-            attachment_id=attachment_id)
+            attachment_id=attachment_id, read=read)
 
     def terminate_connection(self, context, volume_id, host, connector,
                              attachment_id=None):

@@ -579,7 +579,8 @@ def disconnect(context, volume, attachment, terminate=False, handover=None):
     (see :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a
     consumer's attachment: its connection ends when it is the last user
     of it; unless ``terminate``, the attachment ('detaching') is deleted,
-    by the reconcile loop of that manager when it is down now."""
+    by the reconcile loop of that manager when it is down now. The
+    manager logs what it did (not logged here again)."""
     try:
         _rpc().disconnect_attachment(context, volume.host, attachment.id,
                                      terminate=terminate, handover=handover)
@@ -589,10 +590,6 @@ def disconnect(context, volume, attachment, terminate=False, handover=None):
         LOG.warning('Attachment %s of volume %s is recorded detaching; the '
                     'manager of its backend deletes it once it is back: %s',
                     attachment.id, volume.id, exc)
-        return
-    if not terminate:
-        LOG.info('Deleted attachment %s of volume %s', attachment.id,
-                 volume.id)
 
 
 def _others(context, attachment):

@@ -27,7 +27,11 @@ by the reconcile loop (:mod:`cinder_ma.manager.flows.abort_connect`).
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``attach_mode``, ``connector`` (the consumer's), ``host`` (the
 connector's host), ``mountpoint`` (or None), ``manager_api`` and
-``connection_lock`` (released by the caller after the run).
+``connection_lock`` (taken by the task that calls the backend, released
+by the caller after the run), and ``read``: the volume and the QoS specs
+of its type as read in the claim's transaction
+(:func:`cinder_ma.manager.manager.connection_read`), which the backend
+call takes instead of reading them again.
 
 The attachment arrives 'reserved' and leaves 'attaching' with the
 connector and the connection info (provided as ``attachment``), or, on
@@ -72,7 +76,6 @@ def get_flow(kind='update'):
     """
     flow = linear_flow.Flow(FLOW_NAME)
     flow.add(SENTINELS[kind](),
-             connection_tasks.AcquireConnectionLock(),
-             connection_tasks.InitializeConnection(),
+             connection_tasks.LockAndInitializeConnection(),
              attachment_tasks.RecordConnected())
     return flow

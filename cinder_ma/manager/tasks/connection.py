@@ -186,9 +186,16 @@ class InitializeConnection(task.Task):
 
     def execute(self, manager_api, context, volume_id, volume_host, connector,
                 attach_mode, attachment_id):
+        return self._initialize(manager_api, context, volume_id,
+                                volume_host, connector, attach_mode,
+                                attachment_id)
+
+    @staticmethod
+    def _initialize(manager_api, context, volume_id, volume_host, connector,
+                    attach_mode, attachment_id, **options):
         info = manager_api.initialize_connection(
             context, volume_id, volume_host, connector, attach_mode,
-            attachment_id=attachment_id)
+            attachment_id=attachment_id, **options)
         info = dict(info)
         info['data'] = dict(info.get('data') or {}, access_mode=attach_mode)
         info['attachment_id'] = attachment_id
@@ -217,6 +224,31 @@ class InitializeConnection(task.Task):
             return
         LOG.info('Terminated the connection of volume %s to host %s '
                  '(attachment %s reverted)', volume_id, host, attachment_id)
+
+
+class LockAndInitializeConnection(InitializeConnection):
+    """Take the connection lock (``connection_lock``), then
+    :class:`InitializeConnection` under it, for this manager's backend
+    with the volume and QoS specs its flow read with its claim (``read``,
+    see :func:`cinder_ma.manager.manager.connection_read`); revert: its
+    revert, then release the lock. One task for both, as in
+    :class:`LockAndTerminateConnection`."""
+
+    def execute(self, connection_lock, manager_api, context, volume_id,
+                volume_host, connector, attach_mode, attachment_id, read):
+        connection_lock.acquire()
+        return self._initialize(manager_api, context, volume_id,
+                                volume_host, connector, attach_mode,
+                                attachment_id, read=read)
+
+    def revert(self, connection_lock, manager_api, context, volume_id,
+               volume_host, connector, attachment_id, host, result, *args,
+               **kwargs):
+        try:
+            super().revert(manager_api, context, volume_id, volume_host,
+                           connector, attachment_id, host, result)
+        finally:
+            connection_lock.release()
 
 
 class EndUnrecordedConnection(task.Task):

@@ -18,6 +18,7 @@ side and the functional tests exercise the real thing).
 """
 
 import datetime
+import logging
 
 import fixtures
 from oslo_utils import timeutils
@@ -514,19 +515,19 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
     def test_create_with_connector(self):
         # The reservation written with the claim of its connect flow,
         # which the manager takes over (checking that the instance has
-        # no other connection on that host in the same transaction),
-        # reads the volume for its backend and gives up in its last
-        # write.
-        self.assertCounted(5, 16, self.count(
+        # no other connection on that host, and reading the QoS specs
+        # for its backend, in the same transaction) and gives up in its
+        # last write.
+        self.assertCounted(4, 15, self.count(
             attachments.create_attachment, self.vol.id, 'i1',
             connector=self.CONNECTOR))
 
     def test_update(self):
         att = attachments.create_attachment(self.service_context,
                                             self.vol.id, 'i1')
-        # Read and checked; claimed and checked again; the volume read
-        # for its backend; recorded connected.
-        self.assertCounted(4, 12, self.count(
+        # Read and checked; claimed and checked again, with the QoS
+        # specs for its backend; recorded connected.
+        self.assertCounted(3, 11, self.count(
             attachments.update_attachment, att.id, self.CONNECTOR))
 
     def test_complete(self):
@@ -543,3 +544,26 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
         attachments.complete_attachment(self.service_context, att.id)
         self.assertCounted(4, 11, self.count(
             attachments.delete_attachment, att.id))
+
+    def test_cycle_logs_each_step_once(self):
+        # At info level, each by the process that did it: the API what
+        # it alone does, the manager of the backend the connect and the
+        # delete (not the backend call of its own flow again).
+        logger = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        ctx = self.service_context
+        att = attachments.create_attachment(ctx, self.vol.id, 'i1')
+        attachments.update_attachment(ctx, att.id, {'host': 'consumer2'})
+        attachments.complete_attachment(ctx, att.id)
+        attachments.delete_attachment(ctx, att.id)
+        lines = logger.output.splitlines()
+        expected = [
+            'Reserved attachment %s' % att.id,
+            'Connected attachment %s' % att.id,
+            'Attachment %s of volume %s is attached' % (att.id, self.vol.id),
+            'Terminated the connection of volume %s to host consumer2' %
+            self.vol.id,
+            'Deleted attachment %s' % att.id]
+        self.assertEqual(
+            expected, [line[:len(start)]
+                       for line, start in zip(lines, expected)], lines)
+        self.assertEqual(len(expected), len(lines), lines)

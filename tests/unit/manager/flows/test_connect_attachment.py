@@ -40,11 +40,10 @@ CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 CONNECT_CONTRACT = [
     (attachment_tasks.AttachmentToErrorAttachingOnRevert,
      {'context', 'attachment_id'}, set(), set()),
-    (connection_tasks.AcquireConnectionLock, {'connection_lock'}, set(),
-     set()),
-    (connection_tasks.InitializeConnection,
-     {'manager_api', 'context', 'volume_id', 'volume_host', 'connector',
-      'attach_mode', 'attachment_id', 'host'}, set(), {'connection_info'}),
+    (connection_tasks.LockAndInitializeConnection,
+     {'connection_lock', 'manager_api', 'context', 'volume_id',
+      'volume_host', 'connector', 'attach_mode', 'attachment_id', 'host',
+      'read'}, set(), {'connection_info'}),
     (attachment_tasks.RecordConnected,
      {'context', 'attachment_id', 'host', 'connector', 'connection_info'},
      {'mountpoint', 'claim'}, {'attachment'}),
@@ -61,7 +60,7 @@ class ConnectFlowContractTestCase(base.TestCase):
         self.assertEqual(
             {'context', 'attachment_id', 'volume_id', 'volume_host',
              'attach_mode', 'connector', 'host', 'manager_api',
-             'connection_lock'}, set(flow.requires))
+             'connection_lock', 'read'}, set(flow.requires))
 
     def test_sentinels(self):
         tasks = attachment_tasks
@@ -79,8 +78,8 @@ class ConnectFlowContractTestCase(base.TestCase):
         # Held to the end of the run (released by whoever runs the flow).
         names = [type(a).__name__
                  for a in connect_attachment.get_flow()]
-        guarded = names[names.index('AcquireConnectionLock') + 1:]
-        self.assertEqual(['InitializeConnection', 'RecordConnected'],
+        guarded = names[names.index('LockAndInitializeConnection'):]
+        self.assertEqual(['LockAndInitializeConnection', 'RecordConnected'],
                          guarded)
 
 
@@ -150,8 +149,11 @@ class ConnectFlowTestCase(mgr_fixtures.AttachmentTestCase):
                              'failure in %s' % self.injector.failed)
             self.assertNothingLeft(volume)
             self.assertEqual('available', self.status(volume))
-        # The backend was called in the flows failing after its step.
-        self.assertEqual(steps - 2, len(self.driver.called(
+        # The backend was called in the flows failing after its step
+        # (in a later step, or after the last).
+        calling = [step[0] for step in CONNECT_CONTRACT].index(
+            connection_tasks.LockAndInitializeConnection)
+        self.assertEqual(steps - calling, len(self.driver.called(
             'initialize_connection')))
 
     def test_create_with_connector_failure_at_every_step(self):

@@ -51,8 +51,10 @@ class RecordingManagerAPI:
         self.terminate_error = None
 
     def initialize_connection(self, context, volume_id, host, connector,
-                              attach_mode, attachment_id=None):
-        self.calls.append(('initialize', volume_id, attach_mode))
+                              attach_mode, attachment_id=None, **read):
+        # ``read``: as manager._LocalFirst takes it.
+        self.calls.append(('initialize', volume_id, attach_mode) +
+                          tuple(read.values()))
         self.attachment_ids.append(attachment_id)
         return {'driver_volume_type': 'file',
                 'data': {'path': self.path}}
@@ -115,6 +117,36 @@ class ConnectionTasksTestCase(base.DBTestCase):
         task.revert(result=info, **self._init())
         self.assertEqual([('initialize', self.volume.id, 'ro'),
                           ('terminate', self.volume.id)], self.api.calls)
+
+    def test_lock_and_initialize(self):
+        lock = locks.ConnectionLock('test-lock')
+        task = connection_tasks.LockAndInitializeConnection()
+        args = self._init()
+        del args['host']
+        read = (self.volume, (None, None))
+        info = task.execute(connection_lock=lock, attach_mode='rw',
+                            read=read, **args)
+        # Initialized under the lock, which the run keeps, with what the
+        # flow read.
+        self.assertEqual('rw', info['data']['access_mode'])
+        self.assertEqual([('initialize', self.volume.id, 'rw', read)],
+                         self.api.calls)
+        self.assertTrue(lock.held)
+        task.revert(connection_lock=lock, result=info, **self._init())
+        self.assertEqual(('terminate', self.volume.id), self.api.calls[-1])
+        self.assertFalse(lock.held)
+        # A failed take of the lock: nothing initialized, nothing held.
+        self.useFixture(fixtures.MockPatchObject(
+            lock, 'acquire', side_effect=exception.CoordinationUnavailable(
+                reason='down')))
+        self.assertRaises(exception.CoordinationUnavailable, task.execute,
+                          connection_lock=lock, attach_mode='rw', read=read,
+                          **args)
+        self.assertEqual(2, len(self.api.calls))
+        task.revert(connection_lock=lock,
+                    result=_failure(RuntimeError('x')), **self._init())
+        self.assertEqual(2, len(self.api.calls))
+        self.assertFalse(lock.held)
 
     def test_initialize_revert_keeps_a_used_connection(self):
         self._attachment('attached')
