@@ -722,8 +722,9 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         pending = attachment.pending_work or {}
         self._promote_on_host(context, attachment, volume,
                               pending.get('revoke_ids'))
-        LOG.info('Recovered the interrupted promotion of attachment %s of '
-                 'volume %s', attachment_id, volume.id)
+        LOG.info('Recovered the interrupted promote of attachment %s of '
+                 'volume %s (it was %s)', attachment_id, volume.id,
+                 attachment.attach_status)
 
     def _promote_on_host(self, context, attachment, volume, revoke_ids):
         attachment_id = attachment.id
