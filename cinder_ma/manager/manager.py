@@ -699,9 +699,35 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         as its volume's writer (1.5): end the connections of the fenced
         attachments ``revoke_ids``, make this one's read-write connection
         and switch the instance's disk to it in place (see
-        :mod:`cinder_ma.manager.flows.promote_attachment`)."""
+        :mod:`cinder_ma.manager.flows.promote_attachment`), under a claim
+        on the attachment whose ``pending_work`` names the promotion: the
+        reconcile loop runs it again if this process dies
+        (:meth:`_recover_host_promote`)."""
+        pending = {'op': 'promote', 'revoke_ids': list(revoke_ids or ())}
+        rows = []
+        with self._claimed(context, 'attachment', attachment_id,
+                           fencing_db.PROMOTABLE_STATUSES, pending=pending,
+                           rows=rows):
+            attachment, volume = rows
+            self._promote_on_host(context, attachment, volume,
+                                  pending['revoke_ids'])
+
+    def _recover_host_promote(self, context, attachment_id):
+        """Run again the promotion of an attachment of this host that a
+        dead process left unfinished (its claim expired with
+        ``pending_work`` naming it); run by the reconcile loop under its
+        own claim."""
         attachment, volume = attachment_db.attachment_and_volume_get(
             context, attachment_id)
+        pending = attachment.pending_work or {}
+        self._promote_on_host(context, attachment, volume,
+                              pending.get('revoke_ids'))
+        LOG.info('Recovered the interrupted promote of attachment %s of '
+                 'volume %s (it was %s)', attachment_id, volume.id,
+                 attachment.attach_status)
+
+    def _promote_on_host(self, context, attachment, volume, revoke_ids):
+        attachment_id = attachment.id
         if attachment.manager_host != self.host:
             raise exception.InvalidVolume(
                 reason='attachment %s is handled by the manager of %s, not '

@@ -40,6 +40,9 @@ can do, claims it (compare-and-swap, so one manager wins) and:
   (disk, host connection, backend connection, unless another attachment
   on the host uses them) to ``reserved``, then runs the attach flow;
 * ``detaching`` through a manager: runs the detach flow again;
+* ``attached`` through a manager, its promotion interrupted (recorded in
+  ``pending_work``, as an external consumer's below): runs the host's
+  promotion flow again (promoting again finishes a promotion);
 * an external consumer's attachment, by the manager of the volume's
   backend, which runs its flows under a claim and records which one in
   ``pending_work``: ``detaching`` (the process that deleted it died) is
@@ -184,6 +187,9 @@ def _recover_attachment(manager, context, row):
             # Consumers' attachments, and fences of any: the flows of
             # the backend's manager.
             manager._recover_consumer(context, row.id)
+        elif _pending_op(row) == 'promote' and \
+                row.attach_status == vstatus.ATTACH_ATTACHED:
+            manager._recover_host_promote(context, row.id)
         elif row.attach_status == vstatus.ATTACH_RESERVED:
             manager._attach_volume(context, row.id)
         elif row.attach_status == vstatus.ATTACH_ATTACHING:

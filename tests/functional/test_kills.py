@@ -463,3 +463,99 @@ class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
         self.assertEqual((set(), set()), test_nbd.export_daemons(
             self.server.exports_dir))
         self.audit()
+
+
+#: Tasks of the promotion flow that the manager of an attachment's host
+#: runs (under a claim) for a standby it attached.
+HOST_PROMOTE_STEPS = len(flows.tasks_of(promote_attachment.get_host_flow(
+    None, None)))
+
+
+class HostPromoteKilledAtEveryStepTestCase(
+        FencingFlowsKilledAtEveryStepTestCase):
+    """The promotion flow of a standby attached through a manager
+    (``promote_attachment_on_host``: the manager is the instance's host,
+    with the fake hypervisor driver, which switches a disk in place, and
+    the manager of the ``nbd`` backend), run under a claim with its
+    ``pending_work``: in round N the manager is SIGKILLed with the
+    promotion held before its N-th task, then a new manager is started.
+
+    The request was answered 503 (the manager died mid-call); the
+    reconcile loop of the new manager runs the promotion again: the
+    standby is the writer on a read-write export and its instance's
+    disk is switched to it, the old writer is fenced without an export.
+    Both detach, no nbdkit is left and the audit is clean.
+    """
+
+    def manager_attach(self, volume_id, mode):
+        response = self.request('POST', '/attachments', {'attachment': {
+            'volume_uuid': volume_id, 'instance_uuid': str(uuid.uuid4()),
+            'mode': mode,
+            'cinder-ma-manager-attach:instance_host': self.server.host}},
+            admin=True)
+        self.assertEqual(200, response.status_code, response.text)
+        attachment_id = response.json()['attachment']['id']
+        self.assertEqual('attached', self.settled(
+            self.attachment, attachment_id)['status'])
+        return attachment_id
+
+    def disk(self, attachment_id):
+        """The fake hypervisor's record of the attachment's disk."""
+        path = os.path.join(self.server.state_path, 'fake-hypervisor.json')
+        with open(path) as f:
+            return json.load(f)['attachments'][attachment_id]
+
+    def test_kill_at_every_step(self):
+        self.server.manager.stop()
+        self.start_manager(self.env)
+        for step in range(HOST_PROMOTE_STEPS):
+            where = 'step %d' % step
+            volume_id = self.one_writer_volume()
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'], where)
+            writer = self.manager_attach(volume_id, 'rw')
+            standby = self.manager_attach(volume_id, 'ro')
+            self.assertEqual('ro', self.disk(standby)['connection_info'][
+                'data']['access_mode'], where)
+            directory = os.path.join(self.holds, str(step))
+            markers = self.hold_at(
+                directory, {promote_attachment.HOST_FLOW_NAME: step})
+            answers = {}
+            thread = self.in_thread(answers, 'promote', 'POST',
+                                    '/attachments/%s/action' % standby,
+                                    {PROMOTE: {}}, service=True)
+            self.wait_for_holds(directory, markers, [self.server.manager])
+            self.server.manager.kill()
+            os.unlink(self.spec_file)
+            self.start_manager(self.env)
+            thread.join()
+            self.assertEqual({'promote': 503}, answers, where)
+
+            self.recovered('promote', standby)
+            promoted, demoted = (self.fencing(standby),
+                                 self.fencing(writer))
+            self.assertEqual(('rw', False), (
+                promoted['attach_mode'],
+                promoted['cinder-ma-fencing:fenced']), where)
+            self.assertEqual(('ro', True), (
+                demoted['attach_mode'],
+                demoted['cinder-ma-fencing:fenced']), where)
+            self.assertEqual('rw', self.record(volume_id,
+                                               standby)['access_mode'],
+                             where)
+            self.assertIsNone(self.record(volume_id, writer), where)
+            # The instance's disk was switched in place to the new export.
+            self.assertEqual('rw', self.disk(standby)['connection_info'][
+                'data']['access_mode'], where)
+            self.audit()
+            for attachment_id in (writer, standby):
+                self.assertEqual(200, self.request(
+                    'DELETE', '/attachments/' + attachment_id,
+                    service=True).status_code, where)
+                self.assertIsNone(self.settled(self.attachment,
+                                               attachment_id), where)
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'], where)
+        self.assertEqual((set(), set()), test_nbd.export_daemons(
+            self.server.exports_dir))
+        self.audit()

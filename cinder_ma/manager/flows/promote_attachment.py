@@ -27,7 +27,9 @@ that generation's unfenced writer.
   host itself: the consumer reads the new connection info in
   the answer (or the attachment) and reconnects its client.
 * :func:`get_host_flow`, run by the manager of the attachment's host for
-  one it attached (cinder-ma-manager-attach): the host connects the new
+  one it attached (cinder-ma-manager-attach), under a claim on the
+  attachment too (its reconcile loop runs the flow again if that process
+  dies; every step is safe to repeat): the host connects the new
   connection and the hypervisor driver switches the instance's disk to it
   in place (:meth:`~cinder_ma.hypervisor.drivers.base.HypervisorDriver.
   reconnect_volume`), then the previous connection is disconnected.

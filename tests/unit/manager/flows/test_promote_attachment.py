@@ -19,10 +19,24 @@ never two writers with access at the target, and promoting again
 finishes the promotion.
 """
 
+import datetime
+
+import fixtures
+from oslo_serialization import jsonutils
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from cinder_ma.db import api as db_api
+from cinder_ma.db import attachments as attachment_db
+from cinder_ma.db import fencing as fencing_db
+from cinder_ma.db import models
 from cinder_ma.db import types as type_db
 from cinder_ma.db import volumes as volume_db
+from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager.flows import promote_attachment
+from cinder_ma.manager import manager
+from cinder_ma.manager import reconcile
 from cinder_ma.manager.tasks import connection as connection_tasks
 from cinder_ma.manager.tasks import fencing as fencing_tasks
 from cinder_ma.manager.tasks import hypervisor as hypervisor_tasks
@@ -200,3 +214,111 @@ class HostPromoteFlowTestCase(_Base):
             (record,) = self.hypervisor.list_attachments(instance)
             self.assertEqual('rw', record['mode'], failed)
         self.assertEqual([], self.hypervisor.called('detach_volume'))
+
+
+class HostPromoteClaimTestCase(_Base):
+    """The host's promotion runs under a claim on the attachment that
+    records it in ``pending_work``, so that the reconcile loop runs it
+    again when the process dies (simulated by what it leaves: the
+    decision recorded, the flow not run, an expired claim)."""
+
+    def setUp(self):
+        super().setUp()
+        self.conf.set_override('work_lease_time', 30, 'manager')
+
+    def writer_and_standby(self):
+        volume = self.one_writer_volume()
+        writer = self.attach(volume, 'w', mode='rw')
+        standby = self.attach(volume, 's', mode='ro')
+        return volume, writer, standby
+
+    def decide(self, writer, standby):
+        """What fencing.promote_attachment records before it calls the
+        manager of the standby's host."""
+        fencing_db.attachment_promote(self.admin_context, standby.id,
+                                      standby.generation, [writer.id])
+
+    def claim(self, attachment_id):
+        attachment = attachment_db.attachment_get(self.admin_context,
+                                                  attachment_id)
+        return (work_db.claim_of(self.admin_context, 'attachment',
+                                 attachment_id)[0], attachment.pending_work)
+
+    def test_claim_held_while_the_flow_runs_then_released(self):
+        volume, writer, standby = self.writer_and_standby()
+        seen = []
+        run = manager.Manager._run_attachment_flow
+
+        def recording(mgr, factory, store, lock):
+            seen.append(self.claim(store['attachment_id']))
+            return run(mgr, factory, store, lock)
+
+        self.useFixture(fixtures.MockPatchObject(
+            manager.Manager, '_run_attachment_flow', recording))
+        fencing.promote_attachment(self.admin_context, standby.id)
+        ((owner, pending),) = seen
+        self.assertEqual(self.compute_manager.worker_id,
+                         work_db.worker_of(owner))
+        self.assertEqual({'op': 'promote', 'revoke_ids': [writer.id]},
+                         pending)
+        self.assertEqual((None, None), self.claim(standby.id))
+        self.assertEqual(set(), self.compute_manager._running_claims())
+        self.assertPromoted(volume, writer, standby)
+
+    def test_claim_released_when_the_flow_fails(self):
+        volume, writer, standby = self.writer_and_standby()
+        injector = self.useFixture(mgr_fixtures.FlowInjector(
+            promote_attachment, test_attach_volume.FailAfter,
+            factory='get_host_flow'))
+        injector.fail_at(len(HOST_PROMOTE_CONTRACT) - 1)
+        self.assertRaises(exception.DriverError, fencing.promote_attachment,
+                          self.admin_context, standby.id)
+        self.assertEqual((None, None), self.claim(standby.id))
+
+    def test_reconcile_runs_an_interrupted_promotion_again(self):
+        volume, writer, standby = self.writer_and_standby()
+        self.decide(writer, standby)
+        # The manager died in its flow: the decision stands, the old
+        # writer's connection is still there, its claim expired.
+        self.assertIn((volume.id, writer.id), self.driver.modes)
+        past = timeutils.utcnow() - datetime.timedelta(hours=1)
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.execute(
+                sa.update(models.VolumeAttachment).where(
+                    models.VolumeAttachment.id == standby.id).values(
+                    pending_work=jsonutils.dumps(
+                        {'op': 'promote', 'revoke_ids': [writer.id]}),
+                    claimed_by='deadworker:token', claimed_until=past))
+        # Not the backend's manager's work: the host's.
+        self.assertEqual(0, reconcile.reconcile(self.backend_manager,
+                                                self.admin_context))
+        self.assertEqual(1, reconcile.reconcile(self.compute_manager,
+                                                self.admin_context))
+        self.assertPromoted(volume, writer, standby)
+        (record,) = self.hypervisor.list_attachments('s')
+        self.assertEqual('rw', record['mode'])
+        self.assertEqual((None, None), self.claim(standby.id))
+        # Nothing left to do.
+        self.assertEqual(0, reconcile.reconcile(self.compute_manager,
+                                                self.admin_context))
+
+    def test_a_promotion_raced_by_another_claim_is_refused(self):
+        volume, writer, standby = self.writer_and_standby()
+        future = timeutils.utcnow() + datetime.timedelta(hours=1)
+        with db_api.main_context_manager.writer.using(self.admin_context):
+            self.admin_context.session.execute(
+                sa.update(models.VolumeAttachment).where(
+                    models.VolumeAttachment.id == standby.id).values(
+                    claimed_by='liveworker:token', claimed_until=future))
+        self.useFixture(fixtures.MockPatchObject(
+            manager, 'CLAIM_HANDOVER_WAIT', 0.2))
+        # As any claimed flow's endpoint: 409, nothing done at the
+        # target (the decision stands: promoting again finishes it).
+        self.assertRaises(exception.Conflict, fencing.promote_attachment,
+                          self.admin_context, standby.id)
+        self.assertEqual('rw', self.get(standby.id).attach_mode)
+        self.assertIn((volume.id, writer.id), self.driver.modes)
+        self.assertEqual(('liveworker:token', None), self.claim(standby.id))
+        # Nor does the reconcile loop take a live claim's work.
+        self.assertEqual(0, reconcile.reconcile(self.compute_manager,
+                                                self.admin_context))
