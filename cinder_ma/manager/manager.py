@@ -396,24 +396,19 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
     def initialize_connection(self, context, volume_id, connector,
                               attach_mode, attachment_id=None):
         """Connect a volume of this node to the host of ``connector``
-        (see :meth:`connect_volume`), for another node's flow: logged
-        here, at info level."""
-        info = self.connect_volume(context, volume_id, connector,
-                                   attach_mode, attachment_id)
-        scoped = rpcapi.is_attachment_scoped(info)
-        LOG.info('Initialized the %(type)s connection of volume %(vol)s to '
-                 'host %(host)s (%(mode)s%(scope)s)',
-                 {'type': info['driver_volume_type'], 'vol': volume_id,
-                  'host': connector['host'], 'mode': attach_mode,
-                  'scope': ', attachment %s' % attachment_id if scoped
-                  else ''})
-        return info
+        (see :meth:`connect_volume`), for another node's flow: logged at
+        info level."""
+        return self.connect_volume(context, volume_id, connector,
+                                   attach_mode, attachment_id,
+                                   log_level=logging.INFO)
 
     def connect_volume(self, context, volume_id, connector, attach_mode,
-                       attachment_id=None, read=None):
+                       attachment_id=None, read=None,
+                       log_level=logging.DEBUG):
         """Connect a volume of this node to the host of ``connector``;
-        logged at debug level only (the flow that asked logs its outcome,
-        or :meth:`initialize_connection` does).
+        logged at ``log_level``: debug for this manager's own flows, which
+        log their outcome, info when another node's flow asked
+        (:meth:`initialize_connection`).
 
         :param attachment_id: (1.5) the attachment the connection is for:
             a driver with ``per_attachment_connections`` makes one for it
@@ -474,32 +469,29 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         # cinder_ma's own: the size the consumer's disk should have,
         # updated there by an extend (SIZE_KEY).
         info['data'][driver_base.SIZE_KEY] = volume.size
-        LOG.debug('Initialized the %(type)s connection of volume %(vol)s '
-                  'to host %(host)s (%(mode)s%(scope)s)',
-                  {'type': info['driver_volume_type'], 'vol': volume_id,
-                   'host': connector['host'], 'mode': attach_mode,
-                   'scope': ', attachment %s' % attachment_id if scoped
-                   else ''})
+        LOG.log(log_level, 'Initialized the %(type)s connection of volume '
+                '%(vol)s to host %(host)s (%(mode)s%(scope)s)',
+                {'type': info['driver_volume_type'], 'vol': volume_id,
+                 'host': connector['host'], 'mode': attach_mode,
+                 'scope': ', attachment %s' % attachment_id if scoped
+                 else ''})
         return info
 
     @messaging.expected_exceptions(*EXPECTED)
     def terminate_connection(self, context, volume_id, connector,
                              attachment_id=None):
         """Undo initialize_connection for the host of ``connector`` (see
-        :meth:`disconnect_volume`), for another node's flow: logged here,
-        at info level."""
-        if self.disconnect_volume(context, volume_id, connector,
-                                  attachment_id):
-            LOG.info('Terminated the connection of volume %s to host %s%s',
-                     volume_id, connector.get('host'),
-                     ' (attachment %s)' % attachment_id if attachment_id
-                     else '')
+        :meth:`disconnect_volume`), for another node's flow: logged at
+        info level."""
+        self.disconnect_volume(context, volume_id, connector, attachment_id,
+                               log_level=logging.INFO)
 
     def disconnect_volume(self, context, volume_id, connector,
-                          attachment_id=None):
+                          attachment_id=None, log_level=logging.DEBUG):
         """Undo initialize_connection for the host of ``connector``;
-        logged at debug level only (the flow that asked logs its outcome,
-        or :meth:`terminate_connection` does).
+        logged at ``log_level``: debug for this manager's own flows, which
+        log their outcome, info when another node's flow asked
+        (:meth:`terminate_connection`).
 
         :returns: whether the backend was asked to end a connection.
         :param attachment_id: (1.5) end only the connection made for this
@@ -522,10 +514,9 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
                               backend.driver.terminate_connection,
                               attachment_id),
                           volume_ref(volume), connector)
-        LOG.debug('Terminated the connection of volume %s to host %s%s',
-                  volume_id, connector.get('host'),
-                  ' (attachment %s)' % attachment_id if attachment_id
-                  else '')
+        LOG.log(log_level, 'Terminated the connection of volume %s to host '
+                '%s%s', volume_id, connector.get('host'),
+                ' (attachment %s)' % attachment_id if attachment_id else '')
         return True
 
     # Attachments (instance host role)
