@@ -26,7 +26,6 @@ nbdinfo) are missing, failed instead under
 
 import json
 import os
-import shutil
 import signal
 import threading
 import uuid
@@ -39,7 +38,6 @@ from cinder_ma.manager import flows
 from cinder_ma.manager.flows import fence_attachment
 from cinder_ma.manager.flows import promote_attachment
 from cinder_ma.manager.flows import reconnect_attachment
-from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 from tests.functional import test_faults
 from tests.functional.volume import test_nbd
@@ -306,10 +304,7 @@ class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
 
     def setUp(self):
         super().setUp()
-        missing = [p for p in test_nbd.PROGRAMS if shutil.which(p) is None]
-        if missing:
-            cm_fixtures.skip_or_fail(
-                self, 'NBD programs missing: %s' % ', '.join(missing))
+        test_nbd.require_programs(self)
         admin_url = func_fixtures.require_deployment_services(self)
         first = func_fixtures.free_port()
         self.server = self.useFixture(test_nbd_manager.NBDDeployment(

@@ -34,7 +34,6 @@ before are there. Skipped without nbdkit, qemu-io and nbdinfo unless
 """
 
 import os
-import shutil
 import subprocess
 import threading
 import uuid
@@ -48,7 +47,6 @@ from cinder_ma.db import types as type_db
 from cinder_ma.manager import connector as host_connector
 from cinder_ma.manager import manager
 from cinder_ma.volume.drivers import nbd
-from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as functional_fixtures
 from tests.functional.volume import test_nbd
 from tests.unit.api import base as api_base
@@ -148,11 +146,8 @@ class FencingDataPathTestCase(mgr_fixtures.AttachmentTestCase):
     """The API and both managers, the nbd backend, qemu-io clients."""
 
     def setUp(self):
-        missing = [p for p in test_nbd.PROGRAMS if shutil.which(p) is None]
         super().setUp()
-        if missing:
-            cm_fixtures.skip_or_fail(
-                self, 'NBD programs missing: %s' % ', '.join(missing))
+        test_nbd.require_programs(self)
         self.flags(auth_strategy='noauth')
         self.app = webtest.TestApp(app.setup_app(self.conf))
         config = backend_conf.BackendConfig(

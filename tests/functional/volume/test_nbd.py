@@ -35,6 +35,15 @@ from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as functional_fixtures
 
 PROGRAMS = ('nbdkit', 'qemu-io', 'nbdinfo')
+
+
+def require_programs(test):
+    """Skip ``test`` (fail it where CI requires services) unless the NBD
+    programs are installed."""
+    missing = [p for p in PROGRAMS if shutil.which(p) is None]
+    if missing:
+        cm_fixtures.skip_or_fail(
+            test, 'NBD programs missing: %s' % ', '.join(missing))
 VOLUME_ID = '5c0e4a7e-6f2b-4f8e-9a61-2b7f4c1d9e01'
 
 
@@ -179,10 +188,7 @@ class NBDTestBase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        missing = [p for p in PROGRAMS if shutil.which(p) is None]
-        if missing:
-            cm_fixtures.skip_or_fail(
-                self, 'NBD programs missing: %s' % ', '.join(missing))
+        require_programs(self)
         self.config = backend_conf.BackendConfig(
             self.conf, 'nbd', nbd.NBDDriver.get_driver_options())
         first = functional_fixtures.free_port()

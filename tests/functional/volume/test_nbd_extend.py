@@ -24,7 +24,6 @@ when the programs are absent, unless ``CINDER_MA_REQUIRE_SERVICES=1``.
 
 import os
 import select
-import shutil
 import signal
 import subprocess
 import time
@@ -33,7 +32,6 @@ from cinder_ma.conf import backend as backend_conf
 from cinder_ma.volume.drivers import base as driver_base
 from cinder_ma.volume.drivers import nbd
 from tests import base
-from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as functional_fixtures
 from tests.functional.volume import test_nbd
 
@@ -87,10 +85,7 @@ class NBDOnlineExtendTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        missing = [p for p in test_nbd.PROGRAMS if shutil.which(p) is None]
-        if missing:
-            cm_fixtures.skip_or_fail(
-                self, 'NBD programs missing: %s' % ', '.join(missing))
+        test_nbd.require_programs(self)
         config = backend_conf.BackendConfig(
             self.conf, 'nbd', nbd.NBDDriver.get_driver_options())
         first = functional_fixtures.free_port()

@@ -35,7 +35,6 @@ are missing, failed instead under ``CINDER_MA_REQUIRE_SERVICES=1``).
 """
 
 import os
-import shutil
 import signal
 import threading
 import time
@@ -46,7 +45,6 @@ from testtools import content
 
 from cinder_ma.volume.drivers import nbd_process
 from tests import base
-from tests import fixtures as cm_fixtures
 from tests.functional import fixtures as func_fixtures
 from tests.functional.volume import test_fencing
 from tests.functional.volume import test_nbd
@@ -92,10 +90,7 @@ class ExportsOutliveTheManagerTestCase(base.BaseTestCase):
 
     def setUp(self):
         super().setUp()
-        missing = [p for p in test_nbd.PROGRAMS if shutil.which(p) is None]
-        if missing:
-            cm_fixtures.skip_or_fail(
-                self, 'NBD programs missing: %s' % ', '.join(missing))
+        test_nbd.require_programs(self)
         admin_url = func_fixtures.require_deployment_services(self)
         first = func_fixtures.free_port()
         # A manager down for longer than a loaded test machine may keep
