@@ -252,6 +252,77 @@ class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
         self.audit()
 
 
+    def snapshots_of(self, volume_id):
+        response = self.request('GET', '/snapshots')
+        self.assertEqual(200, response.status_code, response.text)
+        return [s['id'] for s in response.json()['snapshots']
+                if s['volume_id'] == volume_id]
+
+    def test_killed_before_the_snapshot_casts(self):
+        # A snapshot taken, one deleted and a volume reverted: the API
+        # records each (no claim: the manager claims when the cast
+        # arrives) and its worker is killed before the cast. The
+        # client got no answer; the reconcile loop of the manager takes
+        # each row once unclaimed for a lease (as a lost cast) and
+        # finishes it: nothing is left creating, deleting or reverting.
+        taken, deleted, reverted = ids = [self.create_volume()
+                                          for _ in range(3)]
+        for volume_id in ids:
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        data = self.write(reverted)
+        snapshot = self.create_snapshot(deleted)
+        revert_to = self.create_snapshot(reverted)
+        for snapshot_id in (snapshot, revert_to):
+            self.assertEqual('available', self.settled(
+                self.snapshot, snapshot_id)['status'])
+        self.write(reverted)
+        markers = self.hold_at(self.holds, {'api_create_snapshot': 0,
+                                            'api_delete_snapshot': 0,
+                                            'api_revert_volume': 0})
+        answers = {}
+        threads = [
+            self.in_thread(answers, 'create', 'POST', '/snapshots',
+                           {'snapshot': {'volume_id': taken}}),
+            self.in_thread(answers, 'delete', 'DELETE',
+                           '/snapshots/' + snapshot),
+            self.in_thread(answers, 'revert', 'POST',
+                           '/volumes/%s/action' % reverted,
+                           {'revert': {'snapshot_id': revert_to}})]
+        pids = self.wait_for_holds(self.holds, markers, [self.launcher()])
+        self.assertNotIn(self.launcher().proc.pid, pids)
+        # Recorded, not cast.
+        (created,) = self.snapshots_of(taken)
+        self.assertEqual('creating', self.snapshot(created)['status'])
+        self.assertEqual('deleting', self.snapshot(snapshot)['status'])
+        self.assertEqual('reverting', self.volume(reverted)['status'])
+        self.assertEqual('restoring', self.snapshot(revert_to)['status'])
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        for thread in threads:
+            thread.join()
+        for key in ('create', 'delete', 'revert'):
+            self.assertIsInstance(answers[key], requests.RequestException,
+                                  answers)
+        os.unlink(self.spec_file)
+        # Finished by the manager once unclaimed for a lease.
+        self.assertEqual('available', self.settled(
+            self.snapshot, created)['status'])
+        self.assertTrue(os.path.exists(self.path('snapshot', created)))
+        self.assertIsNone(self.settled(self.snapshot, snapshot))
+        self.assertFalse(os.path.exists(self.path('snapshot', snapshot)))
+        volume = self.settled(self.volume, reverted)
+        self.assertEqual(('available', None), (
+            volume['status'], volume['cinder-ma-recovery:failure_reason']))
+        self.assertEqual('available', self.settled(
+            self.snapshot, revert_to)['status'])
+        self.assertEqual(data, self.read('volume', reverted))
+        for volume_id in (taken, deleted):
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        self.assertTrue(self.launcher().running())
+
+
 class AllInOneAPIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
     """``cinder-ma-all`` with two workers, each serving the API and
     running a manager of the host (see :class:`_APIWorkerKilled`): a
