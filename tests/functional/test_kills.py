@@ -35,9 +35,13 @@ import requests
 
 from cinder_ma import holds
 from cinder_ma.manager import flows
+from cinder_ma.manager.flows import abort_connect
+from cinder_ma.manager.flows import attach_volume
+from cinder_ma.manager.flows import connect_attachment
 from cinder_ma.manager.flows import fence_attachment
 from cinder_ma.manager.flows import promote_attachment
 from cinder_ma.manager.flows import reconnect_attachment
+from cinder_ma.manager.flows import rollback_attach
 from tests.functional import fixtures as func_fixtures
 from tests.functional import test_faults
 from tests.functional.volume import test_nbd
@@ -624,4 +628,121 @@ class HostPromoteKilledAtEveryStepTestCase(
                 self.volume, volume_id)['status'], where)
         self.assertEqual((set(), set()), test_nbd.export_daemons(
             self.server.exports_dir))
+        self.audit()
+
+
+#: Tasks of the recovery flows the reconcile loop runs, as their
+#: factories build them: the revert of a one-step create's connect (the
+#: longest kind), and the rollback of an attach through a manager.
+ABORT_CONNECT_STEPS = len(flows.tasks_of(abort_connect.get_flow('create')))
+ROLLBACK_ATTACH_STEPS = len(flows.tasks_of(rollback_attach.get_flow(
+    None, None)))
+#: Where the flows they recover are killed: before their last write
+#: (the connect made, not recorded; the disk attached, the attachment
+#: 'attaching' and not yet 'attached').
+CONNECT_KILLED_AT = len(flows.tasks_of(
+    connect_attachment.get_flow('create'))) - 1
+ATTACH_KILLED_AT = len(flows.tasks_of(attach_volume.get_flow(
+    None, None))) - 2
+
+
+class RecoveryFlowsKilledAtEveryStepTestCase(_KillBase):
+    """The recovery flows of the reconcile loop, killed in their turn: in
+    round N the manager is SIGKILLed in a flow (a one-step create's
+    connect of a consumer's attachment, an attach through the manager)
+    before its last write, a new manager is started whose reconcile loop
+    recovers it with its recovery flow (``abort_connect``,
+    ``rollback_attach``) held before its N-th task, and is SIGKILLed
+    there; a third manager then recovers it again, from the start.
+
+    The recovery is re-runnable: the create's reservation, whose client
+    was answered 503, is released, its connection ended; the attach
+    (answered 200) is rolled back and run again, to 'attached'. Nothing
+    is stuck (the attachment detaches) and the audit is clean: no
+    connection on the backend nor disk on the host left over.
+    """
+
+    def setUp(self):
+        super().setUp()
+        admin_url = func_fixtures.require_deployment_services(self)
+        self.server = self.useFixture(func_fixtures.Deployment(
+            admin_url, config=_config(), env=self.env))
+        self.server.attach_logs_on_failure(self)
+
+    def kill_twice(self, step, first, second):
+        """Kill the manager held at ``first`` ({point: index}), then the
+        one that recovers, held at ``second``; start a third manager,
+        which holds nothing."""
+        directory = os.path.join(self.holds, str(step))
+        self.wait_for_holds(os.path.join(directory, 'first'), first,
+                            [self.server.manager])
+        self.server.manager.kill()
+        markers = self.hold_at(os.path.join(directory, 'second'), second)
+        self.start_manager(self.env)
+        self.wait_for_holds(os.path.join(directory, 'second'), markers,
+                            [self.server.manager])
+        self.server.manager.kill()
+        os.unlink(self.spec_file)
+        self.start_manager(self.env)
+
+    def test_abort_connect_killed_at_every_step(self):
+        for step in range(ABORT_CONNECT_STEPS):
+            where = 'step %d' % step
+            volume_id = self.create_volume()
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'], where)
+            first = self.hold_at(
+                os.path.join(self.holds, str(step), 'first'),
+                {connect_attachment.FLOW_NAME: CONNECT_KILLED_AT})
+            answers = {}
+            thread = self.in_thread(
+                answers, 'create', 'POST', '/attachments',
+                {'attachment': {'volume_uuid': volume_id,
+                                'instance_uuid': str(uuid.uuid4()),
+                                'connector': CONSUMER}}, service=True)
+            self.kill_twice(step, first, {abort_connect.FLOW_NAME: step})
+            thread.join()
+            # Killed mid-call: the manager did not answer in time.
+            self.assertEqual({'create': 503}, answers, where)
+            # The reservation its client never learned of is released.
+            func_fixtures.wait_for(
+                lambda: not self.attachments_of(volume_id),
+                'reservation of %s released' % volume_id,
+                timeout=test_faults.RECOVERY_WAIT,
+                processes=[self.server.manager])
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'], where)
+            # Nothing stuck: the volume connects again.
+            again = self.connect(volume_id)
+            self.assertEqual(200, self.request(
+                'DELETE', '/attachments/' + again,
+                service=True).status_code, where)
+            self.assertIsNone(self.settled(self.attachment, again), where)
+        self.audit()
+
+    def test_rollback_attach_killed_at_every_step(self):
+        for step in range(ROLLBACK_ATTACH_STEPS):
+            where = 'step %d' % step
+            volume_id = self.create_volume()
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'], where)
+            first = self.hold_at(
+                os.path.join(self.holds, str(step), 'first'),
+                {attach_volume.FLOW_NAME: ATTACH_KILLED_AT})
+            attachment_id = self.attach(volume_id, str(uuid.uuid4()))
+            directory = os.path.join(self.holds, str(step), 'first')
+            self.wait_for_holds(directory, first, [self.server.manager])
+            self.assertEqual('attaching',
+                             self.attachment(attachment_id)['status'], where)
+            self.kill_twice(step, first, {rollback_attach.FLOW_NAME: step})
+            # Rolled back, attached again: the 200 took effect.
+            self.assertEqual('attached', self.settled(
+                self.attachment, attachment_id)['status'], where)
+            self.assertEqual('in-use', self.volume(volume_id)['status'],
+                             where)
+            self.detach(attachment_id)
+            self.assertIsNone(self.settled(self.attachment, attachment_id),
+                              where)
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'], where)
         self.audit()
