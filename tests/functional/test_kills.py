@@ -646,103 +646,112 @@ ATTACH_KILLED_AT = len(flows.tasks_of(attach_volume.get_flow(
     None, None))) - 2
 
 
-class RecoveryFlowsKilledAtEveryStepTestCase(_KillBase):
-    """The recovery flows of the reconcile loop, killed in their turn: in
-    round N the manager is SIGKILLed in a flow (a one-step create's
-    connect of a consumer's attachment, an attach through the manager)
-    before its last write, a new manager is started whose reconcile loop
-    recovers it with its recovery flow (``abort_connect``,
-    ``rollback_attach``) held before its N-th task, and is SIGKILLed
-    there; a third manager then recovers it again, from the start.
-
-    The recovery is re-runnable: the create's reservation, whose client
-    was answered 503, is released, its connection ended; the attach
-    (answered 200) is rolled back and run again, to 'attached'. Nothing
-    is stuck (the attachment detaches) and the audit is clean: no
-    connection on the backend nor disk on the host left over.
-    """
+class _RecoveryFlowKilled(_KillBase):
+    """A recovery flow of the reconcile loop, killed at every step of it:
+    the manager is SIGKILLed in the flow it recovers, before that flow's
+    last write; then a chain of managers is started, the N-th of which
+    recovers it with the recovery flow held before its N-th task and is
+    SIGKILLed there (so the flow is killed at every step, each run
+    starting over from what the runs killed before it left); the last
+    manager, which holds nothing, finishes the recovery. Each
+    kill costs a lease (the shortest, 2 s, its claims renewed every
+    second) and a manager's start."""
 
     def setUp(self):
         super().setUp()
         admin_url = func_fixtures.require_deployment_services(self)
         self.server = self.useFixture(func_fixtures.Deployment(
-            admin_url, config=_config(), env=self.env))
+            admin_url, config=_config(manager={'work_lease_time': 2}),
+            env=self.env))
         self.server.attach_logs_on_failure(self)
 
-    def kill_twice(self, step, first, second):
-        """Kill the manager held at ``first`` ({point: index}), then the
-        one that recovers, held at ``second``; start a third manager,
-        which holds nothing."""
-        directory = os.path.join(self.holds, str(step))
-        self.wait_for_holds(os.path.join(directory, 'first'), first,
+    def kill_at_every_step(self, killed, flow_name, steps):
+        """Kill the manager held at ``killed`` (markers of
+        :meth:`hold_at`), then each one that recovers at the next step
+        of ``flow_name`` (``steps`` tasks); start the last manager."""
+        self.wait_for_holds(os.path.join(self.holds, 'first'), killed,
                             [self.server.manager])
-        self.server.manager.kill()
-        markers = self.hold_at(os.path.join(directory, 'second'), second)
-        self.start_manager(self.env)
-        self.wait_for_holds(os.path.join(directory, 'second'), markers,
-                            [self.server.manager])
+        for step in range(steps):
+            self.server.manager.kill()
+            directory = os.path.join(self.holds, str(step))
+            markers = self.hold_at(directory, {flow_name: step})
+            self.start_manager(self.env)
+            self.wait_for_holds(directory, markers, [self.server.manager])
         self.server.manager.kill()
         os.unlink(self.spec_file)
         self.start_manager(self.env)
 
-    def test_abort_connect_killed_at_every_step(self):
-        for step in range(ABORT_CONNECT_STEPS):
-            where = 'step %d' % step
-            volume_id = self.create_volume()
-            self.assertEqual('available', self.settled(
-                self.volume, volume_id)['status'], where)
-            first = self.hold_at(
-                os.path.join(self.holds, str(step), 'first'),
-                {connect_attachment.FLOW_NAME: CONNECT_KILLED_AT})
-            answers = {}
-            thread = self.in_thread(
-                answers, 'create', 'POST', '/attachments',
-                {'attachment': {'volume_uuid': volume_id,
-                                'instance_uuid': str(uuid.uuid4()),
-                                'connector': CONSUMER}}, service=True)
-            self.kill_twice(step, first, {abort_connect.FLOW_NAME: step})
-            thread.join()
-            # Killed mid-call: the manager did not answer in time.
-            self.assertEqual({'create': 503}, answers, where)
-            # The reservation its client never learned of is released.
-            func_fixtures.wait_for(
-                lambda: not self.attachments_of(volume_id),
-                'reservation of %s released' % volume_id,
-                timeout=test_faults.RECOVERY_WAIT,
-                processes=[self.server.manager])
-            self.assertEqual('available', self.settled(
-                self.volume, volume_id)['status'], where)
-            # Nothing stuck: the volume connects again.
-            again = self.connect(volume_id)
-            self.assertEqual(200, self.request(
-                'DELETE', '/attachments/' + again,
-                service=True).status_code, where)
-            self.assertIsNone(self.settled(self.attachment, again), where)
-        self.audit()
 
-    def test_rollback_attach_killed_at_every_step(self):
-        for step in range(ROLLBACK_ATTACH_STEPS):
-            where = 'step %d' % step
-            volume_id = self.create_volume()
-            self.assertEqual('available', self.settled(
-                self.volume, volume_id)['status'], where)
-            first = self.hold_at(
-                os.path.join(self.holds, str(step), 'first'),
-                {attach_volume.FLOW_NAME: ATTACH_KILLED_AT})
-            attachment_id = self.attach(volume_id, str(uuid.uuid4()))
-            directory = os.path.join(self.holds, str(step), 'first')
-            self.wait_for_holds(directory, first, [self.server.manager])
-            self.assertEqual('attaching',
-                             self.attachment(attachment_id)['status'], where)
-            self.kill_twice(step, first, {rollback_attach.FLOW_NAME: step})
-            # Rolled back, attached again: the 200 took effect.
-            self.assertEqual('attached', self.settled(
-                self.attachment, attachment_id)['status'], where)
-            self.assertEqual('in-use', self.volume(volume_id)['status'],
-                             where)
-            self.detach(attachment_id)
-            self.assertIsNone(self.settled(self.attachment, attachment_id),
-                              where)
-            self.assertEqual('available', self.settled(
-                self.volume, volume_id)['status'], where)
+class AbortConnectKilledAtEveryStepTestCase(_RecoveryFlowKilled):
+    """``abort_connect`` (see :class:`_RecoveryFlowKilled`), recovering a
+    one-step create (``POST /attachments`` with a connector) whose
+    connect was killed with its connection made and not recorded: its
+    client was answered 503; the reservation is released, the
+    connection ended; the volume connects again and the audit is
+    clean."""
+
+    def test_kill_at_every_step(self):
+        volume_id = self.create_volume()
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+        killed = self.hold_at(os.path.join(self.holds, 'first'), {
+            connect_attachment.FLOW_NAME: CONNECT_KILLED_AT})
+        answers = {}
+        thread = self.in_thread(
+            answers, 'create', 'POST', '/attachments',
+            {'attachment': {'volume_uuid': volume_id,
+                            'instance_uuid': str(uuid.uuid4()),
+                            'connector': CONSUMER}}, service=True)
+        self.kill_at_every_step(killed, abort_connect.FLOW_NAME,
+                                ABORT_CONNECT_STEPS)
+        thread.join()
+        # Killed mid-call: the manager did not answer in time.
+        self.assertEqual({'create': 503}, answers)
+        # The reservation its client never learned of is released.
+        func_fixtures.wait_for(
+            lambda: not self.attachments_of(volume_id),
+            'reservation of %s released' % volume_id,
+            timeout=test_faults.RECOVERY_WAIT,
+            processes=[self.server.manager])
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+        self.audit()
+        # Nothing stuck: the volume connects again.
+        again = self.connect(volume_id)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + again, service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, again))
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+
+
+class RollbackAttachKilledAtEveryStepTestCase(_RecoveryFlowKilled):
+    """``rollback_attach`` (see :class:`_RecoveryFlowKilled`), recovering
+    an attach through the manager killed with the disk attached and the
+    attachment 'attaching': the request was answered 200; the attach is
+    rolled back (disk, host and backend connections) and run again, to
+    'attached'; the audit is clean, and it detaches."""
+
+    def test_kill_at_every_step(self):
+        volume_id = self.create_volume()
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+        killed = self.hold_at(os.path.join(self.holds, 'first'), {
+            attach_volume.FLOW_NAME: ATTACH_KILLED_AT})
+        attachment_id = self.attach(volume_id, str(uuid.uuid4()))
+        self.wait_for_holds(os.path.join(self.holds, 'first'), killed,
+                            [self.server.manager])
+        self.assertEqual('attaching',
+                         self.attachment(attachment_id)['status'])
+        self.kill_at_every_step(killed, rollback_attach.FLOW_NAME,
+                                ROLLBACK_ATTACH_STEPS)
+        # Rolled back, attached again: the 200 took effect.
+        self.assertEqual('attached', self.settled(
+            self.attachment, attachment_id)['status'])
+        self.assertEqual('in-use', self.volume(volume_id)['status'])
+        self.audit()
+        self.detach(attachment_id)
+        self.assertIsNone(self.settled(self.attachment, attachment_id))
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
         self.audit()
