@@ -12,9 +12,12 @@
 
 """Proof by killing, continued (see :mod:`tests.functional.test_faults`):
 an API worker SIGKILLed with the claim of its request written and not yet
-handed over to a manager (or inside the call that hands it over), and
-the manager of an ``nbd`` backend
-SIGKILLed at every step of the fence, reconnect and promote flows.
+handed over to a manager (or inside the call that hands it over), or
+with snapshot work (a snapshot's create or delete, a volume's revert)
+recorded and not yet cast; the manager of an ``nbd`` backend
+SIGKILLed at every step of the fence, reconnect and promote flows; and
+the manager SIGKILLed at every step of the reconcile loop's recovery
+flows (``abort_connect``, ``rollback_attach``).
 
 The processes are real (``cinder-ma-api`` with two forked workers,
 ``cinder-ma-manager``) on PostgreSQL and RabbitMQ, held where they are
@@ -186,7 +189,10 @@ class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
     (see :class:`_APIWorkerKilled`): the manager, untouched, releases and
     finishes what the killed worker claimed; a worker killed inside the
     RPC call (the manager took the claim over) changes nothing: the
-    manager finishes the connect and the delete."""
+    manager finishes the connect and the delete; a worker killed with a
+    snapshot's create or delete, or a volume's revert, recorded and not
+    yet cast leaves an unclaimed row, which the manager's reconcile loop
+    finishes once it has not changed for a lease."""
 
     def setUp(self):
         super().setUp()
