@@ -652,16 +652,28 @@ ATTACH_KILLED_AT = len(flows.tasks_of(attach_volume.get_flow(
     None, None))) - 2
 
 
-class _RecoveryFlowKilled(_KillBase):
-    """A recovery flow of the reconcile loop, killed at every step of it:
-    the manager is SIGKILLed in the flow it recovers, before that flow's
-    last write; then a chain of managers is started, the N-th of which
-    recovers it with the recovery flow held before its N-th task and is
-    SIGKILLed there (so the flow is killed at every step, each run
-    starting over from what the runs killed before it left); the last
-    manager, which holds nothing, finishes the recovery. Each
-    kill costs a lease (the shortest, 2 s, its claims renewed every
-    second) and a manager's start."""
+class RecoveryFlowsKilledAtEveryStepTestCase(_KillBase):
+    """The recovery flows of the reconcile loop, each killed at every
+    step of it (one deployment for both, run one after the other): the
+    manager is SIGKILLed in the flow a recovery flow recovers, before
+    that flow's last write; then a chain of managers is started, the
+    N-th of which recovers it with the recovery flow held before its
+    N-th task and is SIGKILLed there (so the recovery is killed at every
+    step, each run starting over from what the runs killed before it
+    left); the last manager, which holds nothing, finishes the recovery.
+    Each kill costs a lease (the shortest, 2 s, its claims renewed every
+    second) and a manager's start.
+
+    ``abort_connect`` recovers a one-step create (``POST /attachments``
+    with a connector) whose connect was killed with its connection made
+    and not recorded: its client was answered 503; the reservation is
+    released, the connection ended, and the volume connects again.
+    ``rollback_attach`` recovers an attach through the manager killed
+    with the disk attached and the attachment 'attaching': the request
+    was answered 200; the attach is rolled back (disk, host and backend
+    connections) and run again, to 'attached', and it detaches. The
+    audit is clean after each.
+    """
 
     def setUp(self):
         super().setUp()
@@ -671,15 +683,15 @@ class _RecoveryFlowKilled(_KillBase):
             env=self.env))
         self.server.attach_logs_on_failure(self)
 
-    def kill_at_every_step(self, killed, flow_name, steps):
-        """Kill the manager held at ``killed`` (markers of
-        :meth:`hold_at`), then each one that recovers at the next step
-        of ``flow_name`` (``steps`` tasks); start the last manager."""
-        self.wait_for_holds(os.path.join(self.holds, 'first'), killed,
+    def kill_at_every_step(self, flow_name, steps):
+        """Kill the manager held where :meth:`hold_first` says, then each
+        one that recovers at the next step of ``flow_name`` (``steps``
+        tasks); start the last manager."""
+        self.wait_for_holds(self.first, self.first_markers,
                             [self.server.manager])
         for step in range(steps):
             self.server.manager.kill()
-            directory = os.path.join(self.holds, str(step))
+            directory = os.path.join(self.holds, flow_name, str(step))
             markers = self.hold_at(directory, {flow_name: step})
             self.start_manager(self.env)
             self.wait_for_holds(directory, markers, [self.server.manager])
@@ -687,28 +699,27 @@ class _RecoveryFlowKilled(_KillBase):
         os.unlink(self.spec_file)
         self.start_manager(self.env)
 
-
-class AbortConnectKilledAtEveryStepTestCase(_RecoveryFlowKilled):
-    """``abort_connect`` (see :class:`_RecoveryFlowKilled`), recovering a
-    one-step create (``POST /attachments`` with a connector) whose
-    connect was killed with its connection made and not recorded: its
-    client was answered 503; the reservation is released, the
-    connection ended; the volume connects again and the audit is
-    clean."""
+    def hold_first(self, flow_name, index):
+        """Hold the flow to recover at ``index``."""
+        self.first = os.path.join(self.holds, flow_name)
+        self.first_markers = self.hold_at(self.first, {flow_name: index})
 
     def test_kill_at_every_step(self):
+        self.abort_connect_killed_at_every_step()
+        self.rollback_attach_killed_at_every_step()
+
+    def abort_connect_killed_at_every_step(self):
         volume_id = self.create_volume()
         self.assertEqual('available', self.settled(
             self.volume, volume_id)['status'])
-        killed = self.hold_at(os.path.join(self.holds, 'first'), {
-            connect_attachment.FLOW_NAME: CONNECT_KILLED_AT})
+        self.hold_first(connect_attachment.FLOW_NAME, CONNECT_KILLED_AT)
         answers = {}
         thread = self.in_thread(
             answers, 'create', 'POST', '/attachments',
             {'attachment': {'volume_uuid': volume_id,
                             'instance_uuid': str(uuid.uuid4()),
                             'connector': CONSUMER}}, service=True)
-        self.kill_at_every_step(killed, abort_connect.FLOW_NAME,
+        self.kill_at_every_step(abort_connect.FLOW_NAME,
                                 ABORT_CONNECT_STEPS)
         thread.join()
         # Killed mid-call: the manager did not answer in time.
@@ -730,26 +741,17 @@ class AbortConnectKilledAtEveryStepTestCase(_RecoveryFlowKilled):
         self.assertEqual('available', self.settled(
             self.volume, volume_id)['status'])
 
-
-class RollbackAttachKilledAtEveryStepTestCase(_RecoveryFlowKilled):
-    """``rollback_attach`` (see :class:`_RecoveryFlowKilled`), recovering
-    an attach through the manager killed with the disk attached and the
-    attachment 'attaching': the request was answered 200; the attach is
-    rolled back (disk, host and backend connections) and run again, to
-    'attached'; the audit is clean, and it detaches."""
-
-    def test_kill_at_every_step(self):
+    def rollback_attach_killed_at_every_step(self):
         volume_id = self.create_volume()
         self.assertEqual('available', self.settled(
             self.volume, volume_id)['status'])
-        killed = self.hold_at(os.path.join(self.holds, 'first'), {
-            attach_volume.FLOW_NAME: ATTACH_KILLED_AT})
+        self.hold_first(attach_volume.FLOW_NAME, ATTACH_KILLED_AT)
         attachment_id = self.attach(volume_id, str(uuid.uuid4()))
-        self.wait_for_holds(os.path.join(self.holds, 'first'), killed,
+        self.wait_for_holds(self.first, self.first_markers,
                             [self.server.manager])
         self.assertEqual('attaching',
                          self.attachment(attachment_id)['status'])
-        self.kill_at_every_step(killed, rollback_attach.FLOW_NAME,
+        self.kill_at_every_step(rollback_attach.FLOW_NAME,
                                 ROLLBACK_ATTACH_STEPS)
         # Rolled back, attached again: the 200 took effect.
         self.assertEqual('attached', self.settled(
