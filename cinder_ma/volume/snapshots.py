@@ -31,6 +31,7 @@ from oslo_log import log as logging
 
 from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma import exception
+from cinder_ma import holds
 from cinder_ma.manager import rpcapi
 from cinder_ma import notifications
 from cinder_ma.policies import snapshots as snapshot_policies
@@ -170,6 +171,9 @@ def create_snapshot(context, volume_id, name=None, description=None,
              volume.host)
     notifications.notify_snapshot(context, 'snapshot.create.start',
                                   snapshot)
+    # TEST ONLY: a fault test kills this process here (recorded, not
+    # yet cast: the reconcile loop takes it once unclaimed for a lease).
+    holds.hold('api_create_snapshot')
     try:
         _rpc().create_snapshot(context, snapshot.id, volume.host)
     except Exception as exc:
@@ -221,6 +225,9 @@ def _begin_delete(context, snapshot, expected):
                                   snapshot)
     LOG.info('Deleting snapshot %s of volume %s on %s', snapshot.id,
              volume.id, volume.host)
+    # TEST ONLY: a fault test kills this process here (recorded, not
+    # yet cast).
+    holds.hold('api_delete_snapshot')
     try:
         _rpc().delete_snapshot(context, snapshot.id, volume.host)
     except Exception as exc:
@@ -341,6 +348,9 @@ def revert(context, volume_id, snapshot_id):
     notifications.notify(context, 'volume.revert.start',
                          {'volume_id': volume.id, 'snapshot_id': snapshot.id,
                           'project_id': volume.project_id})
+    # TEST ONLY: a fault test kills this process here (recorded, not
+    # yet cast).
+    holds.hold('api_revert_volume')
     try:
         _rpc().revert_to_snapshot(context, volume.id, snapshot.id,
                                   volume.host)

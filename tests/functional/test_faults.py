@@ -82,6 +82,10 @@ STEPS = {module.FLOW_NAME: len(flows.tasks_of(module.get_flow(*args)))
                               (attach_volume, (None, None)),
                               (detach_volume, (None, None)))}
 
+#: Bytes written at the start of a volume's file (what a snapshot must
+#: hold, what a revert must bring back).
+DATA_SIZE = 64 * 1024
+
 FAULT_CONFIG = {
     # Load, not quotas, is what these tests are about.
     'DEFAULT': {'quota_volumes': -1, 'quota_gigabytes': -1},
@@ -171,6 +175,23 @@ class _FaultBase(base.BaseTestCase):
                                 {'snapshot': {'volume_id': volume_id}})
         self.assertEqual(202, response.status_code, response.text)
         return response.json()['snapshot']['id']
+
+    # The file backend's files (the deployment's volumes_dir).
+
+    def path(self, kind, item_id):
+        return os.path.join(self.server.volumes_dir,
+                            '%s-%s' % (kind, item_id))
+
+    def write(self, volume_id):
+        """New bytes at the start of the volume's file; returns them."""
+        data = os.urandom(DATA_SIZE)
+        with open(self.path('volume', volume_id), 'r+b') as f:
+            f.write(data)
+        return data
+
+    def read(self, kind, item_id):
+        with open(self.path(kind, item_id), 'rb') as f:
+            return f.read(DATA_SIZE)
 
     def settled(self, getter, item_id, timeout=RECOVERY_WAIT):
         """The item once out of a transient status (None: gone)."""
@@ -678,10 +699,6 @@ SNAPSHOT_STEPS = {
     module.FLOW_NAME: len(flows.tasks_of(module.get_flow(None)))
     for module in (create_snapshot, delete_snapshot, revert_volume)}
 
-#: Bytes written at the start of a volume's file (what a snapshot must
-#: hold, what a revert must bring back).
-DATA_SIZE = 64 * 1024
-
 
 class SnapshotFlowsKilledAtEveryStepTestCase(_FaultBase):
     """The API and a manager as separate processes on RabbitMQ and
@@ -704,21 +721,6 @@ class SnapshotFlowsKilledAtEveryStepTestCase(_FaultBase):
             admin_url, config=config))
         self.server.attach_logs_on_failure(self)
         self.holds = self.useFixture(fixtures.TempDir()).path
-
-    def path(self, kind, item_id):
-        return os.path.join(self.server.volumes_dir,
-                            '%s-%s' % (kind, item_id))
-
-    def write(self, volume_id):
-        """New bytes at the start of the volume's file; returns them."""
-        data = os.urandom(DATA_SIZE)
-        with open(self.path('volume', volume_id), 'r+b') as f:
-            f.write(data)
-        return data
-
-    def read(self, kind, item_id):
-        with open(self.path(kind, item_id), 'rb') as f:
-            return f.read(DATA_SIZE)
 
     def prepare(self):
         """A volume to snapshot, a snapshot to delete, and a volume with

@@ -12,9 +12,12 @@
 
 """Proof by killing, continued (see :mod:`tests.functional.test_faults`):
 an API worker SIGKILLed with the claim of its request written and not yet
-handed over to a manager (or inside the call that hands it over), and
-the manager of an ``nbd`` backend
-SIGKILLed at every step of the fence, reconnect and promote flows.
+handed over to a manager (or inside the call that hands it over), or
+with snapshot work (a snapshot's create or delete, a volume's revert)
+recorded and not yet cast; the manager of an ``nbd`` backend
+SIGKILLed at every step of the fence, reconnect and promote flows; and
+the manager SIGKILLed at every step of the reconcile loop's recovery
+flows (``abort_connect``, ``rollback_attach``).
 
 The processes are real (``cinder-ma-api`` with two forked workers,
 ``cinder-ma-manager``) on PostgreSQL and RabbitMQ, held where they are
@@ -35,9 +38,13 @@ import requests
 
 from cinder_ma import holds
 from cinder_ma.manager import flows
+from cinder_ma.manager.flows import abort_connect
+from cinder_ma.manager.flows import attach_volume
+from cinder_ma.manager.flows import connect_attachment
 from cinder_ma.manager.flows import fence_attachment
 from cinder_ma.manager.flows import promote_attachment
 from cinder_ma.manager.flows import reconnect_attachment
+from cinder_ma.manager.flows import rollback_attach
 from tests.functional import fixtures as func_fixtures
 from tests.functional import test_faults
 from tests.functional.volume import test_nbd
@@ -182,7 +189,10 @@ class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
     (see :class:`_APIWorkerKilled`): the manager, untouched, releases and
     finishes what the killed worker claimed; a worker killed inside the
     RPC call (the manager took the claim over) changes nothing: the
-    manager finishes the connect and the delete."""
+    manager finishes the connect and the delete; a worker killed with a
+    snapshot's create or delete, or a volume's revert, recorded and not
+    yet cast leaves an unclaimed row, which the manager's reconcile loop
+    finishes once it has not changed for a lease."""
 
     def setUp(self):
         super().setUp()
@@ -250,6 +260,77 @@ class APIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
         self.assertEqual('available', self.settled(
             self.volume, created)['status'])
         self.audit()
+
+
+    def snapshots_of(self, volume_id):
+        response = self.request('GET', '/snapshots')
+        self.assertEqual(200, response.status_code, response.text)
+        return [s['id'] for s in response.json()['snapshots']
+                if s['volume_id'] == volume_id]
+
+    def test_killed_before_the_snapshot_casts(self):
+        # A snapshot taken, one deleted and a volume reverted: the API
+        # records each (no claim: the manager claims when the cast
+        # arrives) and its worker is killed before the cast. The
+        # client got no answer; the reconcile loop of the manager takes
+        # each row once unclaimed for a lease (as a lost cast) and
+        # finishes it: nothing is left creating, deleting or reverting.
+        taken, deleted, reverted = ids = [self.create_volume()
+                                          for _ in range(3)]
+        for volume_id in ids:
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        data = self.write(reverted)
+        snapshot = self.create_snapshot(deleted)
+        revert_to = self.create_snapshot(reverted)
+        for snapshot_id in (snapshot, revert_to):
+            self.assertEqual('available', self.settled(
+                self.snapshot, snapshot_id)['status'])
+        self.write(reverted)
+        markers = self.hold_at(self.holds, {'api_create_snapshot': 0,
+                                            'api_delete_snapshot': 0,
+                                            'api_revert_volume': 0})
+        answers = {}
+        threads = [
+            self.in_thread(answers, 'create', 'POST', '/snapshots',
+                           {'snapshot': {'volume_id': taken}}),
+            self.in_thread(answers, 'delete', 'DELETE',
+                           '/snapshots/' + snapshot),
+            self.in_thread(answers, 'revert', 'POST',
+                           '/volumes/%s/action' % reverted,
+                           {'revert': {'snapshot_id': revert_to}})]
+        pids = self.wait_for_holds(self.holds, markers, [self.launcher()])
+        self.assertNotIn(self.launcher().proc.pid, pids)
+        # Recorded, not cast.
+        (created,) = self.snapshots_of(taken)
+        self.assertEqual('creating', self.snapshot(created)['status'])
+        self.assertEqual('deleting', self.snapshot(snapshot)['status'])
+        self.assertEqual('reverting', self.volume(reverted)['status'])
+        self.assertEqual('restoring', self.snapshot(revert_to)['status'])
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        for thread in threads:
+            thread.join()
+        for key in ('create', 'delete', 'revert'):
+            self.assertIsInstance(answers[key], requests.RequestException,
+                                  answers)
+        os.unlink(self.spec_file)
+        # Finished by the manager once unclaimed for a lease.
+        self.assertEqual('available', self.settled(
+            self.snapshot, created)['status'])
+        self.assertTrue(os.path.exists(self.path('snapshot', created)))
+        self.assertIsNone(self.settled(self.snapshot, snapshot))
+        self.assertFalse(os.path.exists(self.path('snapshot', snapshot)))
+        volume = self.settled(self.volume, reverted)
+        self.assertEqual(('available', None), (
+            volume['status'], volume['cinder-ma-recovery:failure_reason']))
+        self.assertEqual('available', self.settled(
+            self.snapshot, revert_to)['status'])
+        self.assertEqual(data, self.read('volume', reverted))
+        for volume_id in (taken, deleted):
+            self.assertEqual('available', self.settled(
+                self.volume, volume_id)['status'])
+        self.assertTrue(self.launcher().running())
 
 
 class AllInOneAPIWorkerKilledTestCase(_APIWorkerKilled, _KillBase):
@@ -553,4 +634,132 @@ class HostPromoteKilledAtEveryStepTestCase(
                 self.volume, volume_id)['status'], where)
         self.assertEqual((set(), set()), test_nbd.export_daemons(
             self.server.exports_dir))
+        self.audit()
+
+
+#: Tasks of the recovery flows the reconcile loop runs, as their
+#: factories build them: the revert of a one-step create's connect (the
+#: longest kind), and the rollback of an attach through a manager.
+ABORT_CONNECT_STEPS = len(flows.tasks_of(abort_connect.get_flow('create')))
+ROLLBACK_ATTACH_STEPS = len(flows.tasks_of(rollback_attach.get_flow(
+    None, None)))
+#: Where the flows they recover are killed: before their last write
+#: (the connect made, not recorded; the disk attached, the attachment
+#: 'attaching' and not yet 'attached').
+CONNECT_KILLED_AT = len(flows.tasks_of(
+    connect_attachment.get_flow('create'))) - 1
+ATTACH_KILLED_AT = len(flows.tasks_of(attach_volume.get_flow(
+    None, None))) - 2
+
+
+class RecoveryFlowsKilledAtEveryStepTestCase(_KillBase):
+    """The recovery flows of the reconcile loop, each killed at every
+    step of it (one deployment for both, run one after the other): the
+    manager is SIGKILLed in the flow a recovery flow recovers, before
+    that flow's last write; then a chain of managers is started, the
+    N-th of which recovers it with the recovery flow held before its
+    N-th task and is SIGKILLed there (so the recovery is killed at every
+    step, each run starting over from what the runs killed before it
+    left); the last manager, which holds nothing, finishes the recovery.
+    Each kill costs a lease (the shortest, 2 s, its claims renewed every
+    second) and a manager's start.
+
+    ``abort_connect`` recovers a one-step create (``POST /attachments``
+    with a connector) whose connect was killed with its connection made
+    and not recorded: its client was answered 503; the reservation is
+    released, the connection ended, and the volume connects again.
+    ``rollback_attach`` recovers an attach through the manager killed
+    with the disk attached and the attachment 'attaching': the request
+    was answered 200; the attach is rolled back (disk, host and backend
+    connections) and run again, to 'attached', and it detaches. The
+    audit is clean after each.
+    """
+
+    def setUp(self):
+        super().setUp()
+        admin_url = func_fixtures.require_deployment_services(self)
+        self.server = self.useFixture(func_fixtures.Deployment(
+            admin_url, config=_config(manager={'work_lease_time': 2}),
+            env=self.env))
+        self.server.attach_logs_on_failure(self)
+
+    def kill_at_every_step(self, flow_name, steps):
+        """Kill the manager held where :meth:`hold_first` says, then each
+        one that recovers at the next step of ``flow_name`` (``steps``
+        tasks); start the last manager."""
+        self.wait_for_holds(self.first, self.first_markers,
+                            [self.server.manager])
+        for step in range(steps):
+            self.server.manager.kill()
+            directory = os.path.join(self.holds, flow_name, str(step))
+            markers = self.hold_at(directory, {flow_name: step})
+            self.start_manager(self.env)
+            self.wait_for_holds(directory, markers, [self.server.manager])
+        self.server.manager.kill()
+        os.unlink(self.spec_file)
+        self.start_manager(self.env)
+
+    def hold_first(self, flow_name, index):
+        """Hold the flow to recover at ``index``."""
+        self.first = os.path.join(self.holds, flow_name)
+        self.first_markers = self.hold_at(self.first, {flow_name: index})
+
+    def test_kill_at_every_step(self):
+        self.abort_connect_killed_at_every_step()
+        self.rollback_attach_killed_at_every_step()
+
+    def abort_connect_killed_at_every_step(self):
+        volume_id = self.create_volume()
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+        self.hold_first(connect_attachment.FLOW_NAME, CONNECT_KILLED_AT)
+        answers = {}
+        thread = self.in_thread(
+            answers, 'create', 'POST', '/attachments',
+            {'attachment': {'volume_uuid': volume_id,
+                            'instance_uuid': str(uuid.uuid4()),
+                            'connector': CONSUMER}}, service=True)
+        self.kill_at_every_step(abort_connect.FLOW_NAME,
+                                ABORT_CONNECT_STEPS)
+        thread.join()
+        # Killed mid-call: the manager did not answer in time.
+        self.assertEqual({'create': 503}, answers)
+        # The reservation its client never learned of is released.
+        func_fixtures.wait_for(
+            lambda: not self.attachments_of(volume_id),
+            'reservation of %s released' % volume_id,
+            timeout=test_faults.RECOVERY_WAIT,
+            processes=[self.server.manager])
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+        self.audit()
+        # Nothing stuck: the volume connects again.
+        again = self.connect(volume_id)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + again, service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, again))
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+
+    def rollback_attach_killed_at_every_step(self):
+        volume_id = self.create_volume()
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
+        self.hold_first(attach_volume.FLOW_NAME, ATTACH_KILLED_AT)
+        attachment_id = self.attach(volume_id, str(uuid.uuid4()))
+        self.wait_for_holds(self.first, self.first_markers,
+                            [self.server.manager])
+        self.assertEqual('attaching',
+                         self.attachment(attachment_id)['status'])
+        self.kill_at_every_step(rollback_attach.FLOW_NAME,
+                                ROLLBACK_ATTACH_STEPS)
+        # Rolled back, attached again: the 200 took effect.
+        self.assertEqual('attached', self.settled(
+            self.attachment, attachment_id)['status'])
+        self.assertEqual('in-use', self.volume(volume_id)['status'])
+        self.audit()
+        self.detach(attachment_id)
+        self.assertIsNone(self.settled(self.attachment, attachment_id))
+        self.assertEqual('available', self.settled(
+            self.volume, volume_id)['status'])
         self.audit()

@@ -209,6 +209,48 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertEqual('available', snapshot_db.snapshot_get(
             self.admin_context, snapshot.id).status)
 
+    def test_snapshot_work_never_cast_is_finished(self):
+        # The API recorded it (no claim) and died before the cast: an
+        # unclaimed row that has not changed for a lease.
+        _volume, taken = self._snapshot('creating')
+        other, deleted = self._snapshot('available')
+        self.driver.create_snapshot(snapshot_helpers.snapshot_ref(
+            deleted, self.volumes.ref(other)))
+        snapshot_db.snapshot_change(self.admin_context, deleted.id,
+                                    {'status': 'deleting'})
+        volume, revert_to = self._snapshot('available')
+        self.driver.create_snapshot(snapshot_helpers.snapshot_ref(
+            revert_to, self.volumes.ref(volume)))
+        snapshot_db.revert_begin(self.admin_context, volume.id,
+                                 revert_to.id)
+        for model, row_id in ((models.Snapshot, taken.id),
+                              (models.Snapshot, deleted.id),
+                              (models.Volume, volume.id)):
+            self.age(model, row_id)
+        self.assertEqual(3, self.run_backend())
+        self.assertEqual('available', snapshot_db.snapshot_get(
+            self.admin_context, taken.id).status)
+        self.assertTrue(os.path.exists(self._snapshot_path(taken)))
+        self.assertRaises(exception.SnapshotNotFound,
+                          snapshot_db.snapshot_get, self.admin_context,
+                          deleted.id)
+        self.assertFalse(os.path.exists(self._snapshot_path(deleted)))
+        self.assertEqual('available', self.vol(volume).status)
+        self.assertEqual('available', snapshot_db.snapshot_get(
+            self.admin_context, revert_to.id).status)
+
+    def test_snapshot_work_just_recorded_is_left_alone(self):
+        # Unclaimed, but changed less than a lease ago: its cast may be
+        # on its way.
+        _volume, taken = self._snapshot('creating')
+        volume, revert_to = self._snapshot('available')
+        snapshot_db.revert_begin(self.admin_context, volume.id,
+                                 revert_to.id)
+        self.assertEqual(0, self.run_backend())
+        self.assertEqual('creating', snapshot_db.snapshot_get(
+            self.admin_context, taken.id).status)
+        self.assertEqual('reverting', self.vol(volume).status)
+
     def test_lost_attach_is_finished(self):
         volume = self.volume()
         attachment = attachment_db.attachment_reserve(
