@@ -179,6 +179,7 @@ CROSS_CUTTING_TESTS = frozenset([
     'tests/unit/api/views/test_views.py',
     'tests/unit/hacking/test_ci.py',
     'tests/unit/tools/test_benchmark.py',
+    'tests/unit/tools/test_benchmark_datapath.py',
     'tests/unit/tools/test_tempest_gate.py',
 ])
 

@@ -18,6 +18,7 @@ tests/functional/volume/test_nbd_process.py)."""
 import os
 import subprocess
 import sys
+import time
 
 from cinder_ma.volume.drivers import nbd_process
 from tests import base
@@ -34,7 +35,17 @@ class ProcessTestCase(base.TestCase):
                                 list(args), start_new_session=True)
         self.addCleanup(proc.wait)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        # Until the child has exec'd, its command line is this process's.
+        deadline = time.monotonic() + 10
+        while SLEEPER.encode() not in self._cmdline(proc.pid):
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
         return proc
+
+    @staticmethod
+    def _cmdline(pid):
+        with open('/proc/%d/cmdline' % pid, 'rb') as f:
+            return f.read()
 
     def test_credentials_option(self):
         self.assertEqual('--tls-psk=/e/k.psk',
