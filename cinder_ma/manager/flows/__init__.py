@@ -203,14 +203,16 @@ def _hold(flow):
 
 
 def _load(flow, store, engine):
-    """An engine of ``flow``, compiled, with its listeners."""
+    """An engine of ``flow``, compiled, with its listeners, ``store``
+    injected (transient: see :func:`_inject`)."""
     options = {}
     if engine == PARALLEL:
         options.update(executor='threaded', max_workers=MAX_PARALLEL)
-    loaded = taskflow.engines.load(flow, store=store, engine=engine,
+    loaded = taskflow.engines.load(flow, engine=engine,
                                    backend=_Unpersisted(),
                                    book=models.LogBook(flow.name),
                                    **options)
+    _inject(loaded, store)
     logging_listener.DynamicLoggingListener(
         loaded, log=_MaskingLogger(LOG),
         # Names of flows and tasks, never values.
@@ -223,9 +225,20 @@ def _load(flow, store, engine):
     return loaded
 
 
-def _run(loaded):
+def _inject(loaded, store):
+    """Put ``store`` in the storage of ``loaded`` as transient values:
+    TaskFlow's persistent injection keeps them in an atom detail of its
+    own, which every look-up of an argument reads through the storage's
+    locks, for about a fifth of the engine's cost of a run here; nothing
+    is persisted anyway (:class:`_Unpersisted`)."""
+    loaded.storage.inject(store, transient=True)
+
+
+def _run(loaded, fetch):
     loaded.run()
-    return loaded.storage.fetch_all()
+    if fetch is None:
+        return loaded.storage.fetch_all()
+    return {name: loaded.storage.fetch(name) for name in fetch}
 
 
 class _Compiled:
@@ -241,16 +254,16 @@ class _Compiled:
         self._engine = engine
         self._idle = []
 
-    def run(self, store):
+    def run(self, store, fetch):
         try:
             loaded = self._idle.pop()
         except IndexError:
             loaded = _load(self._factory(*self._args), store, self._engine)
         else:
             loaded.reset()
-            loaded.storage.inject(store)
+            _inject(loaded, store)
         try:
-            return _run(loaded)
+            return _run(loaded, fetch)
         finally:
             # Only after a success: TaskFlow's reset does not forget the
             # failures of a reverted run, which the next run would raise
@@ -275,14 +288,17 @@ _compiled = collections.OrderedDict()
 _compiled_lock = threading.Lock()
 
 
-def run(factory, store, *args, engine=SERIAL):
+def run(factory, store, *args, engine=SERIAL, fetch=None):
     """Run the flow ``factory(*args)`` with ``store`` on TaskFlow's
     ``engine`` (its engines compiled once per process).
 
     :param args: what the flow is built with, the same for every run of
         that flow (a driver, a kind), never a run's own values, which are
         in ``store``.
-    :returns: a dict of the store and of everything the tasks provided.
+    :param fetch: the names of the results the caller uses, or None for
+        all of them (fetching each name costs the storage's locks).
+    :returns: a dict of the store and of everything the tasks provided,
+        or of the names in ``fetch`` only.
     :raises: taskflow.exceptions.MissingDependencies before anything ran
         when the store lacks what a task requires; otherwise the error of
         the failed task (or of a revert that failed), after the reverts.
@@ -296,16 +312,16 @@ def run(factory, store, *args, engine=SERIAL):
                 _compiled.popitem(last=False)
         else:
             _compiled.move_to_end(key)
-    return compiled.run(store)
+    return compiled.run(store, fetch)
 
 
-def run_once(flow, store, engine=SERIAL):
+def run_once(flow, store, engine=SERIAL, fetch=None):
     """Run ``flow``, built for this run alone (its shape depends on the
     run: the disks an extend resizes), on TaskFlow's ``engine``.
 
     :returns: and raises: as :func:`run`.
     """
-    return _run(_load(flow, store, engine))
+    return _run(_load(flow, store, engine), fetch)
 
 
 def linear(name, *tasks):
