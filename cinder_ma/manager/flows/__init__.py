@@ -13,11 +13,14 @@
 """Flows, and how they run: on TaskFlow's engine (:mod:`taskflow.engines`).
 
 Each flow is built by a module-level factory (``get_flow``) from small
-tasks, the first of which is a lifecycle sentinel, and runs on TaskFlow's
-engine with TaskFlow's semantics: arguments by ``requires``/``rebind``,
-results by ``provides``; when a task fails, it and then every task that
-ran before it are reverted, last first, each with its ``result`` and the
-``flow_failures``, and the failure is raised. A revert that raises stops
+tasks, the first of which is a lifecycle sentinel (or, in the consumers'
+connect and disconnect flows, carries one: see
+:class:`cinder_ma.manager.tasks.connection.LockAndInitializeConnection`),
+and runs on TaskFlow's engine with TaskFlow's semantics: arguments by
+``requires``/``rebind``, results by ``provides``; when a task fails, it
+and then every task that ran before it are reverted, last first, each
+with its ``result`` and the ``flow_failures``, and the failure is
+raised. A revert that raises stops
 the reverting there (the tasks before it are not reverted) and its error
 is raised: our reverts do not raise (they log what they could not undo),
 so that the sentinel's revert, the last, always records the failure.
@@ -25,11 +28,12 @@ so that the sentinel's revert, the last, always records the failure.
 Engines are compiled once (:func:`run`): a factory takes only what a
 process keeps for good (a driver, this host's connectors, a kind), and
 everything a run has of its own (the context, the ids, the connection
-lock, the manager API) is in the store. TaskFlow costs about half a
-millisecond of CPU per task here, so tasks are coarse and an engine,
-once compiled, is reset and run again after a success (one run at a
-time per engine, another one compiled for a concurrent run or after a
-failure) rather than built for each run; nothing is persisted
+lock, the manager API) is in the store, injected as transient values,
+and a run fetches only the results its caller names. TaskFlow costs
+about half a millisecond of CPU per task here, so tasks are coarse and
+an engine, once compiled, is reset and run again after a success (one
+run at a time per engine, another one compiled for a concurrent run or
+after a failure) rather than built for each run; nothing is persisted
 (:class:`_Unpersisted`): the state of every flow is in the database
 rows it changes, and a flow interrupted by a crash is finished or
 reverted by the reconcile loop from there.
