@@ -771,15 +771,19 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         self._backend(volume)
         return attachment, volume
 
-    def _run_consumer_flow(self, factory, store, volume, *args):
+    def _run_consumer_flow(self, factory, store, volume, *args, fetch=()):
         """Run a flow of a consumer's attachment of ``volume`` under the
         volume's connection lock (held across processes and hosts: the
         managers of the consumers' hosts count the same connections),
-        which its tasks take and the run leaves released."""
+        which its tasks take and the run leaves released.
+
+        :param fetch: the results wanted (:func:`cinder_ma.manager.flows.
+            run`); none by default.
+        """
         lock = locks.inter_process_lock_of(volume)
         store.update(manager_api=self.manager_api, connection_lock=lock)
         try:
-            return flows.run(factory, store, *args)
+            return flows.run(factory, store, *args, fetch=fetch)
         finally:
             lock.release()
 
@@ -826,7 +830,8 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             # Its last write gives the claim up.
             store['claim'] = owner
             results = self._run_consumer_flow(connect_flow.get_flow, store,
-                                              volume, kind)
+                                              volume, kind,
+                                              fetch=('attachment',))
             self._claim_given_up(owner)
         LOG.info('Connected attachment %s of volume %s to host %s (%s)',
                  attachment_id, volume.id, connector.get('host'),

@@ -13,11 +13,14 @@
 """Flows, and how they run: on TaskFlow's engine (:mod:`taskflow.engines`).
 
 Each flow is built by a module-level factory (``get_flow``) from small
-tasks, the first of which is a lifecycle sentinel, and runs on TaskFlow's
-engine with TaskFlow's semantics: arguments by ``requires``/``rebind``,
-results by ``provides``; when a task fails, it and then every task that
-ran before it are reverted, last first, each with its ``result`` and the
-``flow_failures``, and the failure is raised. A revert that raises stops
+tasks, the first of which is a lifecycle sentinel (or, in the consumers'
+connect and disconnect flows, carries one: see
+:class:`cinder_ma.manager.tasks.connection.LockAndInitializeConnection`),
+and runs on TaskFlow's engine with TaskFlow's semantics: arguments by
+``requires``/``rebind``, results by ``provides``; when a task fails, it
+and then every task that ran before it are reverted, last first, each
+with its ``result`` and the ``flow_failures``, and the failure is
+raised. A revert that raises stops
 the reverting there (the tasks before it are not reverted) and its error
 is raised: our reverts do not raise (they log what they could not undo),
 so that the sentinel's revert, the last, always records the failure.
@@ -25,11 +28,12 @@ so that the sentinel's revert, the last, always records the failure.
 Engines are compiled once (:func:`run`): a factory takes only what a
 process keeps for good (a driver, this host's connectors, a kind), and
 everything a run has of its own (the context, the ids, the connection
-lock, the manager API) is in the store. TaskFlow costs about half a
-millisecond of CPU per task here, so tasks are coarse and an engine,
-once compiled, is reset and run again after a success (one run at a
-time per engine, another one compiled for a concurrent run or after a
-failure) rather than built for each run; nothing is persisted
+lock, the manager API) is in the store, injected as transient values,
+and a run fetches only the results its caller names. TaskFlow costs
+about half a millisecond of CPU per task here, so tasks are coarse and
+an engine, once compiled, is reset and run again after a success (one
+run at a time per engine, another one compiled for a concurrent run or
+after a failure) rather than built for each run; nothing is persisted
 (:class:`_Unpersisted`): the state of every flow is in the database
 rows it changes, and a flow interrupted by a crash is finished or
 reverted by the reconcile loop from there.
@@ -203,14 +207,16 @@ def _hold(flow):
 
 
 def _load(flow, store, engine):
-    """An engine of ``flow``, compiled, with its listeners."""
+    """An engine of ``flow``, compiled, with its listeners, ``store``
+    injected (transient: see :func:`_inject`)."""
     options = {}
     if engine == PARALLEL:
         options.update(executor='threaded', max_workers=MAX_PARALLEL)
-    loaded = taskflow.engines.load(flow, store=store, engine=engine,
+    loaded = taskflow.engines.load(flow, engine=engine,
                                    backend=_Unpersisted(),
                                    book=models.LogBook(flow.name),
                                    **options)
+    _inject(loaded, store)
     logging_listener.DynamicLoggingListener(
         loaded, log=_MaskingLogger(LOG),
         # Names of flows and tasks, never values.
@@ -223,9 +229,20 @@ def _load(flow, store, engine):
     return loaded
 
 
-def _run(loaded):
+def _inject(loaded, store):
+    """Put ``store`` in the storage of ``loaded`` as transient values:
+    TaskFlow's persistent injection keeps them in an atom detail of its
+    own, which every look-up of an argument reads through the storage's
+    locks, for about a fifth of the engine's cost of a run here; nothing
+    is persisted anyway (:class:`_Unpersisted`)."""
+    loaded.storage.inject(store, transient=True)
+
+
+def _run(loaded, fetch):
     loaded.run()
-    return loaded.storage.fetch_all()
+    if fetch is None:
+        return loaded.storage.fetch_all()
+    return {name: loaded.storage.fetch(name) for name in fetch}
 
 
 class _Compiled:
@@ -241,16 +258,16 @@ class _Compiled:
         self._engine = engine
         self._idle = []
 
-    def run(self, store):
+    def run(self, store, fetch):
         try:
             loaded = self._idle.pop()
         except IndexError:
             loaded = _load(self._factory(*self._args), store, self._engine)
         else:
             loaded.reset()
-            loaded.storage.inject(store)
+            _inject(loaded, store)
         try:
-            return _run(loaded)
+            return _run(loaded, fetch)
         finally:
             # Only after a success: TaskFlow's reset does not forget the
             # failures of a reverted run, which the next run would raise
@@ -275,14 +292,17 @@ _compiled = collections.OrderedDict()
 _compiled_lock = threading.Lock()
 
 
-def run(factory, store, *args, engine=SERIAL):
+def run(factory, store, *args, engine=SERIAL, fetch=None):
     """Run the flow ``factory(*args)`` with ``store`` on TaskFlow's
     ``engine`` (its engines compiled once per process).
 
     :param args: what the flow is built with, the same for every run of
         that flow (a driver, a kind), never a run's own values, which are
         in ``store``.
-    :returns: a dict of the store and of everything the tasks provided.
+    :param fetch: the names of the results the caller uses, or None for
+        all of them (fetching each name costs the storage's locks).
+    :returns: a dict of the store and of everything the tasks provided,
+        or of the names in ``fetch`` only.
     :raises: taskflow.exceptions.MissingDependencies before anything ran
         when the store lacks what a task requires; otherwise the error of
         the failed task (or of a revert that failed), after the reverts.
@@ -296,16 +316,16 @@ def run(factory, store, *args, engine=SERIAL):
                 _compiled.popitem(last=False)
         else:
             _compiled.move_to_end(key)
-    return compiled.run(store)
+    return compiled.run(store, fetch)
 
 
-def run_once(flow, store, engine=SERIAL):
+def run_once(flow, store, engine=SERIAL, fetch=None):
     """Run ``flow``, built for this run alone (its shape depends on the
     run: the disks an extend resizes), on TaskFlow's ``engine``.
 
     :returns: and raises: as :func:`run`.
     """
-    return _run(_load(flow, store, engine))
+    return _run(_load(flow, store, engine), fetch)
 
 
 def linear(name, *tasks):

@@ -74,8 +74,11 @@ def get_flow(kind='update'):
 
     :param kind: a key of :data:`SENTINELS`.
     """
+    # Two tasks: the first carries the sentinel, whose revert it runs
+    # after its own (as TaskFlow would revert a sentinel placed before
+    # it), one task fewer on every attach.
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(SENTINELS[kind](),
-             connection_tasks.LockAndInitializeConnection(),
+    flow.add(connection_tasks.LockAndInitializeConnection(
+                 sentinel=SENTINELS[kind]()),
              attachment_tasks.RecordConnected())
     return flow

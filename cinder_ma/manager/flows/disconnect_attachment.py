@@ -67,12 +67,13 @@ def get_flow(reconciled=False):
     :param reconciled: run by the reconcile loop of the backend's manager,
         which finishes a delete whose API worker died (see the sentinel).
     """
-    # Run on every detach: three tasks. Whoever runs it releases the lock
+    # Run on every detach: two tasks, the first carrying the sentinel
+    # (see LockAndTerminateConnection). Whoever runs it releases the lock
     # after the run and emits volume.detach.end with the records it read.
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(
-                 reconciled=reconciled),
-             connection_tasks.LockAndTerminateConnection(),
+    flow.add(connection_tasks.LockAndTerminateConnection(
+                 sentinel=attachment_tasks.AttachmentToErrorDetachingOnRevert(
+                     reconciled=reconciled)),
              attachment_tasks.DestroyAttachment())
     return flow
 
@@ -81,7 +82,7 @@ def get_terminate_flow():
     """The flow of ``os-terminate_connection``: the connection ends, the
     attachment stays."""
     flow = linear_flow.Flow(TERMINATE_FLOW_NAME)
-    flow.add(attachment_tasks.AttachmentToErrorDetachingOnRevert(),
-             connection_tasks.LockAndTerminateConnection(),
+    flow.add(connection_tasks.LockAndTerminateConnection(
+                 sentinel=attachment_tasks.AttachmentToErrorDetachingOnRevert()),
              attachment_tasks.ForgetConnection())
     return flow

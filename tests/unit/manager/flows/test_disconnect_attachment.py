@@ -38,8 +38,6 @@ from tests.unit.manager.flows import test_attach_volume
 CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 
 DISCONNECT_CONTRACT = [
-    (attachment_tasks.AttachmentToErrorDetachingOnRevert,
-     {'context', 'attachment_id'}, set(), set()),
     (connection_tasks.LockAndTerminateConnection,
      {'connection_lock', 'manager_api', 'context', 'volume_id',
       'volume_host', 'attachment_id', 'host', 'connector'},
@@ -48,7 +46,7 @@ DISCONNECT_CONTRACT = [
      {'context', 'attachment_id'}, set(), set()),
 ]
 
-TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:2] + [
+TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:1] + [
     (attachment_tasks.ForgetConnection,
      {'context', 'attachment_id'}, set(), set())]
 
@@ -64,6 +62,17 @@ class DisconnectFlowContractTestCase(base.TestCase):
         self.assertEqual('terminate_attachment_connection', flow.name)
         self.assertEqual(TERMINATE_CONTRACT,
                          test_attach_volume.contract_of(flow))
+
+    def test_sentinels(self):
+        # Carried by the first task, whose revert runs it last.
+        for flow, reconciled in (
+                (disconnect_attachment.get_flow(), False),
+                (disconnect_attachment.get_flow(reconciled=True), True),
+                (disconnect_attachment.get_terminate_flow(), False)):
+            sentinel = list(flow)[0].sentinel
+            self.assertIsInstance(
+                sentinel, attachment_tasks.AttachmentToErrorDetachingOnRevert)
+            self.assertEqual(reconciled, sentinel.reconciled)
 
     def test_lock_guards_the_count_and_the_teardown(self):
         # Held to the end of the run (released by whoever runs the flow).

@@ -218,6 +218,18 @@ class CompiledOnceTest(base.BaseTestCase):
         self.assertEqual([1, 2, 10, 11, 100, 101],
                          [entry[2] for entry in self.journal])
 
+    def test_fetch_only_the_names_asked_for(self):
+        for value in (1, 10):
+            self.assertEqual(
+                {'two': value + 1},
+                flows.run(self.factory, {'value': value}, 'f',
+                          fetch=('two',)))
+        self.assertEqual({}, flows.run(self.factory, {'value': 5}, 'f',
+                                       fetch=()))
+        self.assertEqual({'value': 7, 'two': 8},
+                         flows.run(self.factory, {'value': 7}, 'f'))
+        self.assertEqual(['f'], self.built)
+
     def test_an_equal_kind_is_the_same_flow(self):
         # A kind that came over RPC is a new string at every request: it
         # must not build and compile the flow again.

@@ -19,6 +19,7 @@ connector with recording added.
 """
 
 import os
+from unittest import mock
 
 import fixtures
 import oslo_messaging as messaging
@@ -269,7 +270,8 @@ class ConnectionTasksTestCase(base.DBTestCase):
         # Terminated under the lock, which the run keeps.
         self.assertEqual([('terminate', self.volume.id)], self.api.calls)
         self.assertTrue(lock.held)
-        task.revert(connection_lock=lock, volume_id=self.volume.id,
+        task.revert(connection_lock=lock, context=self.context,
+                    volume_id=self.volume.id, attachment_id=self.att.id,
                     host='compute1', result=None)
         self.assertFalse(lock.held)
         # A failed take of the lock: nothing terminated, nothing held.
@@ -283,9 +285,44 @@ class ConnectionTasksTestCase(base.DBTestCase):
             attachment_id=self.att.id, host='compute1',
             connector={'host': 'compute1'})
         self.assertEqual(1, len(self.api.calls))
-        task.revert(connection_lock=lock, volume_id=self.volume.id,
+        task.revert(connection_lock=lock, context=self.context,
+                    volume_id=self.volume.id, attachment_id=self.att.id,
                     host='compute1', result=_failure(RuntimeError('x')))
         self.assertFalse(lock.held)
+
+    def test_sentinel_reverted_last(self):
+        # The sentinel a task carries is reverted after the task's own
+        # revert and the release of the lock, with the flow's failures,
+        # as TaskFlow would revert it placed before the task.
+        failures = {'t': _failure(RuntimeError('x'))}
+        for task_cls, args in (
+                (connection_tasks.LockAndInitializeConnection,
+                 dict(self._init(), connection_lock=None)),
+                (connection_tasks.LockAndTerminateConnection,
+                 dict(connection_lock=None, context=self.context,
+                      volume_id=self.volume.id, attachment_id=self.att.id,
+                      host='compute1'))):
+            order = []
+            lock = mock.Mock()
+            lock.release.side_effect = lambda: order.append('release')
+            sentinel = mock.Mock()
+            sentinel.revert.side_effect = (
+                lambda *a, **k: order.append(('sentinel', a, k)))
+            task = task_cls(sentinel=sentinel)
+            task.revert(**dict(args, connection_lock=lock,
+                               result=_failure(RuntimeError('x')),
+                               flow_failures=failures))
+            self.assertEqual(
+                ['release', ('sentinel', (self.context, self.att.id),
+                             {'flow_failures': failures})], order)
+            # A revert that raises stops the reverting: not the sentinel.
+            order.clear()
+            lock.release.side_effect = RuntimeError('lock lost')
+            self.assertRaises(RuntimeError, task.revert,
+                              **dict(args, connection_lock=lock,
+                                     result=_failure(RuntimeError('x')),
+                                     flow_failures=failures))
+            self.assertEqual([], order)
 
     def test_lock_tasks(self):
         lock = locks.ConnectionLock('test-lock')
