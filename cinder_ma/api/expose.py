@@ -139,16 +139,33 @@ def fault_body(code, message):
 
 def fault_response(code, message, headers=None):
     """A webob Response with Cinder's fault body."""
-    response = webob.Response(status=code, content_type=JSON,
-                              charset='UTF-8')
-    response.text = jsonutils.dumps(fault_body(code, message))
-    for key, value in (headers or {}).items():
-        response.headers[key] = value
+    # Built in one go (the same headers as setting ``text``: webob adds
+    # no charset to application/json given to its constructor).
+    response = webob.Response(
+        status=code, content_type=JSON, charset='UTF-8',
+        body=jsonutils.dump_as_bytes(fault_body(code, message)))
+    if headers:
+        response.headers.update(headers)
     return response
+
+
+# Statuses for which webob's constructor makes the headers that
+# json_response sets one by one (not 204: it would drop them).
+_JSON_STATUSES = frozenset((200, 201, 202))
+_JSON_UTF8 = JSON + '; charset=UTF-8'
 
 
 def json_response(body, status=200, headers=None):
     """A JSON response; ``None`` makes an empty body."""
+    if body is not None and status in _JSON_STATUSES:
+        # The common case built in one go: the same status and headers
+        # as below, for half the CPU.
+        response = webob.Response(
+            status=status, content_type=_JSON_UTF8,
+            body=jsonutils.dump_as_bytes(body))
+        if headers:
+            response.headers.update(headers)
+        return response
     response = webob.Response(status=status)
     if body is None:
         response.content_type = None
@@ -300,11 +317,42 @@ class FaultWrapper:
         self.application = application
 
     def __call__(self, environ, start_response):
+        # Plain WSGI (no webob Request/Response around the success path):
+        # an answer below 400 passes through as it came.
+        answer = []
+
+        def start(status, headers, exc_info=None):
+            if exc_info is not None:
+                # As webob's get_response: raised, so answered below.
+                raise exc_info[1].with_traceback(exc_info[2])
+            answer[:] = [status, headers]
+            return written.append
+
+        written = []
         try:
-            response = webob.Request(environ).get_response(self.application)
+            app_iter = self.application(environ, start)
+            if not answer or written:
+                # start_response deferred to the first item, or write():
+                # the body is read here.
+                body = app_iter
+                try:
+                    app_iter = written + list(body)
+                finally:
+                    close = getattr(body, 'close', None)
+                    if close is not None:
+                        close()
+                if not answer:
+                    raise RuntimeError('The application did not call '
+                                       'start_response')
         except Exception as exc:
             return exception_response(exc)(environ, start_response)
-        if response.status_int >= 400 and not _is_fault(response):
+        status, headers = answer
+        if int(status.split(None, 1)[0]) < 400:
+            start_response(status, headers)
+            return app_iter
+        response = webob.Response(status=status, headerlist=headers,
+                                  app_iter=app_iter)
+        if not _is_fault(response):
             headers = {key: value for key, value in response.headerlist
                        if key.lower() not in _BODY_HEADERS}
             response = fault_response(response.status_int,

@@ -85,6 +85,84 @@ class EnforcerTestCase(base.TestCase):
                           self.ctx, 'volume:get', {'project_id': 'p'})
 
 
+class DecisionMemoryTestCase(base.TestCase):
+    """Allowed decisions are remembered, for the same rule, target and
+    credentials only, and forgotten with the rules."""
+
+    def setUp(self):
+        super().setUp()
+        self.ctx = context.RequestContext(user_id='u', project_id='p',
+                                          roles=['member', 'reader'])
+        self.enforcer = policy.get_enforcer()
+        self.checks = mock.patch.object(
+            self.enforcer, 'authorize', wraps=self.enforcer.authorize)
+        self.oslo = self.checks.start()
+        self.addCleanup(self.checks.stop)
+
+    def test_same_decision_asked_once(self):
+        for _ in range(3):
+            self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                             {'project_id': 'p'}))
+        self.assertEqual(1, self.oslo.call_count)
+
+    def test_other_target_or_caller_checked_again(self):
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+        self.assertRaises(exception.PolicyNotAuthorized, policy.authorize,
+                          self.ctx, 'volume:get', {'project_id': 'q'})
+        reader = context.RequestContext(user_id='u', project_id='p',
+                                        roles=['reader'])
+        self.assertRaises(exception.PolicyNotAuthorized, policy.authorize,
+                          reader, 'volume:update', {'project_id': 'p'})
+        self.assertTrue(policy.authorize(self.ctx, 'volume:update',
+                                         {'project_id': 'p'}))
+        self.assertEqual(4, self.oslo.call_count)
+        # A value of another type is another target.
+        self.assertNotEqual(policy._frozen({'a': True}),
+                            policy._frozen({'a': 1}))
+        self.assertNotEqual(policy._frozen({'a': ['x']}),
+                            policy._frozen({'a': ('x',)}))
+
+    def test_denial_never_remembered(self):
+        for _ in range(2):
+            self.assertRaises(exception.PolicyNotAuthorized,
+                              policy.authorize, self.ctx, 'volume:get',
+                              {'project_id': 'q'})
+            self.assertFalse(policy.authorize(
+                self.ctx, 'volume:get', {'project_id': 'q'},
+                do_raise=False))
+        self.assertEqual(4, self.oslo.call_count)
+
+    def test_forgotten_when_rules_change(self):
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+        self.set_policy_rules({'volume:get': '!'})
+        self.assertRaises(exception.PolicyNotAuthorized, policy.authorize,
+                          self.ctx, 'volume:get', {'project_id': 'p'})
+
+    def test_forgotten_on_reload(self):
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+        self.enforcer.load_rules(force_reload=True)
+        self.assertTrue(policy.authorize(self.ctx, 'volume:get',
+                                         {'project_id': 'p'}))
+        self.assertEqual(2, self.oslo.call_count)
+
+    def test_rule_with_http_check_always_asked(self):
+        self.set_policy_rules({
+            'volume:get': 'rule:remote or role:member',
+            'remote': 'http://127.0.0.1:9/check'})
+        self.assertFalse(self.enforcer.is_pure('volume:get'))
+        self.assertTrue(self.enforcer.is_pure('volume:update'))
+        self.assertTrue(self.enforcer.is_pure('context_is_admin'))
+        with mock.patch.object(self.enforcer, 'authorize',
+                               return_value=True) as oslo:
+            for _ in range(2):
+                policy.authorize(self.ctx, 'volume:get',
+                                 {'project_id': 'p'})
+        self.assertEqual(2, oslo.call_count)
+
+
 class DashboardPolicyTestCase(base.TestCase):
 
     def test_dashboard_copy_is_the_defaults(self):

@@ -12,6 +12,8 @@
 
 """Tests of the expose decorator and of fault bodies."""
 
+import sys
+
 from oslo_db import exception as db_exc
 import oslo_messaging as messaging
 from sqlalchemy import exc as sa_exc
@@ -174,6 +176,44 @@ class TestFaults(base.BaseTestCase):
 
 
 class TestFaultWrapper(base.BaseTestCase):
+
+    def test_success_passes_through(self):
+        def ok(environ, start_response):
+            start_response('200 OK', [('Content-Type', 'text/plain'),
+                                      ('X-A', 'b')])
+            return [b'fine']
+        response = webob.Request.blank('/').get_response(
+            expose.FaultWrapper(ok))
+        self.assertEqual('200 OK', response.status)
+        self.assertEqual(b'fine', response.body)
+        self.assertEqual('b', response.headers['X-A'])
+
+    def test_start_response_deferred_or_write(self):
+        def deferred(environ, start_response):
+            write = start_response('404 Not Found',
+                                   [('Content-Type', 'text/html')])
+            write(b'<html>')
+            yield b'gone</html>'
+        response = webob.Request.blank('/').get_response(
+            expose.FaultWrapper(deferred))
+        self.assertEqual(404, response.status_int)
+        self.assertIn('itemNotFound', response.json)
+
+    def test_exc_info_becomes_a_fault(self):
+        def failing(environ, start_response):
+            try:
+                raise ValueError('inner')
+            except ValueError:
+                start_response('500 Internal Server Error',
+                               [('Content-Type', 'text/plain')],
+                               sys.exc_info())
+            return [b'']
+        logged = self.expect_logged_errors()
+        response = webob.Request.blank('/').get_response(
+            expose.FaultWrapper(failing))
+        self.assertEqual(500, response.status_int)
+        self.assertIn('computeFault', response.json)
+        self.assertIn('ValueError: inner', logged.output)
 
     def test_exception_becomes_a_fault(self):
         def broken(environ, start_response):
