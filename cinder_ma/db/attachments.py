@@ -92,6 +92,19 @@ _OTHER_ATTACHMENTS = sa.select(_VA_TABLE).where(
         _VA_TABLE.c.created_at.desc(), _VA_TABLE.c.id.desc())
 
 
+def _constant(value):
+    """A status, a constant of the code, written into the SQL of a
+    statement built once: a bound parameter costs CPU at every
+    execution (an IN list of them most)."""
+    if not value.replace('-', '').replace('_', '').isalnum():
+        raise ValueError('not a status: %r' % value)
+    return sa.literal_column("'%s'" % value, sa.String())
+
+
+def _constants(values):
+    return [_constant(value) for value in values]
+
+
 def _derived_status_statement():
     """The UPDATE writing the status :func:`cinder_ma.status.derive` gives
     for a volume's (not deleted) attachments, decided in the statement:
@@ -101,13 +114,14 @@ def _derived_status_statement():
     def counts_as(attach_status):
         # status.counted_status() in SQL.
         if attach_status == vstatus.ATTACH_ATTACHED:
-            return sa.and_(va.attach_status == attach_status,
+            return sa.and_(va.attach_status == _constant(attach_status),
                            va.detach_begun_at.is_(None))
         if attach_status == vstatus.ATTACH_DETACHING:
-            return sa.or_(va.attach_status == attach_status,
-                          sa.and_(va.attach_status == vstatus.ATTACH_ATTACHED,
+            return sa.or_(va.attach_status == _constant(attach_status),
+                          sa.and_(va.attach_status ==
+                                  _constant(vstatus.ATTACH_ATTACHED),
                                   va.detach_begun_at.isnot(None)))
-        return va.attach_status == attach_status
+        return va.attach_status == _constant(attach_status)
 
     def any_attachment(attach_status):
         return sa.exists().where(
@@ -117,11 +131,13 @@ def _derived_status_statement():
     return sa.update(_VOLUME_TABLE).where(
         _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
         _VOLUME_TABLE.c.deleted == sa.false(),
-        _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
-            status=sa.case(*[(any_attachment(attach_status), volume_status)
+        _VOLUME_TABLE.c.status.in_(
+            _constants(vstatus.ATTACHABLE_STATUSES))).values(
+            status=sa.case(*[(any_attachment(attach_status),
+                              _constant(volume_status))
                              for attach_status, volume_status
                              in vstatus.DERIVED],
-                           else_=vstatus.AVAILABLE))
+                           else_=_constant(vstatus.AVAILABLE)))
 
 
 _SET_DERIVED_STATUS = _derived_status_statement()
@@ -148,8 +164,8 @@ def _lock_statement(delta):
     return sa.update(_VOLUME_TABLE).where(
         volume.id == sa.bindparam('volume_id'),
         volume.deleted == sa.false(),
-        volume.status.in_(vstatus.ATTACHABLE_STATUSES)).ordered_values(
-            *assignments)
+        volume.status.in_(_constants(vstatus.ATTACHABLE_STATUSES))
+    ).ordered_values(*assignments)
 
 
 _LOCK_VOLUME = {delta: _lock_statement(delta) for delta in (-1, 0, 1)}
@@ -176,7 +192,7 @@ def _reserve_statement(capped, exclusive_bootable, returning):
     statement = sa.update(_VOLUME_TABLE).where(
         volume.id == sa.bindparam('volume_id'),
         volume.deleted == sa.false(),
-        volume.status.in_(vstatus.ATTACHABLE_STATUSES),
+        volume.status.in_(_constants(vstatus.ATTACHABLE_STATUSES)),
         *where).ordered_values(
             (volume.reserved_instance_uuid, holder),
             (volume.attach_count, volume.attach_count + 1),
@@ -201,8 +217,8 @@ def _other_connection_conditions(other):
             other.c.attached_host == sa.bindparam('other_host'),
             other.c.id != sa.bindparam('b_id'),
             other.c.deleted == sa.false(),
-            other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
-                                       vstatus.ATTACH_ATTACHED)))
+            other.c.attach_status.in_(_constants((vstatus.ATTACH_ATTACHING,
+                                                  vstatus.ATTACH_ATTACHED))))
 
 
 def no_other_connection():
@@ -842,10 +858,10 @@ def _sharing_statement(shared_target):
         va.id != sa.bindparam('exclude_id'),
         va.connector.isnot(None),
         va.deleted == sa.false(),
-        va.attach_status.in_((vstatus.ATTACH_ATTACHING,
-                              vstatus.ATTACH_ATTACHED,
-                              vstatus.ATTACH_DETACHING,
-                              vstatus.ATTACH_ERROR_DETACHING))]
+        va.attach_status.in_(_constants((vstatus.ATTACH_ATTACHING,
+                                         vstatus.ATTACH_ATTACHED,
+                                         vstatus.ATTACH_DETACHING,
+                                         vstatus.ATTACH_ERROR_DETACHING)))]
     source = _VA_TABLE
     if shared_target:
         source = _VA_TABLE.join(_VOLUME_TABLE,
