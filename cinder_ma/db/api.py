@@ -24,8 +24,10 @@ are :mod:`cinder_ma.db.sqlite`.
 
 Every module runs Core statements of the tables (the models are their
 definitions) on the transaction's connection,
-``context.session.connection().execute``, and returns the records of
-:mod:`cinder_ma.db.records`.
+``connection_of(context).execute``, and returns the records of
+:mod:`cinder_ma.db.records`. Readers and writers run in the
+enginefacade's connection mode: no ORM session is made for a
+transaction.
 """
 
 import contextlib
@@ -56,6 +58,11 @@ _ENGINE_LOCK = threading.Lock()
 # which is the root's.
 _WRITER_MODE = main_context_manager.writer
 _READER_MODE = main_context_manager.reader
+# Their connection modes: a transaction of Core statements needs no ORM
+# session (which costs CPU to open, to find its connection at every
+# statement, and to close).
+_WRITER_CONNECTION = _WRITER_MODE.connection
+_READER_CONNECTION = _READER_MODE.connection
 
 # What the transaction being started on this thread is: readers begin a
 # deferred SQLite transaction, writers an immediate one.
@@ -135,9 +142,22 @@ def _starting_reader():
     return bool(stack) and stack[-1]
 
 
+def connection_of(context):
+    """The connection of the transaction ``context`` is in.
+
+    The readers and writers here run in connection mode; a caller's own
+    transaction in session mode (``main_context_manager.writer.using``,
+    in tests) is served by its session's connection.
+    """
+    txn = context.transaction_ctx
+    if txn.connection is not None:
+        return txn.connection
+    return context.session.connection()
+
+
 def reader(func):
     """Run ``func(context, ...)`` in a reader transaction."""
-    wrapped = main_context_manager.reader(func)
+    wrapped = _READER_CONNECTION(func)
 
     @functools.wraps(func)
     def inner(context, *args, **kwargs):
@@ -151,14 +171,14 @@ def reading(context):
     """One reader transaction for several reads of a request: the reader
     functions called inside join it instead of opening their own."""
     with _Transaction(get_engine(), readonly=True):
-        with _READER_MODE.using(context):
+        with _READER_CONNECTION.using(context):
             yield
 
 
 def writer(func):
     """Run ``func(context, ...)`` in a writer transaction, retried on
     deadlock."""
-    wrapped = main_context_manager.writer(func)
+    wrapped = _WRITER_CONNECTION(func)
 
     def locked(context, *args, **kwargs):
         with _Transaction(get_engine(), readonly=False):
@@ -172,8 +192,9 @@ def utcnow():
     return timeutils.utcnow()
 
 
-def conditional_update(session, model, row_id, values, expected=None):
-    """Compare-and-swap: update a row only if it is in the expected state.
+def conditional_update(context, model, row_id, values, expected=None):
+    """Compare-and-swap: update a row only if it is in the expected state,
+    in the transaction of ``context``.
 
     :param expected: {column: value} or {column: (value1, value2, ...)}
         conditions that must hold; a value may also be a SQLAlchemy
@@ -214,9 +235,12 @@ def conditional_update(session, model, row_id, values, expected=None):
         statement = statement.where(*conditions)
     if expressions:
         statement = statement.values(expressions)
-    # As Session.execute would: pending ORM changes are written first.
-    session.flush()
-    return session.connection().execute(statement, params).rowcount == 1
+    session = context.transaction_ctx.session
+    if session is not None:
+        # A caller's ORM session (tests): its pending changes are written
+        # first, as Session.execute would.
+        session.flush()
+    return connection_of(context).execute(statement, params).rowcount == 1
 
 
 @functools.lru_cache(maxsize=256)
@@ -270,7 +294,7 @@ def soft_delete(context, model, *conditions):
 
     :returns: how many rows were deleted.
     """
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.update(model.__table__).where(model.deleted == sa.false(),
                                          *conditions)
         .values(**deleted_values(model))).rowcount
@@ -380,10 +404,10 @@ def paginate(connection, statement, model, visible, marker, limit,
                                           sort_keys, sort_dirs=directions)
 
 
-def conditional_update_pk(session, model, pk_column, pk, values):
+def conditional_update_pk(context, model, pk_column, pk, values):
     """Update the live row of ``model`` whose ``pk_column`` is ``pk``
     (for tables whose key is not ``id``), unconditionally."""
     values = dict(values)
     values.setdefault('updated_at', utcnow())
-    session.connection().execute(sa.update(model.__table__).where(
+    connection_of(context).execute(sa.update(model.__table__).where(
         pk_column == pk, model.deleted == sa.false()).values(**values))

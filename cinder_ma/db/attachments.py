@@ -92,6 +92,19 @@ _OTHER_ATTACHMENTS = sa.select(_VA_TABLE).where(
         _VA_TABLE.c.created_at.desc(), _VA_TABLE.c.id.desc())
 
 
+def _constant(value):
+    """A status, a constant of the code, written into the SQL of a
+    statement built once: a bound parameter costs CPU at every
+    execution (an IN list of them most)."""
+    if not value.replace('-', '').replace('_', '').isalnum():
+        raise ValueError('not a status: %r' % value)
+    return sa.literal_column("'%s'" % value, sa.String())
+
+
+def _constants(values):
+    return [_constant(value) for value in values]
+
+
 def _derived_status_statement():
     """The UPDATE writing the status :func:`cinder_ma.status.derive` gives
     for a volume's (not deleted) attachments, decided in the statement:
@@ -101,13 +114,14 @@ def _derived_status_statement():
     def counts_as(attach_status):
         # status.counted_status() in SQL.
         if attach_status == vstatus.ATTACH_ATTACHED:
-            return sa.and_(va.attach_status == attach_status,
+            return sa.and_(va.attach_status == _constant(attach_status),
                            va.detach_begun_at.is_(None))
         if attach_status == vstatus.ATTACH_DETACHING:
-            return sa.or_(va.attach_status == attach_status,
-                          sa.and_(va.attach_status == vstatus.ATTACH_ATTACHED,
+            return sa.or_(va.attach_status == _constant(attach_status),
+                          sa.and_(va.attach_status ==
+                                  _constant(vstatus.ATTACH_ATTACHED),
                                   va.detach_begun_at.isnot(None)))
-        return va.attach_status == attach_status
+        return va.attach_status == _constant(attach_status)
 
     def any_attachment(attach_status):
         return sa.exists().where(
@@ -117,11 +131,13 @@ def _derived_status_statement():
     return sa.update(_VOLUME_TABLE).where(
         _VOLUME_TABLE.c.id == sa.bindparam('volume_id'),
         _VOLUME_TABLE.c.deleted == sa.false(),
-        _VOLUME_TABLE.c.status.in_(vstatus.ATTACHABLE_STATUSES)).values(
-            status=sa.case(*[(any_attachment(attach_status), volume_status)
+        _VOLUME_TABLE.c.status.in_(
+            _constants(vstatus.ATTACHABLE_STATUSES))).values(
+            status=sa.case(*[(any_attachment(attach_status),
+                              _constant(volume_status))
                              for attach_status, volume_status
                              in vstatus.DERIVED],
-                           else_=vstatus.AVAILABLE))
+                           else_=_constant(vstatus.AVAILABLE)))
 
 
 _SET_DERIVED_STATUS = _derived_status_statement()
@@ -148,8 +164,8 @@ def _lock_statement(delta):
     return sa.update(_VOLUME_TABLE).where(
         volume.id == sa.bindparam('volume_id'),
         volume.deleted == sa.false(),
-        volume.status.in_(vstatus.ATTACHABLE_STATUSES)).ordered_values(
-            *assignments)
+        volume.status.in_(_constants(vstatus.ATTACHABLE_STATUSES))
+    ).ordered_values(*assignments)
 
 
 _LOCK_VOLUME = {delta: _lock_statement(delta) for delta in (-1, 0, 1)}
@@ -176,7 +192,7 @@ def _reserve_statement(capped, exclusive_bootable, returning):
     statement = sa.update(_VOLUME_TABLE).where(
         volume.id == sa.bindparam('volume_id'),
         volume.deleted == sa.false(),
-        volume.status.in_(vstatus.ATTACHABLE_STATUSES),
+        volume.status.in_(_constants(vstatus.ATTACHABLE_STATUSES)),
         *where).ordered_values(
             (volume.reserved_instance_uuid, holder),
             (volume.attach_count, volume.attach_count + 1),
@@ -201,8 +217,8 @@ def _other_connection_conditions(other):
             other.c.attached_host == sa.bindparam('other_host'),
             other.c.id != sa.bindparam('b_id'),
             other.c.deleted == sa.false(),
-            other.c.attach_status.in_((vstatus.ATTACH_ATTACHING,
-                                       vstatus.ATTACH_ATTACHED)))
+            other.c.attach_status.in_(_constants((vstatus.ATTACH_ATTACHING,
+                                                  vstatus.ATTACH_ATTACHED))))
 
 
 def no_other_connection():
@@ -243,10 +259,10 @@ def _swap_statement(keys, single_connection, held=False, free=False):
 
 def attachment_get_in_txn(context, attachment_id, project_id=None):
     if project_id is None:
-        row = context.session.connection().execute(
+        row = db_api.connection_of(context).execute(
             _GET_ATTACHMENT, {'attachment_id': attachment_id}).first()
     else:
-        row = context.session.connection().execute(
+        row = db_api.connection_of(context).execute(
             _GET_PROJECT_ATTACHMENT, {'attachment_id': attachment_id,
                                       'project_id': project_id}).first()
     if row is None:
@@ -263,7 +279,7 @@ def recompute_volume_status(context, volume_id):
     :returns: whether it was written (the volume is in an attachable
         status).
     """
-    return context.session.connection().execute(
+    return db_api.connection_of(context).execute(
         _SET_DERIVED_STATUS, {'volume_id': volume_id}).rowcount == 1
 
 
@@ -284,7 +300,7 @@ def lock_volume(context, volume_id, live_delta=0):
 
     :returns: True when the volume row was updated (and is now locked).
     """
-    result = context.session.connection().execute(
+    result = db_api.connection_of(context).execute(
         _LOCK_VOLUME[live_delta], {'volume_id': volume_id, 'now_': utcnow()})
     return result.rowcount == 1
 
@@ -384,7 +400,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
     :returns: the new attachment's record.
     """
     now = utcnow()
-    connection = context.session.connection()
+    connection = db_api.connection_of(context)
     returning = connection.dialect.update_returning
     result = connection.execute(
         _RESERVE[max_attachments is not None, bool(exclusive_bootable),
@@ -407,7 +423,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
             connection.execute(_READONLY, {'volume_id': volume_id}).scalar()):
         attach_mode = 'ro'
     if one_writer and attach_mode == 'rw':
-        writer_row = context.session.connection().execute(
+        writer_row = db_api.connection_of(context).execute(
             _live_writer(volume_id)).first()
         if writer_row is not None:
             raise exception.Conflict(
@@ -427,7 +443,7 @@ def attachment_reserve(context, volume_id, instance_uuid, attach_mode='rw',
         created_at=now, deleted=False, generation=1)
     if claim:
         values.update(claim)
-    context.session.connection().execute(_INSERT_ATTACHMENT, values)
+    db_api.connection_of(context).execute(_INSERT_ATTACHMENT, values)
     recompute_volume_status(context, volume_id)
     return records.attachment_from_row(values)
 
@@ -438,11 +454,11 @@ def _is_live(status):
 
 def _attachment_and_volume_in_txn(context, attachment_id, project_id=None):
     if project_id is None:
-        row = context.session.connection().execute(
+        row = db_api.connection_of(context).execute(
             _GET_ATTACHMENT_AND_VOLUME,
             {'attachment_id': attachment_id}).first()
     else:
-        row = context.session.connection().execute(
+        row = db_api.connection_of(context).execute(
             _GET_PROJECT_ATTACHMENT_AND_VOLUME,
             {'attachment_id': attachment_id,
              'project_id': project_id}).first()
@@ -516,13 +532,13 @@ def _attachment_update(context, attachment_id, values,
         params.update(other_volume_id=current.volume_id,
                       other_instance_uuid=current.instance_uuid,
                       other_host=not_connected_elsewhere)
-    result = context.session.connection().execute(
+    result = db_api.connection_of(context).execute(
         _swap_statement(tuple(sorted(values)),
                         not_connected_elsewhere is not None,
                         held_by is not None, claim is not None), params)
     if result.rowcount != 1:
         if not_connected_elsewhere is not None:
-            other = context.session.connection().execute(
+            other = db_api.connection_of(context).execute(
                 other_connection(),
                 params).first()
             if other is not None:
@@ -533,7 +549,7 @@ def _attachment_update(context, attachment_id, values,
             reason='attachment %s changed concurrently' % attachment_id)
     if values.get('instance_uuid'):
         # os-attach names the instance of an os-reserve reservation.
-        context.session.connection().execute(
+        db_api.connection_of(context).execute(
             sa.update(_VOLUME_TABLE)
             .where(_VOLUME_TABLE.c.id == current.volume_id,
                    _VOLUME_TABLE.c.reserved_instance_uuid.is_(None))
@@ -618,7 +634,7 @@ def attachment_begin_detaching(context, volume_id, attachment_id=None):
         raise exception.InvalidVolume(
             reason='%s Volume %s is %s.' % (BEGIN_DETACHING_REFUSAL,
                                             volume_id, volume.status))
-    connection = context.session.connection()
+    connection = db_api.connection_of(context)
     candidates = list(connection.execute(
         _attached_unmarked(volume_id)).scalars())
     if attachment_id is None:
@@ -665,7 +681,7 @@ def attachment_roll_detaching(context, volume_id, attachment_id=None):
                   va.detach_begun_at.isnot(None)]
     if attachment_id is not None:
         conditions.append(va.id == attachment_id)
-    rolled = context.session.connection().execute(
+    rolled = db_api.connection_of(context).execute(
         sa.update(_VA_TABLE).where(*conditions).values(
             detach_begun_at=None, updated_at=utcnow())).rowcount
     if rolled:
@@ -777,7 +793,7 @@ def check_not_connected(context, volume_id, instance_uuid, host,
 
     :raises Conflict: with the reason.
     """
-    other = context.session.connection().execute(
+    other = db_api.connection_of(context).execute(
         other_connection(),
         {'other_volume_id': volume_id, 'other_instance_uuid': instance_uuid,
          'other_host': host, 'b_id': attachment_id}).first()
@@ -791,7 +807,7 @@ def attachment_get_others(context, volume_id, attachment_id):
     """The volume's attachments (not deleted) other than
     ``attachment_id``, newest first."""
     return records.attachments_from_result(
-        context.session.connection().execute(
+        db_api.connection_of(context).execute(
             _OTHER_ATTACHMENTS, {'volume_id': volume_id,
                                  'attachment_id': attachment_id}))
 
@@ -825,7 +841,7 @@ def attachment_get_all(context, project_id=None, filters=None, marker=None,
             statement = statement.where(column.in_(value))
         else:
             statement = statement.where(column == value)
-    connection = context.session.connection()
+    connection = db_api.connection_of(context)
     statement = db_api.paginate(
         connection, statement, models.VolumeAttachment, visible, marker,
         limit, sort_keys,
@@ -842,10 +858,10 @@ def _sharing_statement(shared_target):
         va.id != sa.bindparam('exclude_id'),
         va.connector.isnot(None),
         va.deleted == sa.false(),
-        va.attach_status.in_((vstatus.ATTACH_ATTACHING,
-                              vstatus.ATTACH_ATTACHED,
-                              vstatus.ATTACH_DETACHING,
-                              vstatus.ATTACH_ERROR_DETACHING))]
+        va.attach_status.in_(_constants((vstatus.ATTACH_ATTACHING,
+                                         vstatus.ATTACH_ATTACHED,
+                                         vstatus.ATTACH_DETACHING,
+                                         vstatus.ATTACH_ERROR_DETACHING)))]
     source = _VA_TABLE
     if shared_target:
         source = _VA_TABLE.join(_VOLUME_TABLE,
@@ -880,7 +896,7 @@ def attachment_count_sharing_connection(context, volume_id, host,
     (:mod:`cinder_ma.manager.locks`), with every transition that makes
     an attachment hold a connection.
     """
-    return context.session.connection().execute(
+    return db_api.connection_of(context).execute(
         _SHARING[service_uuid is not None],
         {'volume_id': volume_id, 'host': host, 'exclude_id': exclude_id,
          'service_uuid': service_uuid}).scalar()
@@ -891,7 +907,7 @@ def counted_statuses(context, volume_id):
     :func:`cinder_ma.status.derive` (in the caller's transaction)."""
     va = models.VolumeAttachment
     return [vstatus.counted_status(*row)
-            for row in context.session.connection().execute(
+            for row in db_api.connection_of(context).execute(
                 sa.select(va.attach_status, va.detach_begun_at).where(
                     va.volume_id == volume_id, va.deleted == sa.false()))]
 
@@ -907,7 +923,7 @@ def volume_leave_status(context, volume_id, from_status, values=None):
     statuses = counted_statuses(context, volume_id)
     values = dict(values or {})
     values['status'] = vstatus.derive(statuses)
-    if not conditional_update(context.session, volume, volume_id, values,
+    if not conditional_update(context, volume, volume_id, values,
                               {'status': from_status}):
         raise exception.Conflict(
             reason='volume %s is not %s' % (volume_id, from_status))
@@ -962,7 +978,7 @@ def volume_finish_extend(context, volume_id, new_size, not_updated=None,
     status = volume_leave_status(
         context, volume_id, vstatus.EXTENDING,
         {'size': new_size, 'error_reason': reason, 'target_size': None})
-    rows = context.session.connection().execute(
+    rows = db_api.connection_of(context).execute(
         sa.select(_VA_TABLE.c.id, _VA_TABLE.c.connection_info,
                   _VA_TABLE.c.error_reason).where(
             _VA_TABLE.c.volume_id == volume_id,
@@ -983,7 +999,7 @@ def volume_finish_extend(context, volume_id, new_size, not_updated=None,
         # (nothing in cinder_ma makes one while the volume is extending)
         # reached the grown volume and is left as it is.
         column = _VA_TABLE.c.connection_info
-        context.session.connection().execute(
+        db_api.connection_of(context).execute(
             sa.update(_VA_TABLE).where(
                 _VA_TABLE.c.id == row.id,
                 _VA_TABLE.c.deleted == sa.false(),

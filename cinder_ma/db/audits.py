@@ -29,6 +29,7 @@ import uuid
 from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import writer
 from cinder_ma.db import models
@@ -54,7 +55,7 @@ def audit_create(context, host, hosts_audited, findings):
     """
     findings = [[str(value) for value in row] for row in findings]
     audit_id = str(uuid.uuid4())
-    connection = context.session.connection()
+    connection = connection_of(context)
     connection.execute(sa.insert(_TABLE), {
         'id': audit_id, 'host': host, 'hosts_audited': hosts_audited,
         'findings_count': len(findings),
@@ -74,5 +75,5 @@ def audit_get_all(context, limit=None):
     """The recorded runs, newest first (``limit`` of them)."""
     statement = _NEWEST if limit is None else _NEWEST.limit(limit)
     return records.from_result(records.Audit,
-                               context.session.connection().execute(
+                               connection_of(context).execute(
                                    statement))

@@ -39,6 +39,7 @@ naming what changed:
 
 import sqlalchemy as sa
 
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
@@ -94,7 +95,7 @@ def attachment_fence(context, attachment_id):
         was fenced already.
     """
     now = utcnow()
-    result = context.session.connection().execute(
+    result = connection_of(context).execute(
         sa.update(_VA).where(
             _C.id == attachment_id, _C.deleted == sa.false(),
             _C.attach_status.in_(FENCEABLE_STATUSES),
@@ -140,7 +141,7 @@ def attachment_promote(context, attachment_id, generation, writer_ids):
             reason='volume %s is %s' % (volume_id, volume.status))
     # Under the volume row's lock: every promotion and reservation of
     # the volume committed before is seen here.
-    writers = sorted(row.id for row in context.session.connection().execute(
+    writers = sorted(row.id for row in connection_of(context).execute(
         _live_writers(volume_id)))
     if writers != sorted(writer_ids):
         raise exception.Conflict(
@@ -150,7 +151,7 @@ def attachment_promote(context, attachment_id, generation, writer_ids):
                        attachment_id))
     now = utcnow()
     for writer_id in writer_ids:
-        result = context.session.connection().execute(
+        result = connection_of(context).execute(
             sa.update(_VA).where(
                 _C.id == writer_id, _C.deleted == sa.false(),
                 _C.attach_mode == 'rw').values(
@@ -165,7 +166,7 @@ def attachment_promote(context, attachment_id, generation, writer_ids):
             raise exception.Conflict(
                 reason='writer %s of volume %s changed concurrently' % (
                     writer_id, volume_id))
-    result = context.session.connection().execute(
+    result = connection_of(context).execute(
         sa.update(_VA).where(
             _C.id == attachment_id, _C.deleted == sa.false(),
             _C.attach_mode == 'ro', _C.fenced_at.is_(None),
@@ -193,7 +194,7 @@ def attachment_record_connection(context, attachment_id, generation,
     """
     values = {'connection_info': records.dumps(connection_info),
               'updated_at': utcnow()}
-    result = context.session.connection().execute(
+    result = connection_of(context).execute(
         sa.update(_VA).where(
             _C.id == attachment_id, _C.deleted == sa.false(),
             _C.attach_mode == 'rw', _C.fenced_at.is_(None),
@@ -224,13 +225,13 @@ def _swap_with_volume(context, attachment_id, where, values,
                   'other_instance_uuid': current.instance_uuid,
                   'other_host': not_connected_elsewhere,
                   'b_id': attachment_id}
-    result = context.session.connection().execute(statement.values(values),
+    result = connection_of(context).execute(statement.values(values),
                                                   params)
     if result.rowcount == 1:
         attachment_db.recompute_volume_status(context, current.volume_id)
         return _get(context, attachment_id)
     if not_connected_elsewhere is not None:
-        other = context.session.connection().execute(
+        other = connection_of(context).execute(
             attachment_db.other_connection(),
             params).first()
         if other is not None:
@@ -293,7 +294,7 @@ def attachment_unreconnect(context, attachment_id, generation, previous):
 def attachment_set_failure(context, attachment_id, reason):
     """Record why a fencing or promotion step failed on the attachment
     (its status, mode and generation stay as they are)."""
-    context.session.connection().execute(
+    connection_of(context).execute(
         sa.update(_VA).where(_C.id == attachment_id,
                              _C.deleted == sa.false()).values(
             error_reason=reason, updated_at=utcnow()))
@@ -304,6 +305,6 @@ def fenced_connections(context, volume_id):
     """The records of the fenced attachments of a volume that recorded
     a connection."""
     return records.attachments_from_result(
-        context.session.connection().execute(sa.select(_VA).where(
+        connection_of(context).execute(sa.select(_VA).where(
             _C.volume_id == volume_id, _C.deleted == sa.false(),
             _C.fenced_at.isnot(None), _C.connection_info.isnot(None))))

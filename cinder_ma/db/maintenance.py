@@ -70,7 +70,7 @@ def purge_deleted_rows(context, before):
         for child, column in children:
             conditions.append(~sa.exists().where(
                 getattr(child, column) == pk))
-        result = context.session.connection().execute(
+        result = db_api.connection_of(context).execute(
             sa.delete(model.__table__).where(*conditions))
         counts[model.__tablename__] = result.rowcount
     return counts
@@ -114,7 +114,7 @@ def stuck(context, older_than):
     :returns: ``(volumes, attachments)``, lists of :class:`Stuck`.
     """
     vol, att = models.Volume, models.VolumeAttachment
-    volumes = context.session.connection().execute(
+    volumes = db_api.connection_of(context).execute(
         sa.select(vol.id, vol.status, vol.host,
                   sa.func.coalesce(vol.updated_at, vol.created_at)
                   .label('updated_at'))
@@ -122,7 +122,7 @@ def stuck(context, older_than):
                vol.status.in_(TRANSITIONAL_VOLUME_STATUSES),
                _older_than(vol, older_than))
         .order_by(vol.created_at, vol.id)).all()
-    attachments = context.session.connection().execute(
+    attachments = db_api.connection_of(context).execute(
         sa.select(att.id, att.volume_id, att.attach_status.label('status'),
                   sa.func.coalesce(att.manager_host, att.attached_host)
                   .label('host'),
@@ -147,7 +147,7 @@ def inconsistent(context):
     :returns: :class:`Inconsistency` records.
     """
     vol, att = models.Volume, models.VolumeAttachment
-    rows = context.session.connection().execute(
+    rows = db_api.connection_of(context).execute(
         sa.select(vol.id, vol.status, vol.attach_count, att.attach_status,
                   att.detach_begun_at)
         .outerjoin(att, sa.and_(att.volume_id == vol.id,
@@ -180,7 +180,7 @@ def live_attachments(context):
     :returns: ``[(attachment record, volume host)]``.
     """
     att, vol = models.VolumeAttachment, models.Volume
-    rows = context.session.connection().execute(
+    rows = db_api.connection_of(context).execute(
         sa.select(att.__table__, vol.host.label('volume__host'))
         .join(vol, vol.id == att.volume_id)
         .where(att.deleted == sa.false())
@@ -201,7 +201,7 @@ def volume_reset_status(context, volume_id, status, from_status):
     """
     att = models.VolumeAttachment
     statuses = [vstatus.counted_status(*row) for row in
-                context.session.connection().execute(
+                db_api.connection_of(context).execute(
                     sa.select(att.attach_status, att.detach_begun_at).where(
                         att.volume_id == volume_id,
                         att.deleted == sa.false()))]
@@ -218,7 +218,7 @@ def volume_reset_status(context, volume_id, status, from_status):
     values = {'status': status}
     if status in vstatus.ATTACHABLE_STATUSES:
         values['error_reason'] = None
-    if not db_api.conditional_update(context.session, models.Volume,
+    if not db_api.conditional_update(context, models.Volume,
                                      volume_id, values,
                                      {'status': from_status}):
         raise exception.Conflict(

@@ -32,6 +32,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import sqlalchemy as sa
 
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import paginate
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import soft_delete
@@ -71,7 +72,7 @@ def _live(project_id=None):
 def message_create(context, values):
     """Write a message; ``values`` are its columns but ``id``."""
     message_id = str(uuid.uuid4())
-    connection = context.session.connection()
+    connection = connection_of(context)
     connection.execute(sa.insert(_TABLE), dict(values, id=message_id))
     # As stored (MySQL keeps times to the second).
     return records.from_row(records.Message, connection.execute(
@@ -138,7 +139,7 @@ def message_get(context, message_id, project_id=None):
 
     :raises MessageNotFound: none of that id (in that project).
     """
-    row = context.session.connection().execute(
+    row = connection_of(context).execute(
         _live(project_id).where(_BY_ID), {'message_id': message_id}).first()
     if row is None:
         raise exception.MessageNotFound(message_id=message_id)
@@ -160,7 +161,7 @@ def message_get_all(context, project_id=None, filters=None, marker=None,
     statement = visible
     for key, value in (filters or {}).items():
         statement = statement.where(_TABLE.c[key] == value)
-    connection = context.session.connection()
+    connection = connection_of(context)
     statement = paginate(connection, statement, _MESSAGE, visible, marker,
                          limit, sort_keys, sort_dirs, SORT_KEYS,
                          'created_at', 'desc')
@@ -191,5 +192,5 @@ def message_purge_expired(context, now=None):
     :returns: how many were deleted.
     """
     now = now or utcnow()
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.delete(_TABLE).where(_TABLE.c.expires_at < now)).rowcount

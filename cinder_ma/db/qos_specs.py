@@ -24,6 +24,7 @@ import uuid
 import sqlalchemy as sa
 
 from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import soft_delete
 from cinder_ma.db.api import utcnow
@@ -55,7 +56,7 @@ _ITEMS = sa.select(_QOS_TABLE.c.specs_id, _QOS_TABLE.c.key,
 
 
 def _execute(context, statement, params=None):
-    return context.session.connection().execute(statement, params)
+    return connection_of(context).execute(statement, params)
 
 
 def _root(context, specs_id):
@@ -68,7 +69,7 @@ def _root(context, specs_id):
 def _lock_root(context, specs_id, values=None):
     """Write the root row of live specs first (its row lock serializes
     deleting specs with associating them), or raise QoSSpecsNotFound."""
-    if not conditional_update(context.session, _QOS, specs_id,
+    if not conditional_update(context, _QOS, specs_id,
                               values or {},
                               expected={'specs_id': None}):
         raise exception.QoSSpecsNotFound(specs_id=specs_id)

@@ -51,6 +51,7 @@ import functools
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
@@ -106,7 +107,7 @@ def snapshot_deltas(size, type_id, sign=1):
 # Limits
 
 def _limits(context, model, key_column, key):
-    return dict(context.session.connection().execute(
+    return dict(connection_of(context).execute(
         sa.select(model.resource, model.hard_limit).where(
             key_column == key)).all())
 
@@ -118,18 +119,18 @@ def _set_limits(context, model, key_column, key, limits):
     now = utcnow()
     for resource, limit in sorted(limits.items()):
         where = (key_column == key, model.resource == resource)
-        updated = context.session.connection().execute(
+        updated = connection_of(context).execute(
             sa.update(model).where(*where).values(
                 hard_limit=limit, updated_at=now)).rowcount
         if updated:
             continue
         try:
-            with context.session.begin_nested():
-                context.session.connection().execute(sa.insert(model).values(
+            with connection_of(context).begin_nested():
+                connection_of(context).execute(sa.insert(model).values(
                     {key_column.key: key, 'resource': resource,
                      'hard_limit': limit, 'created_at': now}))
         except db_exc.DBDuplicateEntry:
-            context.session.connection().execute(sa.update(model).where(*where).values(
+            connection_of(context).execute(sa.update(model).where(*where).values(
                 hard_limit=limit, updated_at=now))
 
 
@@ -151,7 +152,7 @@ def quota_get_all(context, project_id, class_name):
     ({resource: limit} of the class, {resource: limit} of the
     project)."""
     limits = ({}, {})
-    for resource, limit, own in context.session.connection().execute(
+    for resource, limit, own in connection_of(context).execute(
             _PROJECT_LIMITS, {'class_name': class_name,
                               'project_id': project_id}):
         limits[bool(own)][resource] = limit
@@ -167,7 +168,7 @@ def quota_set(context, project_id, limits):
 @writer
 def quota_destroy_all(context, project_id):
     """Forget a project's own limits (back to its class's)."""
-    context.session.connection().execute(sa.delete(models.Quota).where(
+    connection_of(context).execute(sa.delete(models.Quota).where(
         models.Quota.project_id == project_id))
 
 
@@ -190,7 +191,7 @@ def _count_of(context, model, what, project_id, type_id):
                                   model.deleted == sa.false())
     if type_id is not None:
         query = query.where(model.volume_type_id == type_id)
-    return int(context.session.connection().execute(query).scalar() or 0)
+    return int(connection_of(context).execute(query).scalar() or 0)
 
 
 def _count(context, project_id, resource):
@@ -221,7 +222,7 @@ def usage_get_all(context, project_id, resources=()):
     """A project's usage: {resource: in_use} of its counters, and of
     ``resources`` without a counter yet, counted from its volumes."""
     table = models.QuotaUsage
-    usage = dict(context.session.connection().execute(
+    usage = dict(connection_of(context).execute(
         sa.select(table.resource, table.in_use).where(
             table.project_id == project_id)).all())
     for resource in resources:
@@ -234,15 +235,15 @@ def usage_get_all(context, project_id, resources=()):
 def ensure_usages(context, project_id, resources):
     """Create the missing counters of a project from its volumes."""
     table = models.QuotaUsage
-    present = set(context.session.connection().execute(
+    present = set(connection_of(context).execute(
         sa.select(table.resource).where(
             table.project_id == project_id,
             table.resource.in_(list(resources)))).scalars())
     now = utcnow()
     for resource in sorted(set(resources) - present):
         try:
-            with context.session.begin_nested():
-                context.session.connection().execute(sa.insert(table).values(
+            with connection_of(context).begin_nested():
+                connection_of(context).execute(sa.insert(table).values(
                     project_id=project_id, resource=resource,
                     in_use=_count(context, project_id, resource),
                     created_at=now))
@@ -305,7 +306,7 @@ def change_usage(context, project_id, deltas, limits=None,
     if not deltas:
         return
     # Core statements built once, on the transaction's connection.
-    connection = context.session.connection()
+    connection = connection_of(context)
     in_use = dict(connection.execute(
         _LOCK_COUNTERS, {'p': project_id, 'r': sorted(deltas)}).all())
     missing = []
@@ -365,7 +366,7 @@ def release_snapshot(context, snapshot):
 @writer
 def release_extend(context, volume_id, delta):
     """Give back the gigabytes charged for an extend that failed."""
-    volume = context.session.connection().execute(
+    volume = connection_of(context).execute(
         sa.select(models.Volume.project_id, models.Volume.volume_type_id)
         .where(models.Volume.id == volume_id)).first()
     if volume is None or delta <= 0:

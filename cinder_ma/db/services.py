@@ -25,6 +25,7 @@ from oslo_serialization import jsonutils
 import sqlalchemy as sa
 
 from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
@@ -50,7 +51,7 @@ _BY_UUID = _LIVE.where(_SERVICES.c.uuid == sa.bindparam('uuid'))
 def service_create(context, values):
     values = dict(values)
     values.setdefault('uuid', str(uuid.uuid4()))
-    connection = context.session.connection()
+    connection = connection_of(context)
     connection.execute(sa.insert(_SERVICES), values)
     return records.from_row(records.Service, connection.execute(
         _BY_UUID, {'uuid': values['uuid']}).one())
@@ -60,7 +61,7 @@ def service_create(context, values):
 def service_get_by_host_and_binary(context, host, binary):
     """The live service of ``host`` and ``binary`` (exact names), or
     None."""
-    row = context.session.connection().execute(
+    row = connection_of(context).execute(
         _BY_HOST_AND_BINARY, {'host': host, 'binary': binary}).first()
     return None if row is None else records.from_row(records.Service, row)
 
@@ -89,7 +90,7 @@ def service_get_all(context, filters=None):
         else:
             statement = statement.where(_SERVICES.c[key] == value)
     return records.from_result(records.Service,
-                               context.session.connection().execute(
+                               connection_of(context).execute(
                                    statement.order_by(_SERVICES.c.id)))
 
 
@@ -114,7 +115,7 @@ def service_get_all_for_scheduling(context, binary):
     :func:`cinder_ma.volume.scheduler.capabilities_of` take); their other
     fields have their defaults."""
     return records.from_result(records.Service,
-                               context.session.connection().execute(
+                               connection_of(context).execute(
                                    _SCHEDULING, {'binary': binary}))
 
 
@@ -128,7 +129,7 @@ _FROZEN = sa.select(sa.exists().where(
 def backend_is_frozen(context, host):
     """Whether the backend of a volume host (``node@backend#pool``) is
     frozen."""
-    return bool(context.session.connection().execute(
+    return bool(connection_of(context).execute(
         _FROZEN, {'backend': host.split('#', 1)[0]}).scalar())
 
 
@@ -138,7 +139,7 @@ def service_update(context, service_id, values):
     if 'capabilities' in values and not isinstance(
             values['capabilities'], (str, type(None))):
         values['capabilities'] = jsonutils.dumps(values['capabilities'])
-    if not conditional_update(context.session, models.Service, service_id,
+    if not conditional_update(context, models.Service, service_id,
                               values):
         raise exception.ServiceNotFound(service_id=service_id)
 

@@ -30,6 +30,7 @@ import uuid
 import sqlalchemy as sa
 
 from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import paginate
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import soft_delete
@@ -70,7 +71,7 @@ def _records(context, rows):
     if not rows:
         return []
     metadata = {}
-    for snapshot_id, key, value in context.session.connection().execute(
+    for snapshot_id, key, value in connection_of(context).execute(
             _METADATA, {'ids': [row.id for row in rows]}):
         metadata.setdefault(snapshot_id, {})[key] = value
     return [records.snapshot_from_row(row, metadata.get(row.id, {}))
@@ -78,7 +79,7 @@ def _records(context, rows):
 
 
 def snapshot_get_in_txn(context, snapshot_id, project_id=None):
-    row = context.session.connection().execute(
+    row = connection_of(context).execute(
         _ROW, {'snapshot_id': snapshot_id}).first()
     if row is None or (project_id is not None and
                        row.project_id != project_id):
@@ -111,9 +112,9 @@ def snapshot_create(context, values, volume_statuses, quota=None):
     values['id'] = values.get('id') or str(uuid.uuid4())
     volume_id = values['volume_id']
     # The volume row's lock, and the check of its status, in one UPDATE.
-    if not conditional_update(context.session, models.Volume, volume_id,
+    if not conditional_update(context, models.Volume, volume_id,
                               {}, {'status': tuple(volume_statuses)}):
-        current = context.session.connection().execute(
+        current = connection_of(context).execute(
             sa.select(models.Volume.status).where(
                 models.Volume.id == volume_id,
                 models.Volume.deleted == sa.false())).scalar()
@@ -124,7 +125,7 @@ def snapshot_create(context, values, volume_statuses, quota=None):
                    '%s.' % (volume_id, ', '.join(volume_statuses), current))
     if quota is not None:
         quota(context, None)
-    connection = context.session.connection()
+    connection = connection_of(context)
     now = utcnow()
     values.setdefault('created_at', now)
     connection.execute(sa.insert(_TABLE), values)
@@ -174,7 +175,7 @@ def snapshot_get_all(context, project_id=None, filters=None, marker=None,
     """
     sort_keys = [SORT_ALIASES.get(key, key) for key in sort_keys or ()]
 
-    connection = context.session.connection()
+    connection = connection_of(context)
     visible = _live(project_id)
     statement = paginate(connection, _apply_filters(visible, filters),
                          models.Snapshot, visible, marker, limit,
@@ -189,7 +190,7 @@ def snapshot_get_all(context, project_id=None, filters=None, marker=None,
 @reader
 def snapshot_count(context, project_id=None, filters=None):
     statement = _apply_filters(_live(project_id), filters).subquery()
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.select(sa.func.count()).select_from(statement)).scalar()
 
 
@@ -201,7 +202,7 @@ _OF_VOLUME = _live(None).where(
 @reader
 def snapshots_of_volume(context, volume_id):
     """The live snapshots of a volume, oldest first."""
-    rows = context.session.connection().execute(
+    rows = connection_of(context).execute(
         _OF_VOLUME, {'volume_id': volume_id}).all()
     return _records(context, rows)
 
@@ -210,7 +211,7 @@ def snapshots_of_volume_in_txn(context, volume_id):
     """:func:`snapshots_of_volume` in the caller's transaction, without
     their metadata (None: not read)."""
     return records.from_result(records.Snapshot,
-                               context.session.connection().execute(
+                               connection_of(context).execute(
                                    _OF_VOLUME, {'volume_id': volume_id}))
 
 
@@ -233,7 +234,7 @@ def snapshot_change(context, snapshot_id, values, expected=None,
     :raises Conflict: ``expected`` did not hold.
     """
     if values or expected:
-        if not conditional_update(context.session, models.Snapshot,
+        if not conditional_update(context, models.Snapshot,
                                   snapshot_id, values or {}, expected):
             current = snapshot_get_in_txn(context, snapshot_id)
             raise _describe(snapshot_id, current, expected or {})
@@ -244,7 +245,7 @@ def snapshot_change(context, snapshot_id, values, expected=None,
                     models.SnapshotMetadata.snapshot_id == snapshot_id)
         now = utcnow()
         if metadata:
-            context.session.connection().execute(sa.insert(_META), [
+            connection_of(context).execute(sa.insert(_META), [
                 {'snapshot_id': snapshot_id, 'key': key, 'value': value,
                  'created_at': now} for key, value in metadata.items()])
 
@@ -266,7 +267,7 @@ def snapshot_destroy(context, snapshot_id, quota=None):
     """
     snapshot = snapshot_get_in_txn(context, snapshot_id)
     now = utcnow()
-    if not conditional_update(context.session, models.Snapshot, snapshot_id,
+    if not conditional_update(context, models.Snapshot, snapshot_id,
                               {'deleted': True, 'deleted_at': now,
                                'status': 'deleted', 'updated_at': now}):
         raise exception.SnapshotNotFound(snapshot_id=snapshot_id)
@@ -298,21 +299,21 @@ def volume_delete_begin(context, volume_id, values, expected, cascade=False,
         # statement sees its snapshot (PostgreSQL's READ COMMITTED reads
         # a new snapshot per statement, but re-checks only the row itself
         # of an UPDATE that waited for its lock, not the EXISTS).
-        conditional_update(context.session, models.Volume, volume_id, {})
-    if not conditional_update(context.session, models.Volume, volume_id,
+        conditional_update(context, models.Volume, volume_id, {})
+    if not conditional_update(context, models.Volume, volume_id,
                               values, conditions):
         return False
     if cascade:
         where = [_TABLE.c.volume_id == volume_id,
                  _TABLE.c.deleted == sa.false()]
         if snapshot_statuses is not None and \
-                context.session.connection().execute(
+                connection_of(context).execute(
                     sa.select(sa.func.count()).where(
                         *where, _TABLE.c.status.notin_(snapshot_statuses))
                 ).scalar():
             # Rolled back with the volume's move.
             raise _CascadeRefused()
-        context.session.connection().execute(sa.update(_TABLE).where(*where).values(
+        connection_of(context).execute(sa.update(_TABLE).where(*where).values(
             status='deleting', updated_at=utcnow()))
     return True
 
@@ -333,7 +334,7 @@ def volume_delete_begin_checked(context, *args, **kwargs):
 @reader
 def latest_snapshot(context, volume_id):
     """The newest live snapshot of a volume, or None."""
-    row = context.session.connection().execute(
+    row = connection_of(context).execute(
         _live(None).where(_TABLE.c.volume_id == volume_id).order_by(
             _TABLE.c.created_at.desc(), _TABLE.c.id.desc()).limit(1)).first()
     return None if row is None else _records(context, [row])[0]
@@ -348,14 +349,14 @@ def revert_begin(context, volume_id, snapshot_id):
         attachments (nothing changed).
     :raises InvalidSnapshot: the snapshot is not available.
     """
-    if not conditional_update(context.session, models.Volume, volume_id,
+    if not conditional_update(context, models.Volume, volume_id,
                               {'status': 'reverting', 'error_reason': None},
                               {'status': 'available', 'attach_count': 0}):
         raise exception.InvalidVolume(
             reason="Can't revert volume %s to its latest snapshot %s. "
                    "Volume's status must be 'available' and it must have "
                    "no attachment." % (volume_id, snapshot_id))
-    if not conditional_update(context.session, models.Snapshot, snapshot_id,
+    if not conditional_update(context, models.Snapshot, snapshot_id,
                               {'status': 'restoring'},
                               {'status': 'available',
                                'volume_id': volume_id}):
@@ -376,9 +377,9 @@ def revert_end(context, volume_id, snapshot_id, volume_status,
     """
     values = {'status': volume_status, 'error_reason': error_reason}
     values.update(release or {})
-    conditional_update(context.session, models.Volume, volume_id, values,
+    conditional_update(context, models.Volume, volume_id, values,
                        {'status': 'reverting'})
-    conditional_update(context.session, models.Snapshot, snapshot_id,
+    conditional_update(context, models.Snapshot, snapshot_id,
                        {'status': 'available'}, {'status': 'restoring'})
 
 
@@ -386,7 +387,7 @@ def revert_end(context, volume_id, snapshot_id, volume_status,
 def volumes_made_from(context, snapshot_id):
     """The ids of the volumes being created from a snapshot."""
     volume = models.Volume
-    return [row[0] for row in context.session.connection().execute(
+    return [row[0] for row in connection_of(context).execute(
         sa.select(volume.id).where(volume.snapshot_id == snapshot_id,
                                    volume.deleted == sa.false(),
                                    volume.status == 'creating'))]
@@ -396,7 +397,7 @@ def volumes_made_from(context, snapshot_id):
 def volumes_copying(context, volume_id):
     """The ids of the volumes being created as copies of a volume."""
     volume = models.Volume
-    return [row[0] for row in context.session.connection().execute(
+    return [row[0] for row in connection_of(context).execute(
         sa.select(volume.id).where(volume.source_volid == volume_id,
                                    volume.deleted == sa.false(),
                                    volume.status == 'creating'))]
@@ -413,7 +414,7 @@ def snapshot_usage_on_host(context, host):
     """(count, GiB) of the live snapshots of the volumes of a host
     (matched as :func:`cinder_ma.db.services.host_filter` does)."""
     volume = models.Volume.__table__
-    count, gigabytes = context.session.connection().execute(_usage(
+    count, gigabytes = connection_of(context).execute(_usage(
         sa.select(_TABLE.c.id).join(volume, volume.c.id ==
                                     _TABLE.c.volume_id).where(
             _TABLE.c.deleted == sa.false(),
@@ -424,7 +425,7 @@ def snapshot_usage_on_host(context, host):
 @reader
 def snapshot_usage_of_project(context, project_id):
     """(count, GiB) of the live snapshots of a project."""
-    count, gigabytes = context.session.connection().execute(_usage(
+    count, gigabytes = connection_of(context).execute(_usage(
         sa.select(_TABLE.c.id).where(_TABLE.c.deleted == sa.false(),
                                      _TABLE.c.project_id == project_id))
     ).one()

@@ -45,6 +45,7 @@ import uuid
 import sqlalchemy as sa
 
 from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import deleted_values
 from cinder_ma.db.api import paginate
 from cinder_ma.db.api import reader
@@ -87,7 +88,7 @@ def _check_snapshots(snapshots):
 
 
 def _get_row(context, transfer_id, project_id=None):
-    row = context.session.connection().execute(
+    row = connection_of(context).execute(
         _live(project_id).where(_TABLE.c.id == transfer_id)).first()
     if row is None:
         raise exception.TransferNotFound(transfer_id=transfer_id)
@@ -108,7 +109,7 @@ def transfer_create(context, volume_id, project_id, display_name, salt,
         ``available`` (and ``no_snapshots`` is false).
     """
     if not conditional_update(
-            context.session, _VOLUME, volume_id,
+            context, _VOLUME, volume_id,
             {'status': vstatus.AWAITING_TRANSFER},
             expected={'project_id': project_id,
                       'status': vstatus.AVAILABLE, 'attach_count': 0}):
@@ -127,7 +128,7 @@ def transfer_create(context, volume_id, project_id, display_name, salt,
         _check_snapshots(snapshot_db.snapshots_of_volume_in_txn(context,
                                                                 volume_id))
     transfer_id = str(uuid.uuid4())
-    context.session.connection().execute(sa.insert(_TABLE), {
+    connection_of(context).execute(sa.insert(_TABLE), {
         'id': transfer_id, 'volume_id': volume_id,
         'display_name': display_name, 'salt': salt,
         'crypt_hash': crypt_hash, 'no_snapshots': bool(no_snapshots),
@@ -169,7 +170,7 @@ def transfer_get_all(context, project_id=None, marker=None, limit=None,
     sort_keys = [('display_name' if key == 'name' else key)
                  for key in (sort_keys or [])] or None
     visible = _live(project_id)
-    connection = context.session.connection()
+    connection = connection_of(context)
     statement = paginate(connection, visible, _TRANSFER, visible, marker,
                          limit, sort_keys, sort_dirs, SORT_KEYS,
                          'created_at', 'desc')
@@ -183,7 +184,7 @@ def _back_to_available(context, volume_id, values=None):
     values = dict(values or {})
     values['status'] = vstatus.AVAILABLE
     return conditional_update(
-        context.session, _VOLUME, volume_id, values,
+        context, _VOLUME, volume_id, values,
         expected={'status': vstatus.AWAITING_TRANSFER})
 
 
@@ -196,7 +197,7 @@ def transfer_destroy(context, transfer_id, project_id=None):
     """
     transfer = records.from_row(records.Transfer,
                                 _get_row(context, transfer_id, project_id))
-    if not conditional_update(context.session, _TRANSFER, transfer.id,
+    if not conditional_update(context, _TRANSFER, transfer.id,
                               deleted_values(_TRANSFER)):
         raise exception.TransferNotFound(transfer_id=transfer_id)
     _back_to_available(context, transfer.volume_id)
@@ -225,7 +226,7 @@ def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
     now = utcnow()
     values = deleted_values(_TRANSFER, now)
     values.update(accepted=True, destination_project_id=project_id)
-    if not conditional_update(context.session, _TRANSFER, transfer.id,
+    if not conditional_update(context, _TRANSFER, transfer.id,
                               values):
         raise exception.TransferNotFound(transfer_id=transfer_id)
     try:
@@ -253,7 +254,7 @@ def transfer_accept(context, transfer_id, user_id, project_id, quota=None):
         # delete of one of them that began meanwhile loses, or wins and
         # this accept is refused and rolled back).
         snapshot_table = _SNAPSHOT.__table__
-        moved = context.session.connection().execute(
+        moved = connection_of(context).execute(
             sa.update(snapshot_table).where(
                 snapshot_table.c.id.in_([snapshot.id
                                          for snapshot in snapshots]),

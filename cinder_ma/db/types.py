@@ -24,6 +24,7 @@ import sqlalchemy as sa
 
 from cinder_ma.db.api import conditional_update
 from cinder_ma.db.api import conditional_update_pk
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import deleted_values
 from cinder_ma.db.api import on_duplicate_raise
 from cinder_ma.db.api import paginate
@@ -75,7 +76,7 @@ def _specs_of(connection, type_ids):
 def _type_get(context, type_id):
     """The live type ``type_id`` with its extra specs, projects and
     encryption (four small queries)."""
-    connection = context.session.connection()
+    connection = connection_of(context)
     row = connection.execute(_TYPE_BY_ID, {'type_id': type_id}).first()
     if row is None:
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
@@ -89,20 +90,20 @@ def _type_get(context, type_id):
 
 
 def _name_taken(context, name):
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         _TYPE_BY_NAME, {'name': name}).first() is not None
 
 
 def _lock_type(context, type_id):
     """Touch a type's row: its lock serializes writers that check one
     another's changes to the type (multiattach spec vs. encryption)."""
-    if not conditional_update(context.session, models.VolumeType, type_id,
+    if not conditional_update(context, models.VolumeType, type_id,
                               {}):
         raise exception.VolumeTypeNotFound(volume_type_id=type_id)
 
 
 def _insert(context, table, values):
-    context.session.connection().execute(sa.insert(table), values)
+    connection_of(context).execute(sa.insert(table), values)
 
 
 @writer
@@ -171,7 +172,7 @@ def volume_type_find(context, type_id=None, name=None, project_id=None):
         statement, key = _FIND_BY_ID, type_id
     else:
         statement, key = _FIND_BY_NAME, name
-    rows = context.session.connection().execute(
+    rows = connection_of(context).execute(
         statement, {'key': key, 'project_id': project_id}).all()
     if not rows:
         if type_id is not None:
@@ -217,7 +218,7 @@ def volume_type_get_all(context, filters=None, marker=None, limit=None,
         elif key == 'extra_specs':
             for skey, svalue in value.items():
                 statement = statement.where(_has_spec(skey, svalue))
-    connection = context.session.connection()
+    connection = connection_of(context)
     statement = paginate(connection, statement, models.VolumeType,
                          _LIVE_TYPES, marker, limit, sort_keys, sort_dirs,
                          ('id', 'name', 'description', 'is_public',
@@ -236,7 +237,7 @@ def volume_type_update(context, type_id, values):
     if name and name != vtype.name and _name_taken(context, name):
         raise exception.VolumeTypeExists(name=name)
     with on_duplicate_raise(exception.VolumeTypeExists(name=name)):
-        conditional_update(context.session, models.VolumeType, type_id,
+        conditional_update(context, models.VolumeType, type_id,
                            values)
     return _type_get(context, type_id)
 
@@ -247,7 +248,7 @@ _VOLUME_OF_TYPE = sa.select(_VOLUME_TABLE.c.id).where(
 
 
 def _type_in_use(context, type_id):
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         _VOLUME_OF_TYPE, {'type_id': type_id}).first() is not None
 
 
@@ -256,7 +257,7 @@ def volume_type_destroy(context, type_id):
     _type_get(context, type_id)
     if _type_in_use(context, type_id):
         raise exception.VolumeTypeInUse(volume_type_id=type_id)
-    conditional_update(context.session, models.VolumeType, type_id,
+    conditional_update(context, models.VolumeType, type_id,
                        deleted_values(models.VolumeType))
     soft_delete(context, models.VolumeTypeExtraSpecs,
                 models.VolumeTypeExtraSpecs.volume_type_id == type_id)
@@ -271,13 +272,13 @@ _EXTRA_SPECS = sa.select(_SPEC_TABLE.c.key, _SPEC_TABLE.c.value).where(
 @reader
 def volume_type_extra_specs_get(context, type_id):
     """Extra specs of a type as a dict (one query)."""
-    return dict(context.session.connection().execute(
+    return dict(connection_of(context).execute(
         _EXTRA_SPECS, {'type_id': type_id}).all())
 
 
 def _type_holds(context, type_id, condition):
     """Whether ``condition`` holds for the type ``type_id``."""
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.select(_TYPE_TABLE.c.id).where(_TYPE_TABLE.c.id == type_id,
                                           condition)).first() is not None
 
@@ -306,7 +307,7 @@ def volume_type_extra_specs_update_or_create(context, type_id, specs,
             raise exception.InvalidVolumeType(
                 reason='volume type %s changed concurrently' % type_id)
     now = utcnow()
-    connection = context.session.connection()
+    connection = connection_of(context)
     with on_duplicate_raise(exception.Conflict(
             reason='extra specs %s of volume type %s were set by a '
                    'concurrent request' % (', '.join(sorted(specs)),
@@ -389,7 +390,7 @@ def _encryption_of(context, type_id):
 @writer
 def volume_type_encryption_update(context, type_id, values):
     encryption = _encryption_of(context, type_id)
-    conditional_update_pk(context.session, models.Encryption,
+    conditional_update_pk(context, models.Encryption,
                           models.Encryption.encryption_id,
                           encryption.encryption_id, values)
     return _type_get(context, type_id).encryption
@@ -401,7 +402,7 @@ def volume_type_encryption_delete(context, type_id):
     if _type_in_use(context, type_id):
         raise exception.VolumeTypeEncryptionInUse(type_id=type_id,
                                                   action='delete')
-    conditional_update_pk(context.session, models.Encryption,
+    conditional_update_pk(context, models.Encryption,
                           models.Encryption.encryption_id,
                           encryption.encryption_id,
                           {'deleted': True, 'deleted_at': utcnow()})

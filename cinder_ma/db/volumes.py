@@ -22,6 +22,7 @@ import uuid
 import sqlalchemy as sa
 
 from cinder_ma.db.api import conditional_update
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import paginate
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import soft_delete
@@ -75,7 +76,7 @@ def volume_create(context, values, quota=None, volume_type=None):
 
 @reader
 def _volume_type_record(context, type_id):
-    return _types_of(context.session.connection(), [type_id]).get(type_id)
+    return _types_of(connection_of(context), [type_id]).get(type_id)
 
 
 _INSERT_VOLUME = sa.insert(_VOLUME_TABLE)
@@ -93,7 +94,7 @@ def _volume_insert(context, values, quota):
     metadata = values.pop('metadata', None) or {}
     values['id'] = values.get('id') or str(uuid.uuid4())
     # Core statements built once, on the transaction's connection.
-    connection = context.session.connection()
+    connection = connection_of(context)
     if connection.dialect.insert_returning:
         row = connection.execute(_INSERT_VOLUME_RETURNING, values).one()
     else:
@@ -123,10 +124,10 @@ def volume_get_in_txn(context, volume_id, project_id=None, children=True):
     # Read with Core statements built once: the attach path reads the
     # volume several times per request, and the ORM costs ten times more.
     if project_id is None:
-        row = context.session.connection().execute(
+        row = connection_of(context).execute(
             _VOLUME_ROW, {'volume_id': volume_id}).first()
     else:
-        row = context.session.connection().execute(
+        row = connection_of(context).execute(
             _PROJECT_VOLUME_ROW, {'volume_id': volume_id,
                                   'project_id': project_id}).first()
     if row is None:
@@ -191,7 +192,7 @@ def volume_get_all(context, project_id=None, filters=None, marker=None,
     and their defaults in the others: read a volume or an attachment for
     those."""
     statement = _live(project_id)
-    connection = context.session.connection()
+    connection = connection_of(context)
     statement = paginate(connection, _apply_volume_filters(statement,
                                                            filters),
                          models.Volume, statement, marker, limit, sort_keys,
@@ -262,9 +263,9 @@ def _volume_records(context, rows, attachments_query=_VOLUME_ATTACHMENTS):
     whatever the number of rows."""
     if not rows:
         return []
-    # Core statements, run on the transaction's connection (the session's
+    # Core statements, run on the transaction's connection (a session's
     # execute costs twice as much per statement).
-    connection = context.session.connection()
+    connection = connection_of(context)
     ids = [row.id for row in rows]
     type_ids = list({row.volume_type_id for row in rows})
     vtypes = _types_of(connection, type_ids)
@@ -288,13 +289,13 @@ def _volume_records(context, rows, attachments_query=_VOLUME_ATTACHMENTS):
 @reader
 def volume_count(context, project_id=None, filters=None):
     statement = _apply_volume_filters(_live(project_id), filters)
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.select(sa.func.count()).select_from(
             statement.subquery())).scalar()
 
 
 def _usage(context, statement):
-    count, gigabytes = context.session.connection().execute(
+    count, gigabytes = connection_of(context).execute(
         statement.with_only_columns(
             sa.func.count(_VOLUME_TABLE.c.id),
             sa.func.coalesce(sa.func.sum(_VOLUME_TABLE.c.size), 0))).one()
@@ -306,7 +307,7 @@ def volume_usage_on_host(context, host):
     """((count, GiB), project ids) of the live volumes of a host (matched
     as :func:`host_filter` does)."""
     statement = _live().where(host_filter(_VOLUME_TABLE.c.host, host))
-    projects = sorted(context.session.connection().execute(
+    projects = sorted(connection_of(context).execute(
         statement.with_only_columns(
             _VOLUME_TABLE.c.project_id).distinct()).scalars())
     return _usage(context, statement), projects
@@ -325,7 +326,7 @@ def volume_summary(context, project_id=None, filters=None):
     statement = _apply_volume_filters(_live(project_id), filters)
     count, size = _usage(context, statement)
     metadata = collections.defaultdict(set)
-    for key, value in context.session.connection().execute(
+    for key, value in connection_of(context).execute(
             sa.select(_META_TABLE.c.key, _META_TABLE.c.value).distinct()
             .where(_META_TABLE.c.volume_id.in_(
                 statement.with_only_columns(_VOLUME_TABLE.c.id)),
@@ -363,7 +364,7 @@ def volume_change(context, volume_id, values, expected=None, metadata=None,
     if quota is not None:
         before = volume_get_in_txn(context, volume_id, children=False)
     if values or expected:
-        if not conditional_update(context.session, models.Volume,
+        if not conditional_update(context, models.Volume,
                                   volume_id, values or {}, expected):
             current = volume_get_in_txn(context, volume_id, children=False)
             raise exception.Conflict(
@@ -395,7 +396,7 @@ def _metadata_replace(context, volume_id, metadata):
     soft_delete(context, models.Transfer,
                 models.Transfer.volume_id == volume_id)
     if metadata:
-        context.session.connection().execute(_INSERT_METADATA, [
+        connection_of(context).execute(_INSERT_METADATA, [
             {'volume_id': volume_id, 'key': key, 'value': value}
             for key, value in metadata.items()])
 
@@ -414,7 +415,7 @@ def volume_destroy(context, volume_id, quota=None):
     now = utcnow()
     values = {'deleted': True, 'deleted_at': now, 'status': 'deleted',
               'updated_at': now}
-    if not conditional_update(context.session, models.Volume, volume_id,
+    if not conditional_update(context, models.Volume, volume_id,
                               values):
         raise exception.VolumeNotFound(volume_id=volume_id)
     if quota is not None:

@@ -36,6 +36,7 @@ import uuid
 
 import sqlalchemy as sa
 
+from cinder_ma.db.api import connection_of
 from cinder_ma.db.api import reader
 from cinder_ma.db.api import utcnow
 from cinder_ma.db.api import writer
@@ -142,7 +143,7 @@ def claim(context, kind, row_id, owner, statuses, lease,
         params['handover'] = handover
     if pending is not None:
         params['pending'] = records.dumps(pending)
-    result = context.session.connection().execute(
+    result = connection_of(context).execute(
         _claim_statement(kind, stale_before is not None,
                          handover is not None, pending is not None),
         params)
@@ -173,7 +174,7 @@ def _release_statement(kind):
 def release(context, kind, row_id, owner):
     """Give a claim up (deleted rows included), and an attachment's
     pending flow with it; a no-op when ``owner`` does not hold it."""
-    context.session.connection().execute(_release_statement(kind),
+    connection_of(context).execute(_release_statement(kind),
                             {'row_id': row_id, 'owner': owner})
 
 
@@ -205,7 +206,7 @@ def renew(context, owners, lease):
     until = utcnow() + _seconds(lease)
     count = 0
     for model in _MODELS.values():
-        count += context.session.connection().execute(
+        count += connection_of(context).execute(
             sa.update(model).where(
                 model.claimed_by.in_(owners),
                 model.deleted == sa.false())
@@ -223,7 +224,7 @@ def _stale(model, lease):
 def stuck_volumes(context, lease):
     """Volumes in a transient status nobody works on (see the module)."""
     model = models.Volume
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.select(model.id, model.status, model.host, model.claimed_by,
                   model.target_size, model.updated_at).where(
             model.deleted == sa.false(),
@@ -251,7 +252,7 @@ def stuck_attachments(context, lease):
         _stale(va, lease))
     pending = sa.and_(va.pending_work.isnot(None),
                       _claimable(va, now, now - _seconds(lease)))
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.select(va.id, va.attach_status, va.volume_id, va.manager_host,
                   va.claimed_by, va.updated_at, va.pending_work,
                   volume.host.label('volume_host')).join(
@@ -271,7 +272,7 @@ def stuck_snapshots(context, lease):
     """
     snapshot = models.Snapshot
     volume = models.Volume
-    return context.session.connection().execute(
+    return connection_of(context).execute(
         sa.select(snapshot.id, snapshot.status, snapshot.volume_id,
                   snapshot.claimed_by, snapshot.updated_at,
                   volume.host.label('volume_host'),
@@ -287,7 +288,7 @@ def claim_of(context, kind, row_id):
     """``(claimed_by, claimed_until)`` of a row (deleted included), or
     None."""
     model = _MODELS[kind]
-    row = context.session.connection().execute(
+    row = connection_of(context).execute(
         sa.select(model.claimed_by, model.claimed_until).where(
             model.id == row_id)).first()
     return tuple(row) if row is not None else None

@@ -34,7 +34,7 @@ ATTACH_STATUSES = (vstatus.ATTACH_RESERVED, vstatus.ATTACH_ATTACHING,
 
 @db_api.writer
 def _replace_attachments(context, volume_id, statuses, deleted):
-    connection = context.session.connection()
+    connection = db_api.connection_of(context)
     table = models.VolumeAttachment.__table__
     connection.execute(sa.delete(table).where(
         table.c.volume_id == volume_id))

@@ -58,8 +58,9 @@ class _UniqueRaceMixin:
     def _live(self, model, *conditions):
         @db_api.reader
         def count(context):
-            return context.session.query(model).filter(
-                model.deleted == sa.false(), *conditions).count()
+            return db_api.connection_of(context).execute(
+                sa.select(sa.func.count()).select_from(model).where(
+                    model.deleted == sa.false(), *conditions)).scalar()
         return count(self.admin_context)
 
     def test_type_name(self):

@@ -59,11 +59,11 @@ class WriterLockFileTestCase(base.TestCase):
 def _bump(context, service_id):
     # Read, then write what was read plus one: only right when writers
     # take turns.
-    session = context.session
-    zone = session.execute(
+    connection = db_api.connection_of(context)
+    zone = connection.execute(
         sa.select(models.Service.availability_zone).where(
             models.Service.id == service_id)).scalar_one()
-    session.execute(sa.update(models.Service).where(
+    connection.execute(sa.update(models.Service).where(
         models.Service.id == service_id).values(
             availability_zone=str(int(zone) + 1)))
 

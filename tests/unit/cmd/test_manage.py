@@ -17,6 +17,7 @@ import io
 import os
 
 import fixtures
+import sqlalchemy as sa
 
 from cinder_ma.cmd import manage
 from cinder_ma import context
@@ -180,8 +181,9 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
         @db_api.writer
         def age(context):
             when = timeutils.utcnow() - datetime.timedelta(seconds=seconds)
-            context.session.query(model).filter(model.id == row_id).update(
-                {'updated_at': when, 'created_at': when})
+            db_api.connection_of(context).execute(
+                sa.update(model).where(model.id == row_id).values(
+                    updated_at=when, created_at=when))
         age(self.admin_context)
 
     def test_db_purge(self):
@@ -194,7 +196,8 @@ class MaintenanceCommandsTestCase(base.DBTestCase):
 
         @db_api.reader
         def ids(context):
-            return {v.id for v in context.session.query(models.Volume)}
+            return set(db_api.connection_of(context).execute(
+                sa.select(models.Volume.id)).scalars())
 
         self.assertIn(old.id, ids(self.admin_context))  # too recent
         import datetime

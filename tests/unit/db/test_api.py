@@ -36,7 +36,7 @@ class ConditionalUpdateTestCase(base.DBTestCase):
     def _update(self, values, expected=None, row_id=None):
         with db_api.main_context_manager.writer.using(self.context):
             return db_api.conditional_update(
-                self.context.session, models.Volume,
+                self.context, models.Volume,
                 row_id or self.volume_id, values, expected)
 
     def _row(self):
@@ -94,7 +94,7 @@ class ConditionalUpdateTestCase(base.DBTestCase):
             self.context.session.add(models.VolumeMetadata(
                 volume_id=self.volume_id, key='k', value='v'))
             self.assertTrue(db_api.conditional_update(
-                self.context.session, models.Volume, self.volume_id,
+                self.context, models.Volume, self.volume_id,
                 {'status': 'tagged'}, {'status': 'creating', 'id': sa.exists(
                     sa.select(models.VolumeMetadata.id).where(
                         models.VolumeMetadata.volume_id == self.volume_id))}))
@@ -110,4 +110,4 @@ class EngineTestCase(base.DBTestCase):
         self.assertEqual(self.db.url, str(db_api.get_engine().url))
         with db_api.reading(self.context):
             self.assertIs(self.db.engine,
-                          self.context.session.get_bind())
+                          db_api.connection_of(self.context).engine)

@@ -15,6 +15,9 @@ tests/functional/db/test_transfers.py, on PostgreSQL and MariaDB)."""
 
 import threading
 
+import sqlalchemy as sa
+
+from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
 from cinder_ma.db import snapshots as snapshot_db
@@ -207,9 +210,10 @@ class TransferDBMixin:
         def delete_meanwhile(ctx, row, rows):
             # What a delete of the snapshot that began between the read
             # and the compare-and-swap of the accept does.
-            ctx.session.query(models.Snapshot).filter(
-                models.Snapshot.id == snapshot.id).update(
-                    {'status': 'deleting'}, synchronize_session=False)
+            db_api.connection_of(ctx).execute(
+                sa.update(models.Snapshot).where(
+                    models.Snapshot.id == snapshot.id).values(
+                        status='deleting'))
 
         exc = self.assertRaises(exception.InvalidSnapshot,
                                 transfer_db.transfer_accept,
