@@ -143,16 +143,9 @@ def _starting_reader():
 
 
 def connection_of(context):
-    """The connection of the transaction ``context`` is in.
-
-    The readers and writers here run in connection mode; a caller's own
-    transaction in session mode (``main_context_manager.writer.using``,
-    in tests) is served by its session's connection.
-    """
-    txn = context.transaction_ctx
-    if txn.connection is not None:
-        return txn.connection
-    return context.session.connection()
+    """The connection of the transaction ``context`` is in (the readers
+    and writers here run in the enginefacade's connection mode)."""
+    return context.connection
 
 
 def reader(func):
@@ -235,11 +228,6 @@ def conditional_update(context, model, row_id, values, expected=None):
         statement = statement.where(*conditions)
     if expressions:
         statement = statement.values(expressions)
-    session = context.transaction_ctx.session
-    if session is not None:
-        # A caller's ORM session (tests): its pending changes are written
-        # first, as Session.execute would.
-        session.flush()
     return connection_of(context).execute(statement, params).rowcount == 1
 
 
