@@ -44,23 +44,18 @@ from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
 from cinder_ma.db import messages as message_db
 from cinder_ma.db import quotas as quota_db
-from cinder_ma.db import records
 from cinder_ma.db import snapshots as snapshot_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma.db import work as work_db
 from cinder_ma import exception
 from cinder_ma.manager import connector as host_connector
+from cinder_ma.manager import consumers as consumer_endpoints
 from cinder_ma.manager import flows
-from cinder_ma.manager.flows import abort_connect as abort_flow
 from cinder_ma.manager.flows import attach_volume as attach_flow
-from cinder_ma.manager.flows import connect_attachment as connect_flow
 from cinder_ma.manager.flows import delete_volume as delete_flow
 from cinder_ma.manager.flows import detach_volume as detach_flow
-from cinder_ma.manager.flows import disconnect_attachment as disconnect_flow
 from cinder_ma.manager.flows import extend_volume as extend_flow
-from cinder_ma.manager.flows import fence_attachment as fence_flow
 from cinder_ma.manager.flows import promote_attachment as promote_flow
-from cinder_ma.manager.flows import reconnect_attachment as reconnect_flow
 from cinder_ma.manager.flows import rollback_attach as rollback_flow
 from cinder_ma.manager import locks
 from cinder_ma.manager import nova
@@ -116,10 +111,12 @@ def volume_ref(volume, qos=None):
         host=volume.host, qos_specs=qos)
 
 
-class Manager(snapshot_endpoints.SnapshotEndpoints):
+class Manager(snapshot_endpoints.SnapshotEndpoints,
+              consumer_endpoints.ConsumerEndpoints):
     """The endpoints of ``cinder-ma-manager`` (RPC API version 1.x); those
     of snapshots are :class:`~cinder_ma.manager.snapshots.SnapshotEndpoints`'
-    (1.7)."""
+    (1.7), those of consumers' attachments
+    :class:`~cinder_ma.manager.consumers.ConsumerEndpoints`' (1.8)."""
 
     target = messaging.Target(version=rpcapi.ManagerAPI.RPC_API_VERSION)
 
@@ -755,208 +752,12 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
         LOG.info('Rolled back the interrupted attach of attachment %s',
                  attachment_id)
 
-    # Consumers' attachments (backend role, 1.8)
-
-    def _consumer_attachment(self, rows, consumers_only=True):
-        """A consumer's attachment of a volume of this node (any
-        attachment of it, without ``consumers_only``), and its volume,
-        from the ``rows`` read with the flow's claim."""
-        attachment, volume = rows
-        attachment_id = attachment.id
-        if consumers_only and attachment.manager_host:
-            raise exception.InvalidVolume(
-                reason='attachment %s is attached through the manager of '
-                       '%s, not by a consumer' % (attachment_id,
-                                                  attachment.manager_host))
-        self._backend(volume)
-        return attachment, volume
-
-    def _run_consumer_flow(self, factory, store, volume, *args, fetch=()):
-        """Run a flow of a consumer's attachment of ``volume`` under the
-        volume's connection lock (held across processes and hosts: the
-        managers of the consumers' hosts count the same connections),
-        which its tasks take and the run leaves released.
-
-        :param fetch: the results wanted (:func:`cinder_ma.manager.flows.
-            run`); none by default.
-        """
-        lock = locks.inter_process_lock_of(volume)
-        store.update(manager_api=self.manager_api, connection_lock=lock)
-        try:
-            return flows.run(factory, store, *args, fetch=fetch)
-        finally:
-            lock.release()
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def connect_attachment(self, context, attachment_id, connector, kind,
-                           handover=None):
-        """Connect a consumer's reserved attachment of a volume of this
-        node to the host of ``connector`` (1.8): the connect flow
-        (:mod:`cinder_ma.manager.flows.connect_attachment`) under a claim
-        on the attachment, its ``pending_work`` naming the flow and the
-        connector so that the reconcile loop reverts it if this process
-        dies (:meth:`_abort_connect`).
-
-        :param kind: ``create`` (the reservation of the same request, whose
-            claim ``handover`` the API hands over), ``update`` or
-            ``legacy`` (os-initialize_connection).
-        :returns: the attachment as connected
-            (:func:`cinder_ma.db.records.attachment_to_primitive`), so
-            that the caller need not read it again.
-        """
-        pending = {'op': 'connect', 'kind': kind, 'connector': connector}
-        rows = []
-        read = []
-
-        def connectable(attachment, volume):
-            # Before the backend is called, in the claim's transaction;
-            # a connection made concurrently meanwhile is refused by the
-            # compare-and-swap of the flow's last write, whose revert
-            # ends the new connection unless another attachment uses it.
-            attachment_db.check_connectable(context, attachment.id,
-                                            connector['host'],
-                                            current=attachment)
-            # What the backend call needs, in the same transaction.
-            read.append(connection_read(context, volume))
-
-        with self._claimed(context, 'attachment', attachment_id,
-                           (vstatus.ATTACH_RESERVED,), handover=handover,
-                           pending=pending, rows=rows,
-                           check=connectable) as owner:
-            attachment, volume = self._consumer_attachment(rows)
-            store = connect_flow.store_of(context, volume, attachment,
-                                          connector)
-            store['read'] = read[-1]
-            # Its last write gives the claim up.
-            store['claim'] = owner
-            results = self._run_consumer_flow(connect_flow.get_flow, store,
-                                              volume, kind,
-                                              fetch=('attachment',))
-            self._claim_given_up(owner)
-        LOG.info('Connected attachment %s of volume %s to host %s (%s)',
-                 attachment_id, volume.id, connector.get('host'),
-                 attachment.attach_mode)
-        return records.attachment_to_primitive(results['attachment'])
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def disconnect_attachment(self, context, attachment_id,
-                              terminate=False, handover=None):
-        """End the connection of a consumer's attachment of a volume of
-        this node, unless another attachment on its host uses it (1.8),
-        under a claim on the attachment.
-
-        :param terminate: os-terminate_connection: the attachment stays,
-            without its connection; otherwise it is 'detaching' and is
-            deleted (the reconcile loop finishes that if this process
-            dies).
-        :param handover: the claim the API wrote with ``detaching``, which
-            this flow runs under.
-        """
-        if terminate:
-            statuses = vstatus.LIVE_ATTACH_STATUSES + (
-                vstatus.ATTACH_ERROR_DETACHING,)
-            factory = disconnect_flow.get_terminate_flow
-        else:
-            statuses = (vstatus.ATTACH_DETACHING,)
-            factory = disconnect_flow.get_flow
-        pending = {'op': 'terminate' if terminate else 'disconnect'}
-        rows = []
-        with self._claimed(context, 'attachment', attachment_id, statuses,
-                           pending=pending, rows=rows, handover=handover,
-                           adopt=handover is not None) as owner:
-            attachment, volume = self._consumer_attachment(rows)
-            self._run_consumer_flow(
-                factory, disconnect_flow.store_of(context, volume,
-                                                  attachment), volume)
-            if not terminate:
-                # Deleted: its claim goes with it.
-                self._claim_given_up(owner)
-        if not terminate:
-            notifications.notify_attach(context, 'detach.end', volume,
-                                        attachment)
-        LOG.info('%s attachment %s of volume %s',
-                 'Disconnected' if terminate else 'Deleted', attachment_id,
-                 volume.id)
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def fence_attachment(self, context, attachment_id):
-        """Revoke, at the target, the connection of an attachment of a
-        volume of this node recorded fenced, a consumer's or one made
-        through a manager (1.8; the fence flow, under a claim on the
-        attachment: the reconcile loop repeats it if this process
-        dies)."""
-        rows = []
-        with self._claimed(context, 'attachment', attachment_id,
-                           fencing_db.FENCEABLE_STATUSES,
-                           pending={'op': 'fence'}, rows=rows):
-            attachment, volume = self._consumer_attachment(
-                rows, consumers_only=False)
-            self._fence(context, attachment, volume)
-
-    def _fence(self, context, attachment, volume):
-        if attachment.fenced_at is None:
-            raise exception.Conflict(
-                reason='attachment %s is not fenced' % attachment.id)
-        self._run_consumer_flow(
-            fence_flow.get_flow,
-            fence_flow.store_of(context, volume, attachment), volume)
-        LOG.info('Revoked the connection of fenced attachment %s of volume '
-                 '%s (generation %d)', attachment.id, volume.id,
-                 attachment.generation)
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def reconnect_attachment(self, context, attachment_id, connector):
-        """Connect a consumer's fenced attachment again with its new
-        ``connector`` (1.8; the reconnect flow, under a claim on the
-        attachment: the reconcile loop ends a connection it made if this
-        process dies before recording it)."""
-        pending = {'op': 'reconnect', 'connector': connector}
-        rows = []
-        with self._claimed(context, 'attachment', attachment_id,
-                           fencing_db.RECONNECTABLE_STATUSES,
-                           pending=pending, rows=rows):
-            attachment, volume = self._consumer_attachment(rows)
-            if attachment.fenced_at is None:
-                raise exception.Conflict(
-                    reason='attachment %s is not fenced (any more)' %
-                    attachment.id)
-            self._run_consumer_flow(
-                reconnect_flow.get_flow,
-                reconnect_flow.store_of(context, volume, attachment,
-                                        connector), volume)
-
-    @messaging.expected_exceptions(*EXPECTED)
-    def promote_consumer_attachment(self, context, attachment_id,
-                                    revoke_ids=()):
-        """Carry out, at the target, the promotion of a consumer's
-        attachment recorded as its volume's writer (1.8): end the
-        connections of the fenced attachments ``revoke_ids``, then make
-        its read-write connection (the promote flow, under a claim on the
-        attachment: the reconcile loop runs it again if this process
-        dies)."""
-        pending = {'op': 'promote', 'revoke_ids': list(revoke_ids or ())}
-        rows = []
-        with self._claimed(context, 'attachment', attachment_id,
-                           fencing_db.PROMOTABLE_STATUSES, pending=pending,
-                           rows=rows):
-            attachment, volume = self._consumer_attachment(rows)
-            self._promote_consumer(context, attachment, volume,
-                                   pending['revoke_ids'])
-
-    def _promote_consumer(self, context, attachment, volume, revoke_ids):
-        if attachment.attach_mode != 'rw' or \
-                attachment.fenced_at is not None:
-            raise exception.Conflict(
-                reason='attachment %s is not the unfenced writer of volume '
-                       '%s' % (attachment.id, volume.id))
-        revoke = self._revocations(context, volume, revoke_ids)
-        self._run_consumer_flow(
-            promote_flow.get_flow,
-            promote_flow.store_of(context, volume, attachment, revoke),
-            volume)
-        LOG.info('Attachment %s is the writer of volume %s (generation '
-                 '%d); its consumer reconnects', attachment.id, volume.id,
-                 attachment.generation)
+    @staticmethod
+    def _connection_read(context, volume):
+        """:func:`connection_read`, for
+        :class:`~cinder_ma.manager.consumers.ConsumerEndpoints` (which
+        cannot import this module)."""
+        return connection_read(context, volume)
 
     @staticmethod
     def _revocations(context, volume, revoke_ids):
@@ -972,73 +773,6 @@ class Manager(snapshot_endpoints.SnapshotEndpoints):
             revoke.append({'attachment_id': other.id,
                            'connector': other.connector})
         return revoke
-
-    def _recover_consumer(self, context, attachment_id):
-        """Finish or revert the flow that a dead process ran on a
-        consumer's attachment (its claim expired), from the
-        ``pending_work`` recorded with that claim, or a delete whose
-        process died (``detaching``, recorded before any flow ran); run
-        by the reconcile loop under its own claim."""
-        attachment, volume = attachment_db.attachment_and_volume_get(
-            context, attachment_id)
-        pending = attachment.pending_work or {}
-        op = pending.get('op')
-        status = attachment.attach_status
-        if op == 'fence':
-            if attachment.fenced_at is not None and \
-                    fencing_db.is_connected(attachment):
-                self._fence(context, attachment, volume)
-        elif attachment.manager_host:
-            # The manager of its host finishes its own flows.
-            return
-        elif status == vstatus.ATTACH_DETACHING:
-            self._finish_disconnect(context, attachment, volume)
-        elif op == 'connect':
-            if status == vstatus.ATTACH_RESERVED:
-                self._abort_connect(context, attachment, volume, pending)
-        elif op == 'reconnect':
-            if attachment.fenced_at is not None:
-                self._abort_connect(context, attachment, volume, pending)
-        elif op == 'terminate':
-            if attachment.connector and status in \
-                    vstatus.LIVE_ATTACH_STATUSES:
-                self._run_consumer_flow(
-                    disconnect_flow.get_terminate_flow,
-                    disconnect_flow.store_of(context, volume, attachment),
-                    volume)
-        elif op == 'promote':
-            self._promote_consumer(context, attachment, volume,
-                                   pending.get('revoke_ids'))
-        LOG.info('Recovered the interrupted %s of attachment %s of volume '
-                 '%s (it was %s)', op or 'delete', attachment_id, volume.id,
-                 status)
-
-    def _abort_connect(self, context, attachment, volume, pending):
-        """Revert a connect (or reconnect) flow that died before it
-        recorded its connection: end the connection it may have made for
-        the pending connector, unless another attachment on that host uses
-        it; the reservation of a one-step create (whose client never
-        learned of it) is released."""
-        kind = pending.get('kind') or pending['op']
-        self._run_consumer_flow(
-            abort_flow.get_flow,
-            abort_flow.store_of(context, volume, attachment,
-                                pending['connector']), volume, kind)
-
-    def _finish_disconnect(self, context, attachment, volume):
-        """Finish the delete of a consumer's attachment left 'detaching'
-        (its process died in, or before, the disconnect flow): run that
-        flow again, here (every step of it is idempotent: the backend's
-        connection is terminated unless another attachment on its host
-        uses it, then the attachment is deleted)."""
-        self._run_consumer_flow(
-            disconnect_flow.get_flow,
-            disconnect_flow.store_of(context, volume, attachment), volume,
-            True)
-        notifications.notify_attach(context, 'detach.end', volume,
-                                    attachment)
-        LOG.info('Finished the delete of attachment %s of volume %s',
-                 attachment.id, volume.id)
 
     # Audits (1.4)
 

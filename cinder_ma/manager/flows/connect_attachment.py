@@ -13,10 +13,11 @@
 """Flows connecting a reserved attachment to a consumer's host.
 
 Run by the manager of the volume's backend, under a claim on the
-attachment (:meth:`cinder_ma.manager.manager.Manager.connect_attachment`),
-for consumers that connect their host themselves (a compute service of
-their own): the attachments API (update with a connector, or create with
-one) and the legacy ``os-initialize_connection``. The backend's part is
+attachment (:meth:`cinder_ma.manager.consumers.ConsumerEndpoints.
+connect_attachment`), for consumers that connect their host themselves
+(a compute service of their own): the attachments API (update with a
+connector, or create with one) and the legacy
+``os-initialize_connection``. The backend's part is
 the same task as in the manager's attach flow, under the same connection
 lock (:mod:`cinder_ma.manager.locks`, which holds across processes and
 hosts), with the same reverts: a call that timed out may have connected,
