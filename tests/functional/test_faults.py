@@ -149,26 +149,23 @@ class _FaultBase(base.BaseTestCase):
             method, self.server.project_url(PROJECT) + path, json=body,
             headers=headers, timeout=func_fixtures.HTTP_TIMEOUT)
 
-    def volume(self, volume_id):
-        response = self.request('GET', '/volumes/' + volume_id, admin=True)
+    def shown(self, path, key, admin=False):
+        """The resource at ``path`` as shown (its ``key``), or None when
+        it is gone (404)."""
+        response = self.request('GET', path, admin=admin)
         if response.status_code == 404:
             return None
         self.assertEqual(200, response.status_code, response.text)
-        return response.json()['volume']
+        return response.json()[key]
+
+    def volume(self, volume_id):
+        return self.shown('/volumes/' + volume_id, 'volume', admin=True)
 
     def attachment(self, attachment_id):
-        response = self.request('GET', '/attachments/' + attachment_id)
-        if response.status_code == 404:
-            return None
-        self.assertEqual(200, response.status_code, response.text)
-        return response.json()['attachment']
+        return self.shown('/attachments/' + attachment_id, 'attachment')
 
     def snapshot(self, snapshot_id):
-        response = self.request('GET', '/snapshots/' + snapshot_id)
-        if response.status_code == 404:
-            return None
-        self.assertEqual(200, response.status_code, response.text)
-        return response.json()['snapshot']
+        return self.shown('/snapshots/' + snapshot_id, 'snapshot')
 
     def create_snapshot(self, volume_id):
         response = self.request('POST', '/snapshots',

@@ -395,6 +395,20 @@ class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
                 'nbd_port_max': min(first + 40, 65535)})))
         self.server.attach_logs_on_failure(self)
 
+    def assertPromoted(self, volume_id, standby, writer, where):
+        """``standby`` is the writer on a read-write export; ``writer``
+        is fenced, read-only, without an export."""
+        promoted, demoted = self.fencing(standby), self.fencing(writer)
+        self.assertEqual(('rw', False), (
+            promoted['attach_mode'],
+            promoted['cinder-ma-fencing:fenced']), where)
+        self.assertEqual(('ro', True), (
+            demoted['attach_mode'],
+            demoted['cinder-ma-fencing:fenced']), where)
+        self.assertEqual('rw', self.record(volume_id,
+                                           standby)['access_mode'], where)
+        self.assertIsNone(self.record(volume_id, writer), where)
+
     def fencing(self, attachment_id):
         """The attachment's detail with the fencing fields."""
         headers = test_faults._headers(service=True)
@@ -504,17 +518,7 @@ class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
             # The promotion is run again: the standby is the writer on a
             # read-write export, the old writer fenced without one.
             self.recovered('promote', standby)
-            promoted, demoted = (self.fencing(standby),
-                                 self.fencing(writer))
-            self.assertEqual(('rw', False), (
-                promoted['attach_mode'],
-                promoted['cinder-ma-fencing:fenced']), where)
-            self.assertEqual(('ro', True), (
-                demoted['attach_mode'],
-                demoted['cinder-ma-fencing:fenced']), where)
-            self.assertEqual('rw', self.record(one_writer,
-                                               standby)['access_mode'])
-            self.assertIsNone(self.record(one_writer, writer), where)
+            self.assertPromoted(one_writer, standby, writer, where)
             # Nothing is stuck: the reconnect, asked again, is done.
             response = self.request(
                 'PUT', '/attachments/' + reconnected,
@@ -608,18 +612,7 @@ class HostPromoteKilledAtEveryStepTestCase(
             self.assertEqual({'promote': 503}, answers, where)
 
             self.recovered('promote', standby)
-            promoted, demoted = (self.fencing(standby),
-                                 self.fencing(writer))
-            self.assertEqual(('rw', False), (
-                promoted['attach_mode'],
-                promoted['cinder-ma-fencing:fenced']), where)
-            self.assertEqual(('ro', True), (
-                demoted['attach_mode'],
-                demoted['cinder-ma-fencing:fenced']), where)
-            self.assertEqual('rw', self.record(volume_id,
-                                               standby)['access_mode'],
-                             where)
-            self.assertIsNone(self.record(volume_id, writer), where)
+            self.assertPromoted(volume_id, standby, writer, where)
             # The instance's disk was switched in place to the new export.
             self.assertEqual('rw', self.disk(standby)['connection_info'][
                 'data']['access_mode'], where)
