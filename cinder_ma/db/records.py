@@ -547,3 +547,29 @@ def attachment_from_primitive(values):
         name: datetime.datetime.fromisoformat(value)
         if name in _ATTACHMENT_TIMES and value else value
         for name, value in values.items()})
+
+
+#: The fields of a volume's row (its children left out).
+_VOLUME_ROW_FIELDS = tuple(name for name in Volume._fields
+                           if name not in ('volume_type', 'volume_metadata',
+                                           'volume_attachment'))
+_VOLUME_TIMES = frozenset(('claimed_until', 'deleted_at', 'created_at',
+                           'updated_at'))
+
+
+def volume_to_primitive(volume):
+    """A volume's row (its record without children) as JSON primitives
+    (the API hands it to a manager over RPC): fields by name, times in
+    ISO 8601."""
+    return {name: value.isoformat()
+            if isinstance(value, datetime.datetime) else value
+            for name, value in zip(_VOLUME_ROW_FIELDS, volume)}
+
+
+def volume_from_primitive(values):
+    """The record (without children) :func:`volume_to_primitive` made
+    primitives of."""
+    return Volume(**{
+        name: datetime.datetime.fromisoformat(value)
+        if name in _VOLUME_TIMES and value else value
+        for name, value in values.items() if name in _VOLUME_ROW_FIELDS})
