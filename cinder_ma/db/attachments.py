@@ -606,11 +606,13 @@ def attachment_update(context, attachment_id, values, expected_status=None,
         (:func:`cinder_ma.db.work.claim_values`) written with ``values``,
         refused (409) while another valid claim holds it: the request
         hands the work to a manager that adopts the claim.
-    :param current: with ``held_by``: the attachment's record as the
-        flow got it with its claim, which the update takes for the row
-        instead of reading it (the compare-and-swap on the claim and the
-        status is what holds it to the row: nothing else changes an
-        attachment a valid claim holds in the status it was claimed in).
+    :param current: the attachment's record as the flow that writes got
+        it with its claim (``held_by``, or the reconcile loop's), which
+        the update takes for the row instead of reading it (the
+        compare-and-swap on the status, and on the claim with
+        ``held_by``, is what holds it to the row: nothing else changes
+        an attachment a valid claim holds in the status it was claimed
+        in).
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.

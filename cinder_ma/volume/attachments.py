@@ -498,7 +498,10 @@ def update_attachment(context, attachment_id, connector):
     connected on that host already, is a 409 before any backend is
     called. A fenced attachment (extension ``cinder-ma-fencing``) is
     connected again instead, with new credentials (see
-    :func:`cinder_ma.volume.fencing.reconnect_attachment`).
+    :func:`cinder_ma.volume.fencing.reconnect_attachment`). Read,
+    checked and claimed (with the connect flow pending) in one
+    transaction, the claim and the records handed to the manager of the
+    volume's backend.
 
     :returns: the attachment, now ``attaching`` with its connection_info.
     """
@@ -542,14 +545,18 @@ def update_attachment(context, attachment_id, connector):
     try:
         return connect(context, attachment, volume, connector, 'update',
                        handover=owner, read=read[-1])
-    except exception.ManagerUnavailable as exc:
-        if not isinstance(exc, exception.ManagerTimeout):
-            # Nothing was sent: the claim goes (or expires).
-            _release_unsent_claim(context, attachment.id, owner)
+    except exception.ManagerTimeout:
+        # The manager may be connecting it still, under the claim.
+        raise
+    except Exception:
+        # Nothing was sent, or the manager answered: its flow gave the
+        # claim up, or never took it; it goes now (a no-op in the
+        # first case) instead of expiring.
+        _release_claim(context, attachment.id, owner)
         raise
 
 
-def _release_unsent_claim(context, attachment_id, owner):
+def _release_claim(context, attachment_id, owner):
     try:
         work_db.release(context, 'attachment', attachment_id, owner)
     except Exception as exc:
@@ -585,6 +592,13 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     (``service_roles``), never a user token's role; that lifts the 409
     and nothing else: the attachment must still be in the user token's
     project. Administrators use :func:`force_detach`.
+
+    One transaction reads, authorizes, answers and either deletes the
+    attachment at once (it holds no connection, or another attachment
+    keeps its host's; see :func:`cinder_ma.db.attachments.
+    attachment_delete_or_hand_over`) or records it ``detaching`` with the
+    claim of the disconnect flow that the manager of the volume's
+    backend adopts.
 
     :returns: the volume's other attachments (Cinder's delete answers
         them).

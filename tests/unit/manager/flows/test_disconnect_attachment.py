@@ -293,16 +293,17 @@ class ConnectionRaceTestCase(_Base):
                                             volume.id, 'i2')
         initialized = threading.Event()
         terminated = threading.Event()
-        record = attachment_tasks.RecordConnected.execute
+        record_ = attachment_tasks.RecordConnected.execute
 
         # The task's signature names what it requires: keep it (an
         # engine compiled earlier in this process passes all of it).
         def record_late(task, context, attachment_id, host, connector,
-                        connection_info, mountpoint=None, claim=None):
+                        connection_info, mountpoint=None, claim=None,
+                        record=None):
             initialized.set()
             terminated.wait(0.5)
-            return record(task, context, attachment_id, host, connector,
-                          connection_info, mountpoint, claim)
+            return record_(task, context, attachment_id, host, connector,
+                           connection_info, mountpoint, claim, record)
 
         self.useFixture(fixtures.MockPatchObject(
             attachment_tasks.RecordConnected, 'execute', record_late))
