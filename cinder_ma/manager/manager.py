@@ -248,6 +248,11 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
         if rows is not None:
             rows.extend(claimed)
         with self._claims_lock:
+            if owner == handover and owner in self._active_claims:
+                # Adopted already by a flow of this process: a repeated
+                # message.
+                raise exception.Conflict(
+                    reason='another flow works on %s %s' % (kind, row_id))
             self._active_claims.add(owner)
         try:
             yield owner
