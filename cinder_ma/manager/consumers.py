@@ -55,13 +55,12 @@ EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
 
 
 def _records_of(records):
-    """The attachment and volume records of an RPC's ``records`` (see
-    :meth:`cinder_ma.manager.rpcapi.ManagerAPI.connect_attachment`), or
-    None."""
+    """The attachment and volume records and what was read with them
+    (:func:`cinder_ma.db.records.handover_loads`) of an RPC's
+    ``records``, or None."""
     if not records:
         return None
-    return (records_mod.attachment_from_primitive(records['attachment']),
-            records_mod.volume_from_primitive(records['volume']))
+    return records_mod.handover_loads(records)
 
 
 class ConsumerEndpoints:
@@ -137,15 +136,14 @@ class ConsumerEndpoints:
         given = _records_of(records)
         with self._claimed(context, 'attachment', attachment_id,
                            (vstatus.ATTACH_RESERVED,), handover=handover,
-                           pending=pending, rows=rows,
-                           check=connectable, records=given) as owner:
+                           pending=pending, rows=rows, check=connectable,
+                           records=given and given[:2]) as owner:
             attachment, volume = self._consumer_attachment(rows)
             store = connect_flow.store_of(context, volume, attachment,
                                           connector)
             # Read with the claim, here or by the API (checked there in
             # the same transaction).
-            store['read'] = read[-1] if read else (
-                volume, tuple(records['read']))
+            store['read'] = read[-1] if read else (volume, given[2])
             # Its last write gives the claim up, a compare-and-swap on it
             # that takes the record for the row.
             store['claim'] = owner
@@ -185,10 +183,11 @@ class ConsumerEndpoints:
             factory = disconnect_flow.get_flow
         pending = {'op': 'terminate' if terminate else 'disconnect'}
         rows = []
+        given = _records_of(records)
         with self._claimed(context, 'attachment', attachment_id, statuses,
                            pending=pending, rows=rows, handover=handover,
                            adopt=handover is not None,
-                           records=_records_of(records)) as owner:
+                           records=given and given[:2]) as owner:
             attachment, volume = self._consumer_attachment(rows)
             self._run_consumer_flow(
                 factory, disconnect_flow.store_of(

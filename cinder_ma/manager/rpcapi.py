@@ -287,13 +287,11 @@ class ManagerAPI:
         :param handover: the claim the caller holds on the attachment
             (a reservation of the same request), taken over by the
             manager.
-        :param records: with ``handover``: ``{'attachment': ...,
-            'volume': ..., 'read': [front-end QoS specs, back-end QoS
-            specs]}``, the records as JSON primitives
-            (:func:`cinder_ma.db.records.attachment_to_primitive`,
-            :func:`~cinder_ma.db.records.volume_to_primitive`) as the
-            caller read and claimed them (1.9; left out for an older
-            manager).
+        :param records: with ``handover``: the attachment and volume
+            records as the caller read and claimed them, with the QoS
+            specs of the volume's type, as JSON text
+            (:func:`cinder_ma.db.records.handover_dumps`) (1.9; left out
+            for an older manager).
         :returns: the attachment as connected, as JSON primitives
             (:func:`cinder_ma.db.records.attachment_to_primitive`), or
             None from a manager that does not answer it.
@@ -312,8 +310,9 @@ class ManagerAPI:
         attachment's connection and, unless ``terminate``, delete the
         attachment (recorded 'detaching') (call, 1.8).
 
-        :param records: with ``handover``: ``{'attachment': ...,
-            'volume': ...}`` as :meth:`connect_attachment`'s (1.9)."""
+        :param records: with ``handover``: the attachment and volume
+            records as :meth:`connect_attachment`'s, without QoS specs
+            (1.9)."""
         kwargs = {'attachment_id': attachment_id, 'terminate': terminate,
                   'handover': handover}
         version = self._with_records(kwargs, records)

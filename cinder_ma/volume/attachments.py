@@ -458,11 +458,7 @@ def check_connector(connector):
 def _records(attachment, volume, read=None):
     """What a manager gets of the records this request read and claimed
     (RPC 1.9), so as not to read them again."""
-    records = {'attachment': records_of.attachment_to_primitive(attachment),
-               'volume': records_of.volume_to_primitive(volume)}
-    if read is not None:
-        records['read'] = list(read)
-    return records
+    return records_of.handover_dumps(attachment, volume, read)
 
 
 def connect(context, attachment, volume, connector, kind, handover=None,
