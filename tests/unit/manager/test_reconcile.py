@@ -43,6 +43,7 @@ from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import reconcile
 from cinder_ma.manager import rpcapi
+from cinder_ma.volume import attachments as attachments_api
 from tests import fixtures as cm_fixtures
 from tests.unit.manager import fixtures as mgr_fixtures
 from tests.unit.manager.flows import test_create_snapshot as snapshot_helpers
@@ -586,6 +587,40 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertIsNone(self.get(attachment.id))
         self.assertEqual(set(), self.driver.connections)
         self.assertEqual('available', self.status(volume))
+
+    def test_update_whose_api_died_before_its_call_is_reverted(self):
+        # The API's one transaction claimed the attachment with the
+        # connect pending; its process died before the call.
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+
+        class Died(BaseException):
+            pass
+
+        with fixtures.MockPatchObject(attachments_api, 'connect',
+                                      side_effect=Died):
+            self.assertRaises(Died, attachments_api.update_attachment,
+                              self.context, attachment.id, connector)
+        att = self.get(attachment.id)
+        self.assertEqual(
+            ('reserved', {'op': 'connect', 'kind': 'update',
+                          'connector': connector}),
+            (att.attach_status, att.pending_work))
+        self.assertTrue(att.claimed_by.startswith('api-'))
+        # Its claim expires; the reconcile loop reverts the connect that
+        # never ran: the reservation stays, for its consumer.
+        self.age(models.VolumeAttachment, attachment.id,
+                 claimed_by=att.claimed_by)
+        self.assertEqual(1, self.run_backend())
+        att = self.get(attachment.id)
+        self.assertEqual(('reserved', None, None),
+                         (att.attach_status, att.pending_work,
+                          att.claimed_by))
+        # It connects again.
+        self.assertEqual('attaching', attachments_api.update_attachment(
+            self.context, attachment.id, connector).attach_status)
 
     def test_interrupted_update_keeps_the_reservation(self):
         volume = self.volume()
