@@ -168,6 +168,19 @@ def reading(context):
             yield
 
 
+def in_writer(context, func, *args, **kwargs):
+    """``func(*args, **kwargs)`` in one writer transaction of ``context``
+    (the readers and writers it calls with ``context`` join it), retried
+    on deadlock: for a request whose reads and write are one
+    transaction."""
+    @retry_on_deadlock
+    def run():
+        with _Transaction(get_engine(), readonly=False):
+            with _WRITER_CONNECTION.using(context):
+                return func(*args, **kwargs)
+    return run()
+
+
 def writer(func):
     """Run ``func(context, ...)`` in a writer transaction, retried on
     deadlock."""

@@ -25,6 +25,7 @@ records (``connector`` and ``connection_info`` decoded); writers take
 those two as dicts.
 """
 
+import datetime
 import functools
 import uuid
 
@@ -469,18 +470,30 @@ def _attachment_and_volume_in_txn(context, attachment_id, project_id=None):
             records.volume_from_row(row, prefix=_VOLUME_PREFIX))
 
 
+class _NoStableUser(Exception):
+    """The other user of a connection that a delete counted on (see
+    :func:`attachment_delete_or_hand_over`) is not there under the
+    volume's row lock: the transaction is rolled back."""
+
+
 @writer
 def _attachment_update(context, attachment_id, values,
                        expected_status=None, not_connected_elsewhere=None,
                        project_id=None, check=None, held_by=None,
-                       claim=None):
-    """See :func:`attachment_update`."""
-    if check is None:
-        current = attachment_get_in_txn(context, attachment_id)
-    else:
+                       claim=None, current=None, decide=None):
+    """See :func:`attachment_update` (and, for ``decide``,
+    :func:`attachment_delete_or_hand_over`)."""
+    shared_host = None
+    if decide is not None:
+        current, volume = _attachment_and_volume_in_txn(
+            context, attachment_id, project_id)
+        values, claim, shared_host = decide(current, volume)
+    elif check is not None:
         current, volume = _attachment_and_volume_in_txn(
             context, attachment_id, project_id)
         check(current, volume)
+    elif current is None:
+        current = attachment_get_in_txn(context, attachment_id)
     if isinstance(expected_status, str):
         expected_status = (expected_status,)
     if expected_status and current.attach_status not in expected_status:
@@ -523,6 +536,12 @@ def _attachment_update(context, attachment_id, values,
     # the volume row first, which also locks it.
     if not lock_volume(context, current.volume_id, live_delta=delta):
         raise _not_attachable(context, current.volume_id)
+    if shared_host is not None and db_api.connection_of(context).execute(
+            _STABLE_USER, {'volume_id': current.volume_id,
+                           'host': shared_host,
+                           'exclude_id': attachment_id}).first() is None:
+        # Read under the row lock: the prediction did not hold.
+        raise _NoStableUser()
     # The status read above is part of the swap: the count applied to the
     # volume is right only while the attachment is still in that status.
     params = {'v_' + key: value for key, value in values.items()}
@@ -562,7 +581,7 @@ def _attachment_update(context, attachment_id, values,
 
 def attachment_update(context, attachment_id, values, expected_status=None,
                       not_connected_elsewhere=None, project_id=None,
-                      check=None, held_by=None, claim=None):
+                      check=None, held_by=None, claim=None, current=None):
     """Move an attachment to a new state, compare-and-swap.
 
     :param values: columns of the attachment; ``connector`` and
@@ -587,6 +606,13 @@ def attachment_update(context, attachment_id, values, expected_status=None,
         (:func:`cinder_ma.db.work.claim_values`) written with ``values``,
         refused (409) while another valid claim holds it: the request
         hands the work to a manager that adopts the claim.
+    :param current: the attachment's record as the flow that writes got
+        it with its claim (``held_by``, or the reconcile loop's), which
+        the update takes for the row instead of reading it (the
+        compare-and-swap on the status, and on the claim with
+        ``held_by``, is what holds it to the row: nothing else changes
+        an attachment a valid claim holds in the status it was claimed
+        in).
     :raises VolumeAttachmentNotFound: no such attachment.
     :raises Conflict: the attachment is not in an expected status.
     :raises InvalidVolume: the volume is not in an attachable status.
@@ -594,7 +620,131 @@ def attachment_update(context, attachment_id, values, expected_status=None,
     """
     return _attachment_update(context, attachment_id, values,
                               expected_status, not_connected_elsewhere,
-                              project_id, check, held_by, claim)
+                              project_id, check, held_by, claim, current)
+
+
+#: Another user of an attachment's connection on its host that stays:
+#: attaching or attached, and claimed by no flow (a flow that holds it
+#: may be ending its connection after counting the users, under the
+#: connection lock). Read under the volume's row lock; FOR SHARE (left
+#: out on SQLite, whose writers take turns) so that a claim taken on
+#: that row concurrently waits for this transaction, or is seen.
+_STABLE_USER = sa.select(_VA_TABLE.c.id).where(
+    _VA_TABLE.c.volume_id == sa.bindparam('volume_id'),
+    _VA_TABLE.c.attached_host == sa.bindparam('host'),
+    _VA_TABLE.c.id != sa.bindparam('exclude_id'),
+    _VA_TABLE.c.connector.isnot(None),
+    _VA_TABLE.c.deleted == sa.false(),
+    _VA_TABLE.c.claimed_by.is_(None),
+    _VA_TABLE.c.attach_status.in_(_constants(
+        (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED)))).limit(
+            1).with_for_update(read=True)
+
+#: The statuses of :data:`_STABLE_USER`.
+STABLE_USER_STATUSES = (vstatus.ATTACH_ATTACHING, vstatus.ATTACH_ATTACHED)
+
+
+def is_stable_user(attachment, host):
+    """Whether ``attachment`` (a record) is what :data:`_STABLE_USER`
+    looks for on ``host``: for a prediction, from records read before
+    the volume's row lock."""
+    return (attachment.attach_status in STABLE_USER_STATUSES and
+            attachment.claimed_by is None and
+            attachment.connector is not None and
+            attachment.attached_host == host)
+
+
+def destroy_values():
+    """The values of an attachment's soft delete (recorded detached)."""
+    now = utcnow()
+    return {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
+            'deleted_at': now, 'detach_time': now}
+
+
+def attachment_delete_or_hand_over(context, attachment_id, expected_status,
+                                   project_id, decide):
+    """The one transaction of a consumer's delete of an attachment: read
+    it and its volume, then either delete it at once or record it
+    ``detaching`` with the claim of the flow that ends its connection.
+
+    ``decide(attachment, volume, may_delete)`` (authorizing, reading what
+    the request answers, in the transaction) returns ``(values, claim,
+    shared_host)``: the values to write, the claim to write with them
+    (or None), and, for a delete at once of an attachment that holds the
+    connection of ``shared_host``, that host: another user that stays
+    there (:data:`_STABLE_USER`) must then be found under the volume's
+    row lock, or the transaction is rolled back and run again with
+    ``may_delete`` False.
+
+    Why a delete at once is safe (docs/contributor/performance.rst):
+    every attachment that decides to keep a shared connection and
+    leaves later holds a claim then, or is not attaching/attached; an
+    attachment that leaves at once leaves behind a user that is neither,
+    and two of them serialize on the volume's row lock. The last user to
+    leave counts none and ends the connection under the connection lock.
+
+    :returns: the attachment as written.
+    """
+    try:
+        return _attachment_update(
+            context, attachment_id, None, expected_status,
+            project_id=project_id,
+            decide=lambda att, vol: decide(att, vol, True))
+    except _NoStableUser:
+        return _attachment_update(
+            context, attachment_id, None, expected_status,
+            project_id=project_id,
+            decide=lambda att, vol: decide(att, vol, False))
+
+
+@writer
+def attachment_destroy_if_shared(context, attachment, host, held_by=None):
+    """Delete ``attachment`` (a record in ``detaching``, as its flow got
+    it) in the transaction that counts the other users of its connection
+    on ``host``, when there are some: its connection stays. Under the
+    connection lock.
+
+    :returns: True when deleted; False (nothing written) when it is the
+        last user of the connection.
+    """
+    users = db_api.connection_of(context).execute(
+        _SHARING[False], {'volume_id': attachment.volume_id, 'host': host,
+                          'exclude_id': attachment.id,
+                          'service_uuid': None}).scalar()
+    if not users:
+        return False
+    _attachment_update(context, attachment.id, destroy_values(),
+                       vstatus.ATTACH_DETACHING, held_by=held_by,
+                       current=attachment)
+    return True
+
+
+@writer
+def attachment_claim_checked(context, attachment_id, owner, statuses, lease,
+                             pending, project_id=None, check=None):
+    """Read an attachment and its volume (of ``project_id``), check them,
+    and claim the attachment's work for ``owner`` with its ``pending``
+    flow (:func:`cinder_ma.db.work.claim`), in one transaction: a request
+    that hands the work to a manager.
+
+    :param check: ``check(attachment, volume)``, whose exception is
+        raised (nothing is claimed); a false answer: claim nothing.
+    :returns: ``(attachment, volume, claimed)``; the attachment's record
+        carries the claim (its ``claimed_until`` no later than the one
+        written) when ``claimed``.
+    """
+    attachment, volume = _attachment_and_volume_in_txn(
+        context, attachment_id, project_id)
+    if check is not None and not check(attachment, volume):
+        return attachment, volume, False
+    before = utcnow()
+    if not work.claim(context, 'attachment', attachment_id, owner, statuses,
+                      lease, pending=pending):
+        return attachment, volume, False
+    return attachment.replace(
+        claimed_by=owner,
+        claimed_until=before + datetime.timedelta(seconds=lease),
+        pending_work=pending), volume, True
 
 
 #: Cinder's answer to os-begin_detaching on a volume that is not in-use.
@@ -689,18 +839,18 @@ def attachment_roll_detaching(context, volume_id, attachment_id=None):
     return rolled
 
 
-def attachment_destroy(context, attachment_id, expected_status=None):
+def attachment_destroy(context, attachment_id, expected_status=None,
+                       held_by=None, current=None):
     """Soft-delete an attachment (recorded as detached) and free its
     reservation.
 
+    :param held_by: the claim of the flow that deletes it, and
+    :param current: its record as that flow got it (see
+        :func:`attachment_update`).
     :raises Conflict: when ``expected_status`` does not hold.
     """
-    now = utcnow()
-    _attachment_update(
-        context, attachment_id,
-        {'attach_status': vstatus.ATTACH_DETACHED, 'deleted': True,
-         'deleted_at': now, 'detach_time': now},
-        expected_status)
+    _attachment_update(context, attachment_id, destroy_values(),
+                       expected_status, held_by=held_by, current=current)
 
 
 @writer

@@ -31,7 +31,7 @@ import oslo_messaging as messaging
 
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import fencing as fencing_db
-from cinder_ma.db import records
+from cinder_ma.db import records as records_mod
 from cinder_ma import exception
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import abort_connect as abort_flow
@@ -52,6 +52,15 @@ EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
             exception.Conflict, exception.InvalidVolume,
             exception.InvalidInput, exception.DriverError,
             exception.SnapshotNotFound, exception.InvalidSnapshot)
+
+
+def _records_of(records):
+    """The attachment and volume records and what was read with them
+    (:func:`cinder_ma.db.records.handover_loads`) of an RPC's
+    ``records``, or None."""
+    if not records:
+        return None
+    return records_mod.handover_loads(records)
 
 
 class ConsumerEndpoints:
@@ -90,7 +99,7 @@ class ConsumerEndpoints:
 
     @messaging.expected_exceptions(*EXPECTED)
     def connect_attachment(self, context, attachment_id, connector, kind,
-                           handover=None):
+                           handover=None, records=None):
         """Connect a consumer's reserved attachment of a volume of this
         node to the host of ``connector`` (1.8): the connect flow
         (:mod:`cinder_ma.manager.flows.connect_attachment`) under a claim
@@ -101,6 +110,10 @@ class ConsumerEndpoints:
         :param kind: ``create`` (the reservation of the same request, whose
             claim ``handover`` the API hands over), ``update`` or
             ``legacy`` (os-initialize_connection).
+        :param records: (1.9) the attachment and its volume as the API
+            read and claimed them (``handover``), and the QoS specs of
+            the volume's type: not read again here while the claim holds
+            for long enough (see :meth:`_claimed`).
         :returns: the attachment as connected
             (:func:`cinder_ma.db.records.attachment_to_primitive`), so
             that the caller need not read it again.
@@ -120,16 +133,21 @@ class ConsumerEndpoints:
             # What the backend call needs, in the same transaction.
             read.append(self._connection_read(context, volume))
 
+        given = _records_of(records)
         with self._claimed(context, 'attachment', attachment_id,
                            (vstatus.ATTACH_RESERVED,), handover=handover,
-                           pending=pending, rows=rows,
-                           check=connectable) as owner:
+                           pending=pending, rows=rows, check=connectable,
+                           records=given and given[:2]) as owner:
             attachment, volume = self._consumer_attachment(rows)
             store = connect_flow.store_of(context, volume, attachment,
                                           connector)
-            store['read'] = read[-1]
-            # Its last write gives the claim up.
+            # Read with the claim, here or by the API (checked there in
+            # the same transaction).
+            store['read'] = read[-1] if read else (volume, given[2])
+            # Its last write gives the claim up, a compare-and-swap on it
+            # that takes the record for the row.
             store['claim'] = owner
+            store['record'] = attachment
             results = self._run_consumer_flow(connect_flow.get_flow, store,
                                               volume, kind,
                                               fetch=('attachment',))
@@ -137,11 +155,11 @@ class ConsumerEndpoints:
         LOG.info('Connected attachment %s of volume %s to host %s (%s)',
                  attachment_id, volume.id, connector.get('host'),
                  attachment.attach_mode)
-        return records.attachment_to_primitive(results['attachment'])
+        return records_mod.attachment_to_primitive(results['attachment'])
 
     @messaging.expected_exceptions(*EXPECTED)
     def disconnect_attachment(self, context, attachment_id,
-                              terminate=False, handover=None):
+                              terminate=False, handover=None, records=None):
         """End the connection of a consumer's attachment of a volume of
         this node, unless another attachment on its host uses it (1.8),
         under a claim on the attachment.
@@ -152,6 +170,9 @@ class ConsumerEndpoints:
             dies).
         :param handover: the claim the API wrote with ``detaching``, which
             this flow runs under.
+        :param records: (1.9) the attachment and its volume as the API
+            read and wrote them with that claim: not read again here
+            while the claim holds for long enough (see :meth:`_claimed`).
         """
         if terminate:
             statuses = vstatus.LIVE_ATTACH_STATUSES + (
@@ -162,13 +183,16 @@ class ConsumerEndpoints:
             factory = disconnect_flow.get_flow
         pending = {'op': 'terminate' if terminate else 'disconnect'}
         rows = []
+        given = _records_of(records)
         with self._claimed(context, 'attachment', attachment_id, statuses,
                            pending=pending, rows=rows, handover=handover,
-                           adopt=handover is not None) as owner:
+                           adopt=handover is not None,
+                           records=given and given[:2]) as owner:
             attachment, volume = self._consumer_attachment(rows)
             self._run_consumer_flow(
-                factory, disconnect_flow.store_of(context, volume,
-                                                  attachment), volume)
+                factory, disconnect_flow.store_of(
+                    context, volume, attachment,
+                    claim=None if terminate else owner), volume)
             if not terminate:
                 # Deleted: its claim goes with it.
                 self._claim_given_up(owner)

@@ -75,6 +75,10 @@ LOG = logging.getLogger(__name__)
 #: be given up (see :meth:`Manager._claimed`), and how often it looks.
 CLAIM_HANDOVER_WAIT = 5.0
 CLAIM_HANDOVER_POLL = 0.05
+#: How many report intervals (renewals) a claim handed over with its
+#: records must still hold for a flow to adopt it without reading it
+#: (see :meth:`Manager._adoptable`).
+ADOPT_MARGIN = 1.5
 
 #: Outcomes a caller can expect, not failures of the manager.
 EXPECTED = (exception.VolumeNotFound, exception.VolumeAttachmentNotFound,
@@ -188,7 +192,7 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
     @contextlib.contextmanager
     def _claimed(self, context, kind, row_id, statuses, stale_before=None,
                  handover=None, pending=None, rows=None, adopt=False,
-                 check=None):
+                 check=None, records=None):
         """Hold the claim on a volume's or attachment's work while the
         block runs, then give it up (see :func:`cinder_ma.db.work.claim`
         for ``handover`` and ``pending``).
@@ -201,13 +205,23 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
         :param check: (attachments, claimed) ``check(attachment, volume)``
             in the claim's transaction; what it raises is raised, and
             nothing is claimed.
+        :param records: (attachments, with ``handover``) the attachment
+            and its volume as the caller read them with its claim
+            ``handover``: the flow runs under that claim as it is, with
+            those records, reading and writing nothing here, while the
+            claim is valid for long enough (:meth:`_adoptable`);
+            otherwise as without them.
         :raises Conflict: the row is not in ``statuses`` any more, or
             another flow holds it (a repeated or stale message).
         """
         owner = work_db.owner_token(self.worker_id)
         deadline = time.monotonic() + CLAIM_HANDOVER_WAIT
         options = {}
-        if rows is None:
+        if records is not None and self._adoptable(records[0], handover):
+            owner = handover
+            claim = None
+            claimed = records
+        elif rows is None:
             claim = work_db.claim
         elif adopt:
             owner = handover
@@ -215,10 +229,11 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
         else:
             claim = attachment_db.attachment_claim
             options['check'] = check
-        while not (claimed := claim(context, kind, row_id, owner, statuses,
-                                    self._lease, stale_before=stale_before,
-                                    handover=handover, pending=pending,
-                                    **options)):
+        while claim is not None and not (
+                claimed := claim(context, kind, row_id, owner, statuses,
+                                 self._lease, stale_before=stale_before,
+                                 handover=handover, pending=pending,
+                                 **options)):
             # The flow before this one on the row (a create before a
             # delete, an attach before a detach) moves the row out of its
             # status, then gives its claim up in the next transaction: a
@@ -233,6 +248,11 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
         if rows is not None:
             rows.extend(claimed)
         with self._claims_lock:
+            if owner == handover and owner in self._active_claims:
+                # Adopted already by a flow of this process: a repeated
+                # message.
+                raise exception.Conflict(
+                    reason='another flow works on %s %s' % (kind, row_id))
             self._active_claims.add(owner)
         try:
             yield owner
@@ -247,6 +267,22 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
                 # It expires by itself.
                 LOG.exception('Could not release the claim on %s %s',
                               kind, row_id)
+
+    def _adoptable(self, attachment, handover):
+        """Whether this flow may run under the claim ``handover`` that
+        the API wrote with ``attachment`` (its record as written) without
+        reading it again: the claim is the record's and stays valid for
+        at least :data:`ADOPT_MARGIN` report intervals, by the clock that
+        decides when it expires (this node's: only a manager serving the
+        volume's backend, here, takes a claim of its attachments over),
+        long enough for this process's next renewal of it. A message that
+        waited longer is served as one without records."""
+        until = attachment.claimed_until
+        if handover is None or attachment.claimed_by != handover or \
+                until is None:
+            return False
+        remaining = (until - db_api.utcnow()).total_seconds()
+        return remaining > ADOPT_MARGIN * CONF.manager.report_interval
 
     def _claim_given_up(self, owner):
         """The flow running under claim ``owner`` gave it up itself, in
@@ -484,7 +520,8 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
                                log_level=logging.INFO)
 
     def disconnect_volume(self, context, volume_id, connector,
-                          attachment_id=None, log_level=logging.DEBUG):
+                          attachment_id=None, log_level=logging.DEBUG,
+                          volume=None):
         """Undo initialize_connection for the host of ``connector``;
         logged at ``log_level``: debug for this manager's own flows, which
         log their outcome, info when another node's flow asked
@@ -496,11 +533,16 @@ class Manager(snapshot_endpoints.SnapshotEndpoints,
             backend without per-attachment connections has none: nothing
             is done then (its connections are the host's, ended without
             an attachment id when their last user goes).
+        :param volume: the volume's row as the flow that asks got it with
+            its claim (not read again), or None.
         """
         if not isinstance(connector, dict):
             raise exception.InvalidInput(
                 reason='connector must be an object')
-        volume, backend = self._connection_backend(context, volume_id)
+        if volume is None:
+            volume, backend = self._connection_backend(context, volume_id)
+        else:
+            backend = self._backend(volume)
         if attachment_id is not None and not _per_attachment(backend):
             LOG.info('The connections of backend %s are not made per '
                      'attachment: nothing to end for attachment %s of '
@@ -833,13 +875,16 @@ class _LocalFirst:
             attachment_id=attachment_id, read=read)
 
     def terminate_connection(self, context, volume_id, host, connector,
-                             attachment_id=None):
+                             attachment_id=None, volume=None):
+        """:param volume: the volume's row as the flow got it with its
+        claim, for this node's backend (another node reads it)."""
         if not self._local(host):
             return self._remote.terminate_connection(
                 context, volume_id, host, connector,
                 attachment_id=attachment_id)
         return self._manager.disconnect_volume(
-            context, volume_id, connector, attachment_id=attachment_id)
+            context, volume_id, connector, attachment_id=attachment_id,
+            volume=volume)
 
 
 def _refuse_unless_held(context, kind, row_id, statuses):

@@ -188,6 +188,11 @@ class ManagerAPI:
       reconnect_attachment and promote_consumer_attachment (calls to the
       manager of the volume's backend, which runs the flows of consumers'
       attachments under claims: the API runs no flow).
+    * 1.9 - connect_attachment and disconnect_attachment take
+      ``records``: the attachment (claimed by the caller, whose claim
+      they take over) and its volume as the caller read and wrote them,
+      and, for a connect, the QoS specs of the volume's type, so that
+      the manager need not read them again.
 
     A new method or argument bumps the minor version here and in the
     history, is sent with that version (``_client(host, '1.1')``) and,
@@ -200,7 +205,7 @@ class ManagerAPI:
     older form exists).
     """
 
-    RPC_API_VERSION = '1.8'
+    RPC_API_VERSION = '1.9'
     TOPIC = 'cinder-ma-manager'
 
     def __init__(self):
@@ -255,16 +260,25 @@ class ManagerAPI:
                 reason='its database is unavailable (%s)' %
                 exc.exc_type) from None
 
-    def _backend_call(self, context, volume_host, method, what, **kwargs):
-        """A call (1.8) to the manager of a volume's backend, which owns
-        the flows of its consumers' attachments."""
+    def _backend_call(self, context, volume_host, method, what,
+                      version='1.8', **kwargs):
+        """A call (1.8, or ``version``) to the manager of a volume's
+        backend, which owns the flows of its consumers' attachments."""
         self._require('1.8', what, volume_host)
         return self._call(context, backend_row(volume_host), VOLUME_BINARY,
-                          self._client(volume_host, '1.8'), method,
+                          self._client(volume_host, version), method,
                           **kwargs)
 
+    def _with_records(self, kwargs, records):
+        """The version of a call that hands ``records`` over (1.9), or
+        1.8 without them (an older manager reads them itself)."""
+        if records is not None and self.can_send_version('1.9'):
+            kwargs['records'] = records
+            return '1.9'
+        return '1.8'
+
     def connect_attachment(self, context, volume_host, attachment_id,
-                           connector, kind, handover=None):
+                           connector, kind, handover=None, records=None):
         """Have the manager of the volume's backend connect a consumer's
         reserved attachment to the host of ``connector`` (call, 1.8).
 
@@ -273,24 +287,38 @@ class ManagerAPI:
         :param handover: the claim the caller holds on the attachment
             (a reservation of the same request), taken over by the
             manager.
+        :param records: with ``handover``: the attachment and volume
+            records as the caller read and claimed them, with the QoS
+            specs of the volume's type, as JSON text
+            (:func:`cinder_ma.db.records.handover_dumps`) (1.9; left out
+            for an older manager).
         :returns: the attachment as connected, as JSON primitives
             (:func:`cinder_ma.db.records.attachment_to_primitive`), or
             None from a manager that does not answer it.
         """
+        kwargs = {'attachment_id': attachment_id, 'connector': connector,
+                  'kind': kind, 'handover': handover}
+        version = self._with_records(kwargs, records)
         return self._backend_call(context, volume_host, 'connect_attachment',
-                           'connect attachment %s' % attachment_id,
-                           attachment_id=attachment_id, connector=connector,
-                           kind=kind, handover=handover)
+                                  'connect attachment %s' % attachment_id,
+                                  version=version, **kwargs)
 
     def disconnect_attachment(self, context, volume_host, attachment_id,
-                              terminate=False, handover=None):
+                              terminate=False, handover=None,
+                              records=None):
         """Have the manager of the volume's backend end a consumer's
         attachment's connection and, unless ``terminate``, delete the
-        attachment (recorded 'detaching') (call, 1.8)."""
+        attachment (recorded 'detaching') (call, 1.8).
+
+        :param records: with ``handover``: the attachment and volume
+            records as :meth:`connect_attachment`'s, without QoS specs
+            (1.9)."""
+        kwargs = {'attachment_id': attachment_id, 'terminate': terminate,
+                  'handover': handover}
+        version = self._with_records(kwargs, records)
         self._backend_call(context, volume_host, 'disconnect_attachment',
                            'disconnect attachment %s' % attachment_id,
-                           attachment_id=attachment_id, terminate=terminate,
-                           handover=handover)
+                           version=version, **kwargs)
 
     def fence_attachment(self, context, volume_host, attachment_id):
         """Have the manager of the volume's backend revoke the connection

@@ -28,10 +28,11 @@ from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_utils import timeutils
 
+from cinder_ma import connection_info as cm_connection_info
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
-from cinder_ma.db import records
+from cinder_ma.db import records as records_of
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import work as work_db
@@ -43,6 +44,7 @@ from cinder_ma.policies import attachments as attachment_policies
 from cinder_ma import policy
 from cinder_ma import status as vstatus
 from cinder_ma.volume import api as volume_api
+from cinder_ma.volume import qos_specs
 from cinder_ma.volume import scheduler
 
 LOG = logging.getLogger(__name__)
@@ -342,36 +344,36 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
             reason='mode must be one of %s' % ', '.join(MODES))
     if connector:
         check_connector(connector)
-    with db_api.reading(context):
-        volume = volume_api.get_volume(context, volume_id,
-                                       attachment_policies.CREATE,
-                                       children=False)
-        if instance_host:
+    owner = claim = read = None
+    if instance_host:
+        with db_api.reading(context):
+            volume = volume_api.get_volume(context, volume_id,
+                                           attachment_policies.CREATE,
+                                           children=False)
             policy.authorize(context, attachment_policies.ATTACH_TO_HOST,
                              _target(volume))
             check_instance_host(context, volume, instance_uuid,
                                 instance_host)
-        check_backend_multiattach(context, volume)
-        if connector and not instance_host:
-            # Refused before anything is reserved (the manager checks it
-            # again, and the compare-and-swap of its last write).
-            attachment_db.check_not_connected(context, volume.id,
-                                              instance_uuid,
-                                              connector['host'])
-        specs = shareable_specs(context, volume)
-    owner = claim = None
-    if connector and not instance_host:
-        # Claimed, with its connect flow pending, until the manager takes
-        # the claim over: if this process dies first, that manager's
-        # reconcile loop releases the reservation, which the client never
-        # learned of.
-        owner = work_db.owner_token(WORKER_ID)
-        claim = work_db.claim_values(
-            owner, cfg.CONF.manager.work_lease_time,
-            {'op': 'connect', 'kind': 'create', 'connector': connector})
-    attachment = reserve(context, volume, instance_uuid, attach_mode=mode,
-                         manager_host=instance_host, specs=specs,
-                         claim=claim)
+            check_backend_multiattach(context, volume)
+            specs = shareable_specs(context, volume)
+        attachment = reserve(context, volume, instance_uuid,
+                             attach_mode=mode, manager_host=instance_host,
+                             specs=specs)
+    else:
+        if connector:
+            # Claimed, with its connect flow pending, until the manager
+            # takes the claim over: if this process dies first, that
+            # manager's reconcile loop releases the reservation, which
+            # the client never learned of.
+            owner = work_db.owner_token(WORKER_ID)
+            claim = work_db.claim_values(
+                owner, cfg.CONF.manager.work_lease_time,
+                {'op': 'connect', 'kind': 'create', 'connector': connector})
+        # Read, checked and reserved in one transaction (with what the
+        # manager's connect reads: the QoS specs of the volume's type).
+        attachment, volume, read = db_api.in_writer(
+            context, _read_and_reserve, context, volume_id, instance_uuid,
+            mode, connector, claim)
     LOG.info('Reserved attachment %(att)s of volume %(vol)s for instance '
              '%(inst)s (%(mode)s)', {'att': attachment.id, 'vol': volume.id,
                                       'inst': instance_uuid,
@@ -397,7 +399,7 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
         holds.hold('api_create_attachment')
         try:
             return connect(context, attachment, volume, connector, 'create',
-                           handover=owner)
+                           handover=owner, read=read)
         except exception.ManagerUnavailable as exc:
             if isinstance(exc, exception.ManagerTimeout):
                 # The manager may be connecting it still.
@@ -407,6 +409,33 @@ def create_attachment(context, volume_id, instance_uuid, connector=None,
             _release_unsent(context, attachment.id)
             raise
     return attachment
+
+
+def _read_and_reserve(context, volume_id, instance_uuid, mode, connector,
+                      claim):
+    """What :func:`create_attachment` reads, checks and reserves for a
+    consumer (in its one transaction).
+
+    :returns: the reservation, the volume's row as read and, with a
+        connector, the QoS specs of its type for the backend's connect
+        (:func:`cinder_ma.volume.qos_specs.for_volume`), or None.
+    """
+    volume = volume_api.get_volume(context, volume_id,
+                                   attachment_policies.CREATE,
+                                   children=False)
+    check_backend_multiattach(context, volume)
+    read = None
+    if connector:
+        # Refused before anything is reserved (the compare-and-swap of
+        # the connect flow's last write checks it again).
+        attachment_db.check_not_connected(context, volume.id,
+                                          instance_uuid, connector['host'])
+        read = qos_specs.for_volume(context, volume.volume_type_id,
+                                    volume.size)
+    attachment = reserve(context, volume, instance_uuid, attach_mode=mode,
+                         specs=shareable_specs(context, volume),
+                         claim=claim)
+    return attachment, volume, read
 
 
 def _release_unsent(context, attachment_id):
@@ -426,21 +455,34 @@ def check_connector(connector):
             reason='connector must be an object with at least "host"')
 
 
-def connect(context, attachment, volume, connector, kind, handover=None):
+def _records(attachment, volume, read=None):
+    """What a manager gets of the records this request read and claimed
+    (RPC 1.9), so as not to read them again."""
+    return records_of.handover_dumps(attachment, volume, read)
+
+
+def connect(context, attachment, volume, connector, kind, handover=None,
+            read=None):
     """Have the manager of the volume's backend run the connect flow of a
     reserved attachment (see
     :mod:`cinder_ma.manager.flows.connect_attachment`).
 
-    :param handover: the claim this request holds on the attachment.
+    :param handover: the claim this request holds on the attachment,
+        whose record (``attachment``) carries it, and
+    :param read: the QoS specs of the volume's type
+        (:func:`cinder_ma.volume.qos_specs.for_volume`) read with it: the
+        manager takes both over instead of reading them.
     :returns: the attachment, now 'attaching' with its connection_info.
     """
     check_connector(connector)
-    connected = _rpc().connect_attachment(context, volume.host,
-                                          attachment.id, connector, kind,
-                                          handover=handover)
+    connected = _rpc().connect_attachment(
+        context, volume.host, attachment.id, connector, kind,
+        handover=handover,
+        records=(_records(attachment, volume, read)
+                 if handover is not None and read is not None else None))
     if connected:
         # As the manager recorded it: not read again.
-        return records.attachment_from_primitive(connected)
+        return records_of.attachment_from_primitive(connected)
     return attachment_db.attachment_get(context, attachment.id)
 
 
@@ -452,27 +494,70 @@ def update_attachment(context, attachment_id, connector):
     connected on that host already, is a 409 before any backend is
     called. A fenced attachment (extension ``cinder-ma-fencing``) is
     connected again instead, with new credentials (see
-    :func:`cinder_ma.volume.fencing.reconnect_attachment`).
+    :func:`cinder_ma.volume.fencing.reconnect_attachment`). Read,
+    checked and claimed (with the connect flow pending) in one
+    transaction, the claim and the records handed to the manager of the
+    volume's backend.
 
     :returns: the attachment, now ``attaching`` with its connection_info.
     """
     check_connector(connector)
-    with db_api.reading(context):
-        attachment, volume = attachment_and_volume(
-            context, attachment_id, attachment_policies.UPDATE)
-        fenced = attachment.fenced_at is not None
-        if not fenced:
-            attachment_db.check_connectable(context, attachment.id,
-                                            connector['host'],
-                                            current=attachment)
-            check_backend_multiattach(context, volume)
-    if fenced:
+    owner = work_db.owner_token(WORKER_ID)
+    read = []
+
+    def check(attachment, volume):
+        policy.authorize(context, attachment_policies.UPDATE,
+                         _target(volume))
+        if attachment.fenced_at is not None:
+            return False
+        attachment_db.check_connectable(context, attachment.id,
+                                        connector['host'],
+                                        current=attachment)
+        check_backend_multiattach(context, volume)
+        # What the backend's connect reads, for the manager.
+        read.append(qos_specs.for_volume(context, volume.volume_type_id,
+                                         volume.size))
+        return True
+
+    # Read, authorized, checked and claimed in one transaction, with the
+    # connect flow pending: the manager of the backend adopts the claim
+    # (if this process dies first, its reconcile loop ends whatever the
+    # flow may have connected; the attachment stays reserved).
+    attachment, volume, claimed = attachment_db.attachment_claim_checked(
+        context, attachment_id, owner, (vstatus.ATTACH_RESERVED,),
+        cfg.CONF.manager.work_lease_time,
+        {'op': 'connect', 'kind': 'update', 'connector': connector},
+        project_id=_visible_project(context), check=check)
+    if attachment.fenced_at is not None:
         # Imported here: the fencing module builds on this one.
         from cinder_ma.volume import fencing
         return fencing.reconnect_attachment(context, attachment, volume,
                                             connector)
     notifications.notify_attach(context, 'attach.start', volume, attachment)
-    return connect(context, attachment, volume, connector, 'update')
+    if not claimed:
+        # Another flow's claim (given up in a moment, as a legacy
+        # connect's after its revert): the manager claims it, waiting.
+        return connect(context, attachment, volume, connector, 'update')
+    try:
+        return connect(context, attachment, volume, connector, 'update',
+                       handover=owner, read=read[-1])
+    except exception.ManagerTimeout:
+        # The manager may be connecting it still, under the claim.
+        raise
+    except Exception:
+        # Nothing was sent, or the manager answered: its flow gave the
+        # claim up, or never took it; it goes now (a no-op in the
+        # first case) instead of expiring.
+        _release_claim(context, attachment.id, owner)
+        raise
+
+
+def _release_claim(context, attachment_id, owner):
+    try:
+        work_db.release(context, 'attachment', attachment_id, owner)
+    except Exception as exc:
+        LOG.warning('The claim of this request on attachment %s stays '
+                    'until it expires: %s', attachment_id, exc)
 
 
 def complete_attachment(context, attachment_id):
@@ -504,12 +589,20 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     and nothing else: the attachment must still be in the user token's
     project. Administrators use :func:`force_detach`.
 
+    One transaction reads, authorizes, answers and either deletes the
+    attachment at once (it holds no connection, or another attachment
+    keeps its host's; see :func:`cinder_ma.db.attachments.
+    attachment_delete_or_hand_over`) or records it ``detaching`` with the
+    claim of the disconnect flow that the manager of the volume's
+    backend adopts.
+
     :returns: the volume's other attachments (Cinder's delete answers
         them).
     """
     found = []
+    owner = work_db.owner_token(WORKER_ID)
 
-    def authorize(attachment, volume):
+    def decide(attachment, volume, may_delete):
         policy.authorize(context, attachment_policies.DELETE,
                          _target(volume))
         _refuse_connected(context, attachment, force)
@@ -519,37 +612,63 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
             # written here.
             raise _ThroughHost()
         # Read before the delete, in its transaction: the answer.
-        found.append(attachment_db.attachment_get_others(
-            context, attachment.volume_id, attachment.id))
+        others = attachment_db.attachment_get_others(
+            context, attachment.volume_id, attachment.id)
+        found.append(others)
+        host = _connection_host(attachment)
+        holds_connection = bool(volume.host and attachment.connector)
+        if may_delete and attachment.claimed_by is None and (
+                not holds_connection or (
+                    not cm_connection_info.is_attachment_scoped(
+                        attachment.connection_info) and
+                    any(attachment_db.is_stable_user(other, host)
+                        for other in others))):
+            # No connection to end, or another user keeps it (predicted
+            # from the answer, checked under the volume's row lock): the
+            # attachment is deleted now, nothing else runs.
+            found.append(True)
+            return (attachment_db.destroy_values(), None,
+                    host if holds_connection else None)
+        # Claimed with the change, for the manager of the volume's
+        # backend to adopt (if this process dies first, its reconcile
+        # loop finishes the delete once the claim expires).
+        found.append(False)
+        return ({'attach_status': vstatus.ATTACH_DETACHING},
+                work_db.claim_values(owner, cfg.CONF.manager.work_lease_time,
+                                     {'op': 'disconnect'}), None)
 
-    # Claimed with the change, for the manager of the volume's backend to
-    # adopt (if this process dies first, its reconcile loop finishes the
-    # delete once the claim expires); read, authorized and changed in one
-    # transaction.
-    owner = work_db.owner_token(WORKER_ID)
     try:
-        attachment_db.attachment_update(
-            context, attachment_id,
-            {'attach_status': vstatus.ATTACH_DETACHING},
-            expected_status=vstatus.LIVE_ATTACH_STATUSES +
-            (vstatus.ATTACH_ERROR_ATTACHING,),
-            project_id=_visible_project(context), check=authorize,
-            claim=work_db.claim_values(owner,
-                                       cfg.CONF.manager.work_lease_time,
-                                       {'op': 'disconnect'}))
+        written = attachment_db.attachment_delete_or_hand_over(
+            context, attachment_id, vstatus.LIVE_ATTACH_STATUSES +
+            (vstatus.ATTACH_ERROR_ATTACHING,), _visible_project(context),
+            decide)
     except _ThroughHost:
         # Every way out of an attachment made through a manager goes
         # through the host that may hold its disk and connection.
         attachment, volume = found
         _detach_through_host(context, volume, attachment, wait)
         return _others(context, attachment)
-    attachment, volume, others = found
+    attachment, volume, others, deleted = found
     notifications.notify_attach(context, 'detach.start', volume, attachment)
+    if deleted:
+        notifications.notify_attach(context, 'detach.end', volume,
+                                    attachment)
+        LOG.info('Deleted attachment %s of volume %s', attachment.id,
+                 volume.id)
+        return others
     # TEST ONLY: a fault test kills this process here (claimed, not yet
     # handed over).
     holds.hold('api_delete_attachment')
-    disconnect(context, volume, attachment, handover=owner)
+    disconnect(context, volume, written, handover=owner,
+               records=_records(written, volume))
     return others
+
+
+def _connection_host(attachment):
+    """The host whose connection an attachment holds (as the disconnect
+    flow names it)."""
+    return (attachment.connector or {}).get('host') or \
+        attachment.attached_host
 
 
 class _ThroughHost(Exception):
@@ -574,7 +693,8 @@ def _refuse_connected(context, attachment, force):
                    'use os-force_detach)' % (attachment.id, consumer))
 
 
-def disconnect(context, volume, attachment, terminate=False, handover=None):
+def disconnect(context, volume, attachment, terminate=False, handover=None,
+               records=None):
     """Have the manager of the volume's backend run the disconnect flow
     (see :mod:`cinder_ma.manager.flows.disconnect_attachment`) of a
     consumer's attachment: its connection ends when it is the last user
@@ -583,7 +703,8 @@ def disconnect(context, volume, attachment, terminate=False, handover=None):
     manager logs what it did (not logged here again)."""
     try:
         _rpc().disconnect_attachment(context, volume.host, attachment.id,
-                                     terminate=terminate, handover=handover)
+                                     terminate=terminate, handover=handover,
+                                     records=records)
     except exception.ManagerUnavailable as exc:
         if terminate or isinstance(exc, exception.ManagerTimeout):
             raise

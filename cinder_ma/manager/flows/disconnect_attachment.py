@@ -26,8 +26,14 @@ detaches of the last users exactly one terminates the connection.
 Store: ``context``, ``attachment_id``, ``volume_id``, ``volume_host``,
 ``instance_uuid``, ``attach_mode``, ``host`` (the host of the recorded
 connector, or None), ``connector`` and ``connection_info`` (recorded, or
-None), ``manager_api`` and ``connection_lock`` (released by the caller
-after the run).
+None), ``record`` (the attachment as the flow got it) and ``claim`` (the
+claim the flow runs under, or None), ``volume_record`` (the volume as
+read), ``manager_api`` and
+``connection_lock`` (released by the caller after the run).
+
+A delete whose attachment shares the host's connection with others is
+deleted in the transaction that counts them (nothing is terminated); the
+last user's counts none, terminates the connection, then is deleted.
 
 :func:`get_flow` (delete, os-detach, os-force_detach): the attachment
 arrives 'detaching' and is deleted; on failure it is 'error_detaching'
@@ -45,12 +51,14 @@ FLOW_NAME = 'disconnect_attachment'
 TERMINATE_FLOW_NAME = 'terminate_attachment_connection'
 
 
-def store_of(context, volume, attachment):
+def store_of(context, volume, attachment, claim=None):
     """The store of these flows for ``attachment`` of ``volume`` (records
-    as read), without the ``manager_api`` and ``connection_lock`` of the
+    as read, with the ``claim`` the flow runs under when it is to write
+    with it), without the ``manager_api`` and ``connection_lock`` of the
     process that runs them."""
     connector = attachment.connector
     return {
+        'record': attachment, 'claim': claim, 'volume_record': volume,
         'context': context, 'attachment_id': attachment.id,
         'volume_id': volume.id, 'volume_host': volume.host,
         'instance_uuid': attachment.instance_uuid,
@@ -71,7 +79,7 @@ def get_flow(reconciled=False):
     # (see LockAndTerminateConnection). Whoever runs it releases the lock
     # after the run and emits volume.detach.end with the records it read.
     flow = linear_flow.Flow(FLOW_NAME)
-    flow.add(connection_tasks.LockAndTerminateConnection(
+    flow.add(connection_tasks.LockAndTerminateOrDestroy(
                  sentinel=attachment_tasks.AttachmentToErrorDetachingOnRevert(
                      reconciled=reconciled)),
              attachment_tasks.DestroyAttachment())

@@ -271,20 +271,25 @@ class RecordConnected(task.Task):
     without them. Given the ``claim`` the flow runs under (the backend's
     manager's), it gives the claim up in the same compare-and-swap.
 
+    With the claim, the attachment's ``record`` as the flow got it with
+    that claim is taken for the row instead of reading it (see
+    :func:`cinder_ma.db.attachments.attachment_update`'s ``current``).
+
     Provides the attachment's record as updated.
     """
 
     default_provides = 'attachment'
 
     def execute(self, context, attachment_id, host, connector,
-                connection_info, mountpoint=None, claim=None):
+                connection_info, mountpoint=None, claim=None, record=None):
         return attachment_db.attachment_update(
             context, attachment_id,
             {'attach_status': vstatus.ATTACH_ATTACHING,
              'connector': connector, 'attached_host': host,
              'mountpoint': mountpoint, 'connection_info': connection_info},
             expected_status=vstatus.ATTACH_RESERVED,
-            not_connected_elsewhere=host, held_by=claim)
+            not_connected_elsewhere=host, held_by=claim,
+            current=record if claim is not None else None)
 
     def revert(self, context, attachment_id, result, *args, **kwargs):
         if not isinstance(result, tf_failure.Failure):
@@ -355,14 +360,23 @@ class CompleteAttachment(task.Task):
 
 class DestroyAttachment(task.Task):
     """Delete the attachment (soft-deleted as 'detached'), freeing its
-    reservation; from then on its connection counts as unused.
+    reservation; from then on its connection counts as unused. Nothing
+    to do when the task before ``destroyed`` it (with the count of the
+    users of its connection). Given the ``claim`` the flow runs under
+    and the attachment's ``record`` as it got it with the claim, the
+    delete is a compare-and-swap on that claim that does not read the
+    row first.
 
     Nothing can be reattached by undoing this: its revert only logs.
     """
 
-    def execute(self, context, attachment_id):
+    def execute(self, context, attachment_id, destroyed=False, claim=None,
+                record=None):
+        if destroyed:
+            return
         attachment_db.attachment_destroy(
-            context, attachment_id, expected_status=vstatus.ATTACH_DETACHING)
+            context, attachment_id, expected_status=vstatus.ATTACH_DETACHING,
+            held_by=claim, current=record if claim is not None else None)
 
     def revert(self, context, attachment_id, result, *args, **kwargs):
         if not isinstance(result, tf_failure.Failure):

@@ -427,3 +427,48 @@ class LockAndTerminateConnection(_CarriesSentinel, TerminateConnection):
         finally:
             connection_lock.release()
         self.revert_sentinel(context, attachment_id, kwargs)
+
+
+class LockAndTerminateOrDestroy(LockAndTerminateConnection):
+    """:class:`LockAndTerminateConnection` for a delete (the attachment
+    is ``detaching``): when other attachments on its host use the
+    host's connection, the attachment is deleted in the transaction that
+    counts them (:func:`cinder_ma.db.attachments.
+    attachment_destroy_if_shared`), nothing is terminated, and it
+    provides ``destroyed`` True for the task that deletes it otherwise;
+    when none does, the connection is terminated on that count (under
+    the lock, as :class:`TerminateConnection` would count again).
+
+    ``record`` is the attachment as the flow got it (without it, as
+    :class:`LockAndTerminateConnection`); ``claim`` the claim the flow
+    runs under (None for the reconcile loop's run, whose delete compares
+    the status only, as :class:`~cinder_ma.manager.tasks.attachment.
+    DestroyAttachment` does); ``volume_record`` the volume's row as the
+    flow got it, which this manager's backend call takes instead of
+    reading it (or None).
+    """
+
+    default_provides = 'destroyed'
+
+    def execute(self, connection_lock, manager_api, context, volume_id,
+                volume_host, attachment_id, host, connector,
+                connection_info=None, record=None, claim=None,
+                volume_record=None):
+        connection_lock.acquire()
+        if not connector or record is None or \
+                rpcapi.is_attachment_scoped(connection_info):
+            TerminateConnection.execute(
+                self, manager_api, context, volume_id, volume_host,
+                attachment_id, host, connector, connection_info)
+            return False
+        if attachment_db.attachment_destroy_if_shared(
+                context, record, host, held_by=claim):
+            LOG.info('Keeping the backend connection of volume %s on host '
+                     '%s: other attachments use it', volume_id, host)
+            return True
+        options = {} if volume_record is None else {'volume': volume_record}
+        manager_api.terminate_connection(context, volume_id, volume_host,
+                                         connector, **options)
+        LOG.info('Terminated the connection of volume %s to host %s',
+                 volume_id, host)
+        return False

@@ -43,6 +43,8 @@ from cinder_ma import exception
 from cinder_ma.manager import manager
 from cinder_ma.manager import reconcile
 from cinder_ma.manager import rpcapi
+from cinder_ma.volume import attachments as attachments_api
+from tests import fixtures as cm_fixtures
 from tests.unit.manager import fixtures as mgr_fixtures
 from tests.unit.manager.flows import test_create_snapshot as snapshot_helpers
 
@@ -330,6 +332,46 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
             self.assertEqual(claim, work_db.claim_of(
                 self.admin_context, 'attachment', attachment.id)[0])
 
+    def _handed_over(self, lease):
+        volume = self.volume(multiattach=True)
+        owner = 'api-worker:token'
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1',
+            claim=work_db.claim_values(owner, lease, {'op': 'connect'}))
+        return owner, attachment_db.attachment_and_volume_get(
+            self.admin_context, attachment.id)
+
+    def test_claim_handed_over_with_its_records_is_adopted_once(self):
+        owner, records = self._handed_over(60)
+        rows = []
+        counter = self.useFixture(cm_fixtures.TransactionCounter())
+        with self.compute_manager._claimed(
+                self.admin_context, 'attachment', records[0].id,
+                ('reserved',), handover=owner, rows=rows,
+                records=records) as claim:
+            # Neither read nor written: the records are the flow's.
+            self.assertEqual((owner, list(records), 0),
+                             (claim, rows, counter.count))
+            # A repeated message is refused while the flow runs.
+            self.assertRaises(exception.Conflict,
+                              self.compute_manager._claimed(
+                                  self.admin_context, 'attachment',
+                                  records[0].id, ('reserved',),
+                                  handover=owner, rows=[],
+                                  records=records).__enter__)
+
+    def test_claim_about_to_expire_is_taken_over(self):
+        # Held for less than ADOPT_MARGIN report intervals: claimed and
+        # read again, as without records.
+        owner, records = self._handed_over(5)
+        with self.compute_manager._claimed(
+                self.admin_context, 'attachment', records[0].id,
+                ('reserved',), handover=owner, rows=[],
+                records=records) as claim:
+            self.assertNotEqual(owner, claim)
+            self.assertEqual(claim, work_db.claim_of(
+                self.admin_context, 'attachment', records[0].id)[0])
+
     def test_no_wait_for_a_row_in_another_status(self):
         volume = self.volume()
         attachment = attachment_db.attachment_reserve(
@@ -545,6 +587,40 @@ class ReconcileTestCase(mgr_fixtures.AttachmentTestCase):
         self.assertIsNone(self.get(attachment.id))
         self.assertEqual(set(), self.driver.connections)
         self.assertEqual('available', self.status(volume))
+
+    def test_update_whose_api_died_before_its_call_is_reverted(self):
+        # The API's one transaction claimed the attachment with the
+        # connect pending; its process died before the call.
+        volume = self.volume()
+        connector = {'host': 'ext-host', 'initiator': None}
+        attachment = attachment_db.attachment_reserve(
+            self.context, volume.id, 'inst1')
+
+        class Died(BaseException):
+            pass
+
+        with fixtures.MockPatchObject(attachments_api, 'connect',
+                                      side_effect=Died):
+            self.assertRaises(Died, attachments_api.update_attachment,
+                              self.context, attachment.id, connector)
+        att = self.get(attachment.id)
+        self.assertEqual(
+            ('reserved', {'op': 'connect', 'kind': 'update',
+                          'connector': connector}),
+            (att.attach_status, att.pending_work))
+        self.assertTrue(att.claimed_by.startswith('api-'))
+        # Its claim expires; the reconcile loop reverts the connect that
+        # never ran: the reservation stays, for its consumer.
+        self.age(models.VolumeAttachment, attachment.id,
+                 claimed_by=att.claimed_by)
+        self.assertEqual(1, self.run_backend())
+        att = self.get(attachment.id)
+        self.assertEqual(('reserved', None, None),
+                         (att.attach_status, att.pending_work,
+                          att.claimed_by))
+        # It connects again.
+        self.assertEqual('attaching', attachments_api.update_attachment(
+            self.context, attachment.id, connector).attach_status)
 
     def test_interrupted_update_keeps_the_reservation(self):
         volume = self.volume()

@@ -109,7 +109,7 @@ class ManagerAPITestCase(base.DBTestCase):
         self.api = rpcapi.ManagerAPI()
 
     def test_version_shared_with_manager(self):
-        self.assertEqual('1.8', rpcapi.ManagerAPI.RPC_API_VERSION)
+        self.assertEqual('1.9', rpcapi.ManagerAPI.RPC_API_VERSION)
         self.assertEqual(rpcapi.ManagerAPI.RPC_API_VERSION,
                          manager.Manager.target.version)
         self.assertEqual('cinder-ma-manager', rpcapi.ManagerAPI.TOPIC)
@@ -246,7 +246,7 @@ class ManagerAPITestCase(base.DBTestCase):
         api = rpcapi.ManagerAPI()   # no RPC needed to build it
         rpc.init(self.conf)
         self.assertTrue(api.client.can_send_version('1.1'))
-        self.assertEqual('1.8', api.client.version_cap)
+        self.assertEqual('1.9', api.client.version_cap)
 
 
 class OldManager:

@@ -87,7 +87,7 @@ class ManagerServiceTestCase(base.DBTestCase):
                                          'reports_instance_owner': True,
                                          'supports_extend_volume': True,
                                          'supports_reconnect': True},
-                          'rpc_api_version': '1.8'},
+                          'rpc_api_version': '1.9'},
                          jsonutils.loads(row.capabilities))
 
     def test_hypervisor_options_registered(self):
@@ -110,7 +110,7 @@ class ManagerServiceTestCase(base.DBTestCase):
                                          'reports_instance_owner': True,
                                          'supports_extend_volume': True,
                                          'supports_reconnect': True},
-                          'rpc_api_version': '1.8'},
+                          'rpc_api_version': '1.9'},
                          manager_service.hypervisor_capabilities(name,
                                                                  driver))
 
@@ -118,14 +118,14 @@ class ManagerServiceTestCase(base.DBTestCase):
         svc = self._start()
         self.assertIs(svc.hypervisor, svc.manager.hypervisor)
         self.assertIs(self.conf, svc.manager.connectors.conf)
-        self.assertEqual('1.8', svc.manager.target.version)
+        self.assertEqual('1.9', svc.manager.target.version)
 
     def test_no_hypervisor(self):
         self.flags(group='hypervisor', driver=None)
         svc = self._start()
         self.assertIsNone(svc.hypervisor)
         self.assertEqual(
-            {'hypervisor': None, 'rpc_api_version': '1.8'},
+            {'hypervisor': None, 'rpc_api_version': '1.9'},
             jsonutils.loads(
                 self._row('testhost', 'cinder-ma-manager').capabilities))
 

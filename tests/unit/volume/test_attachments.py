@@ -32,6 +32,7 @@ from cinder_ma.db import services as service_db
 from cinder_ma.db import volumes as volume_db
 from cinder_ma import exception
 from cinder_ma.manager import reconcile
+from cinder_ma.manager import rpcapi
 from cinder_ma.volume import actions
 from cinder_ma.volume import api as volume_api
 from cinder_ma.volume import attachments
@@ -101,15 +102,15 @@ class AttachmentRulesTestCase(AttachmentBase):
         self.assertEqual('in-use',
                          volume_api.get_volume(self.context, vol.id).status)
 
-    def test_create_reads_in_one_transaction_then_reserves(self):
+    def test_create_reads_and_reserves_in_one_transaction(self):
         vol = self._volume(shared=True)
         attachments.create_attachment(self.context, vol.id, 'i1')
         begins = self.useFixture(cm_fixtures.TransactionCounter())
-        # The volume, its backend's capabilities and its type's extra
-        # specs in one transaction; the reservation in another.
+        # The volume, its backend's capabilities, its type's extra specs
+        # and the reservation in one writer transaction.
         att = attachments.create_attachment(self.context, vol.id, 'i2')
         self.assertEqual('reserved', att.attach_status)
-        self.assertEqual(2, begins.count)
+        self.assertEqual(1, begins.count)
 
     def test_complete_is_one_transaction(self):
         vol = self._volume(shared=True)
@@ -502,33 +503,50 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
             result = request(self.service_context, *args, **kwargs)
         finally:
             counter.cleanUp()
+        self.statements = counter.statements
         return result, counter.count, len(counter.statements)
 
     def assertCounted(self, transactions, statements, counted):
-        self.assertEqual((transactions, statements), counted[1:])
+        self.assertEqual((transactions, statements), counted[1:],
+                         '\n'.join(self.statements))
 
     def test_create(self):
-        # Read the volume (and its type's specs); reserve.
-        self.assertCounted(2, 6, self.count(
+        # Read the volume (and its type's specs) and reserve, in one
+        # transaction.
+        self.assertCounted(1, 6, self.count(
             attachments.create_attachment, self.vol.id, 'i1'))
 
     def test_create_with_connector(self):
-        # The reservation written with the claim of its connect flow,
-        # which the manager takes over (checking that the instance has
-        # no other connection on that host, and reading the QoS specs
-        # for its backend, in the same transaction) and gives up in its
-        # last write.
-        self.assertCounted(4, 15, self.count(
+        # Read, checked (no other connection of the instance on that
+        # host) and reserved with the claim of its connect flow and the
+        # QoS specs for its backend, in one transaction; the manager
+        # adopts the claim with the records (nothing read again) and
+        # gives it up in its last write, a compare-and-swap on it.
+        self.assertCounted(2, 11, self.count(
             attachments.create_attachment, self.vol.id, 'i1',
             connector=self.CONNECTOR))
 
     def test_update(self):
         att = attachments.create_attachment(self.service_context,
                                             self.vol.id, 'i1')
-        # Read and checked; claimed and checked again, with the QoS
-        # specs for its backend; recorded connected.
-        self.assertCounted(3, 11, self.count(
+        # Read, checked and claimed, with the QoS specs for its backend;
+        # recorded connected (the claim adopted, not read again).
+        self.assertCounted(2, 8, self.count(
             attachments.update_attachment, att.id, self.CONNECTOR))
+
+    def test_update_without_records(self):
+        # A manager older than 1.9: it takes the claim over and reads the
+        # records itself, as before.
+        self.useFixture(fixtures.MockPatchObject(
+            rpcapi.ManagerAPI, '_with_records',
+            lambda self, kwargs, records: '1.8'))
+        att = attachments.create_attachment(self.service_context,
+                                            self.vol.id, 'i1')
+        att = self.count(attachments.update_attachment, att.id,
+                         self.CONNECTOR)[0]
+        self.assertEqual('attaching', att.attach_status)
+        self.assertIsNone(attachment_db.attachment_get(
+            self.service_context, att.id).claimed_by)
 
     def test_complete(self):
         att = attachments.create_attachment(
@@ -542,7 +560,59 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
             self.service_context, self.vol.id, 'i1',
             connector=self.CONNECTOR)
         attachments.complete_attachment(self.service_context, att.id)
-        self.assertCounted(4, 11, self.count(
+        # Another attachment (i0's) uses the connection on its host:
+        # read, authorized and deleted in one transaction, which finds
+        # that user under the volume's row lock; no manager.
+        self.assertCounted(1, 6, self.count(
+            attachments.delete_attachment, att.id))
+
+    def test_delete_last_user_of_the_host(self):
+        att = attachments.create_attachment(
+            self.service_context, self.vol.id, 'i1',
+            connector=dict(self.CONNECTOR, host='consumer2'))
+        attachments.complete_attachment(self.service_context, att.id)
+        # Recorded detaching with the claim the manager adopts (with the
+        # records); under the connection lock, the count of the other
+        # users (none); the backend's connection terminated; deleted, a
+        # compare-and-swap on the claim.
+        self.assertCounted(3, 9, self.count(
+            attachments.delete_attachment, att.id))
+
+    def test_delete_when_the_other_user_left(self):
+        # The prediction from the answer (another user on the host) does
+        # not hold under the volume's row lock: rolled back, then as the
+        # last user's delete (the connection ended).
+        att = attachments.create_attachment(
+            self.service_context, self.vol.id, 'i1',
+            connector=dict(self.CONNECTOR, host='consumer2'))
+        attachments.complete_attachment(self.service_context, att.id)
+        self.useFixture(fixtures.MockPatchObject(
+            attachment_db, 'is_stable_user', return_value=True))
+        self.driver.calls.clear()
+        self.assertCounted(4, 13, self.count(
+            attachments.delete_attachment, att.id))
+        self.assertRaises(exception.VolumeAttachmentNotFound,
+                          attachment_db.attachment_get,
+                          self.service_context, att.id)
+        self.assertIn(('terminate_connection', self.vol.id, 'consumer2'),
+                      self.driver.calls)
+
+    def test_update_handed_over_late(self):
+        # A claim that does not hold long enough any more when the
+        # manager gets it (a message that waited): taken over and read
+        # again there, as from an older API.
+        self.conf.set_override('report_interval', 60, group='manager')
+        att = attachments.create_attachment(self.service_context,
+                                            self.vol.id, 'i1')
+        att, transactions, _ = self.count(
+            attachments.update_attachment, att.id, self.CONNECTOR)
+        self.assertEqual(('attaching', 3), (att.attach_status, transactions))
+
+    def test_delete_reserved(self):
+        att = attachments.create_attachment(self.service_context,
+                                            self.vol.id, 'i1')
+        # No connection to end: deleted in its one transaction.
+        self.assertCounted(1, 5, self.count(
             attachments.delete_attachment, att.id))
 
     def test_cycle_logs_each_step_once(self):

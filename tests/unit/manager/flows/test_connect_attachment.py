@@ -44,7 +44,7 @@ CONNECT_CONTRACT = [
       'read'}, set(), {'connection_info'}),
     (attachment_tasks.RecordConnected,
      {'context', 'attachment_id', 'host', 'connector', 'connection_info'},
-     {'mountpoint', 'claim'}, {'attachment'}),
+     {'mountpoint', 'claim', 'record'}, {'attachment'}),
 ]
 
 

@@ -53,7 +53,7 @@ DETACH_CONTRACT = [
      {'manager_api', 'context', 'volume_id', 'volume_host',
       'attachment_id', 'host', 'connector'}, {'connection_info'}, set()),
     (attachment_tasks.DestroyAttachment, {'context', 'attachment_id'},
-     set(), set()),
+     {'destroyed', 'claim', 'record'}, set()),
     (connection_tasks.ReleaseConnectionLock, {'connection_lock'}, set(),
      set()),
     (attachment_tasks.NotifyAttachment,

@@ -38,15 +38,20 @@ from tests.unit.manager.flows import test_attach_volume
 CONNECTOR = {'host': 'consumer1', 'initiator': 'iqn.2026-11.test:c1'}
 
 DISCONNECT_CONTRACT = [
+    (connection_tasks.LockAndTerminateOrDestroy,
+     {'connection_lock', 'manager_api', 'context', 'volume_id',
+      'volume_host', 'attachment_id', 'host', 'connector'},
+     {'connection_info', 'record', 'claim', 'volume_record'},
+     {'destroyed'}),
+    (attachment_tasks.DestroyAttachment,
+     {'context', 'attachment_id'}, {'destroyed', 'claim', 'record'}, set()),
+]
+
+TERMINATE_CONTRACT = [
     (connection_tasks.LockAndTerminateConnection,
      {'connection_lock', 'manager_api', 'context', 'volume_id',
       'volume_host', 'attachment_id', 'host', 'connector'},
      {'connection_info'}, set()),
-    (attachment_tasks.DestroyAttachment,
-     {'context', 'attachment_id'}, set(), set()),
-]
-
-TERMINATE_CONTRACT = DISCONNECT_CONTRACT[:1] + [
     (attachment_tasks.ForgetConnection,
      {'context', 'attachment_id'}, set(), set())]
 
@@ -76,15 +81,16 @@ class DisconnectFlowContractTestCase(base.TestCase):
 
     def test_lock_guards_the_count_and_the_teardown(self):
         # Held to the end of the run (released by whoever runs the flow).
-        for flow, last in (
-                (disconnect_attachment.get_flow(), 'DestroyAttachment'),
+        for flow, first, last in (
+                (disconnect_attachment.get_flow(),
+                 'LockAndTerminateOrDestroy', 'DestroyAttachment'),
                 (disconnect_attachment.get_terminate_flow(),
-                 'ForgetConnection')):
+                 'LockAndTerminateConnection', 'ForgetConnection')):
             names = [type(a).__name__ for a in flow] + [
                 'ReleaseConnectionLock']
-            guarded = names[names.index('LockAndTerminateConnection'):
+            guarded = names[names.index(first):
                             names.index('ReleaseConnectionLock')]
-            self.assertEqual(['LockAndTerminateConnection', last], guarded)
+            self.assertEqual([first, last], guarded)
 
 
 class _Base(mgr_fixtures.AttachmentTestCase):
@@ -287,16 +293,17 @@ class ConnectionRaceTestCase(_Base):
                                             volume.id, 'i2')
         initialized = threading.Event()
         terminated = threading.Event()
-        record = attachment_tasks.RecordConnected.execute
+        record_ = attachment_tasks.RecordConnected.execute
 
         # The task's signature names what it requires: keep it (an
         # engine compiled earlier in this process passes all of it).
         def record_late(task, context, attachment_id, host, connector,
-                        connection_info, mountpoint=None, claim=None):
+                        connection_info, mountpoint=None, claim=None,
+                        record=None):
             initialized.set()
             terminated.wait(0.5)
-            return record(task, context, attachment_id, host, connector,
-                          connection_info, mountpoint, claim)
+            return record_(task, context, attachment_id, host, connector,
+                           connection_info, mountpoint, claim, record)
 
         self.useFixture(fixtures.MockPatchObject(
             attachment_tasks.RecordConnected, 'execute', record_late))
