@@ -15,8 +15,8 @@
 oslo.service's threading backend is chosen by importing :mod:`cinder_ma`,
 before anything here imports oslo_messaging or oslo_service.service.
 
-What every serving process does once, after forking (:func:`freeze_heap`),
-lives here too, called by whatever serves: the commands and the WSGI
+What every serving process does once, after forking (:func:`freeze_heap`,
+:func:`set_switch_interval`), lives here too, called by whatever serves: the commands and the WSGI
 entry point (:mod:`cinder_ma.wsgi.api`).
 """
 
@@ -261,3 +261,13 @@ def freeze_heap(conf=CONF):
         gc.collect()
         gc.freeze()
         gc.set_threshold(threshold, *gc.get_threshold()[1:])
+
+
+def set_switch_interval(conf=CONF):
+    """Set Python's thread switch interval of a process that serves the
+    API to ``[api] switch_interval`` (see its help and
+    docs/contributor/performance.rst).
+
+    Called where :func:`freeze_heap` is, in the process that serves.
+    """
+    sys.setswitchinterval(conf.api.switch_interval)

@@ -49,13 +49,15 @@ LOG = logging.getLogger(__name__)
 def load_app():
     """The WSGI application (imported late: it loads policy, routes...),
     with the heap of this process frozen once it is built
-    (:func:`cinder_ma.cmd.freeze_heap`).
+    (:func:`cinder_ma.cmd.freeze_heap`) and its thread switch interval
+    set (:func:`cinder_ma.cmd.set_switch_interval`).
 
     Called in the process that serves: each worker, after the fork.
     """
     from cinder_ma.api import app
     application = app.setup_app()
     cmd.freeze_heap()
+    cmd.set_switch_interval()
     return application
 
 

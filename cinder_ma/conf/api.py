@@ -64,6 +64,19 @@ opts = [
                     'measured side by side, the tuning did not make an '
                     'attach cycle cheaper and made a detach dearer (see '
                     'the contributor documentation\'s speed page).'),
+    cfg.FloatOpt('switch_interval',
+                 default=0.0005, min=0.0001, max=0.1,
+                 help='Seconds a thread of a process that serves the API '
+                      'may hold Python\'s interpreter lock while another '
+                      'thread of the process waits for it (Python\'s '
+                      'sys.setswitchinterval; Python\'s default: 0.005). '
+                      'A request thread that waited for the database '
+                      '(SQLite releases the interpreter lock in every '
+                      'statement) waits up to this long to run again, '
+                      'while it holds the writer lock every worker of '
+                      'cinder-ma-all queues on; see the contributor '
+                      'documentation\'s speed page for the measurements '
+                      'behind the default.'),
 ]
 
 

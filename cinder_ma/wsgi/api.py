@@ -80,7 +80,9 @@ def _config_dirs(environ):
 
 def init_application(environ=None, conf=CONF):
     """Parse the configuration, set up logging and RPC, build the app,
-    then freeze the heap of the worker (:func:`cinder_ma.cmd.freeze_heap`).
+    then freeze the heap of the worker (:func:`cinder_ma.cmd.freeze_heap`)
+    and set its thread switch interval
+    (:func:`cinder_ma.cmd.set_switch_interval`).
     """
     environ = os.environ if environ is None else environ
     # Forget an earlier parse (as cinder_ma.cmd.prepare_service does);
@@ -106,6 +108,7 @@ def init_application(environ=None, conf=CONF):
     rpc.init(conf)
     application = api_app.setup_app(conf)
     cmd.freeze_heap(conf)
+    cmd.set_switch_interval(conf)
     return application
 
 

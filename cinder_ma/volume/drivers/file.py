@@ -161,8 +161,14 @@ class FileDriver(base.VolumeDriver):
     def get_driver_options(cls):
         return list(file_opts)
 
+    #: file_volumes_dir as do_setup found it (the option is not mutable;
+    #: reading a backend option costs a look-up of where it was set).
+    _volumes_dir = None
+
     @property
     def volumes_dir(self):
+        if self._volumes_dir is not None:
+            return self._volumes_dir
         return os.path.abspath(self.configuration.file_volumes_dir)
 
     def path_of(self, name):
@@ -178,7 +184,8 @@ class FileDriver(base.VolumeDriver):
         return self.path_of(volume.name)
 
     def do_setup(self):
-        path = self.volumes_dir
+        path = self._volumes_dir = os.path.abspath(
+            self.configuration.file_volumes_dir)
         try:
             os.makedirs(path, exist_ok=True)
         except OSError as exc:
@@ -314,7 +321,6 @@ class FileDriver(base.VolumeDriver):
             raise exception.DriverError(
                 reason='invalid connector host %r' % host)
         path = path or self._path(volume)  # checks the name
-        # file_volumes_dir read once: a backend option costs a lookup.
         return os.path.join(os.path.dirname(path), CONNECTIONS_DIR,
                             volume.name, host)
 

@@ -35,7 +35,7 @@ class ApiCommandTestBase(base.TestCase):
 
 class ApiCommandTestCase(ApiCommandTestBase):
 
-    def test_load_app_freezes_the_heap_once_built(self):
+    def test_load_app_tunes_the_interpreter_once_built(self):
         calls = []
         self.useFixture(fixtures.MockPatch(
             'cinder_ma.api.app.setup_app',
@@ -43,8 +43,12 @@ class ApiCommandTestCase(ApiCommandTestBase):
         self.useFixture(fixtures.MockPatch(
             'cinder_ma.cmd.freeze_heap',
             side_effect=lambda: calls.append('freeze_heap')))
+        self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.set_switch_interval',
+            side_effect=lambda: calls.append('set_switch_interval')))
         self.assertEqual('app', api_cmd.load_app())
-        self.assertEqual(['setup_app', 'freeze_heap'], calls)
+        self.assertEqual(['setup_app', 'freeze_heap', 'set_switch_interval'],
+                         calls)
 
     def test_refuses_keystone_without_its_section(self):
         self.flags(auth_strategy='keystone')

@@ -128,6 +128,27 @@ class TestFreezeHeap(base.BaseTestCase):
         self.threshold.assert_not_called()
 
 
+class TestSetSwitchInterval(base.BaseTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.setter = self.useFixture(fixtures.MockPatch(
+            'sys.setswitchinterval')).mock
+        self.conf = cfg.ConfigOpts()
+        api_conf.register_opts(self.conf)
+        self.conf([])
+        self.fixture = self.useFixture(config_fixture.Config(self.conf))
+
+    def test_default(self):
+        cmd.set_switch_interval(self.conf)
+        self.setter.assert_called_once_with(0.0005)
+
+    def test_option(self):
+        self.fixture.config(switch_interval=0.005, group='api')
+        cmd.set_switch_interval(self.conf)
+        self.setter.assert_called_once_with(0.005)
+
+
 class TestFindAllInOne(base.BaseTestCase):
     """cinder-ma-manage and cinder-ma-status next to a cinder-ma-all."""
 

@@ -54,11 +54,15 @@ class TestInitApplication(base.DBTestCase):
         self.useFixture(fixtures.MockPatch('oslo_log.log.setup'))
         freeze = self.useFixture(fixtures.MockPatch(
             'cinder_ma.cmd.freeze_heap')).mock
+        switch = self.useFixture(fixtures.MockPatch(
+            'cinder_ma.cmd.set_switch_interval')).mock
         application = wsgi_api.init_application(
             {'OS_CINDER_MA_CONFIG_FILES': conf_file}, conf=self.conf)
         init_rpc.assert_called_once_with(self.conf)
-        # The worker's heap, once its application is built.
+        # The worker's heap and thread switch interval, once its
+        # application is built.
         freeze.assert_called_once_with(self.conf)
+        switch.assert_called_once_with(self.conf)
         self.assertEqual(7, self.conf.api.max_limit)
         response = webob.Request.blank('/').get_response(application)
         self.assertEqual(300, response.status_int)
