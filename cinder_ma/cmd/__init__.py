@@ -16,8 +16,8 @@ oslo.service's threading backend is chosen by importing :mod:`cinder_ma`,
 before anything here imports oslo_messaging or oslo_service.service.
 
 What every serving process does once, after forking (:func:`freeze_heap`,
-:func:`set_switch_interval`), lives here too, called by whatever serves: the commands and the WSGI
-entry point (:mod:`cinder_ma.wsgi.api`).
+:func:`set_switch_interval`), lives here too, called by whatever serves:
+the commands and the WSGI entry point (:mod:`cinder_ma.wsgi.api`).
 """
 
 import gc

@@ -49,9 +49,13 @@ class FileDriverTestCase(base.TestCase):
         other = os.path.join(self.state_path, 'elsewhere')
         self.conf.set_override('file_volumes_dir', other,
                                group='backend_defaults')
+        # Read once, by do_setup (the option is not mutable).
+        self.assertNotEqual(other, self.driver.volumes_dir)
+        self.driver.do_setup()
         self.assertEqual(other, self.driver.volumes_dir)
         mine = os.path.join(self.state_path, 'mine')
         self.conf.set_override('file_volumes_dir', mine, group='file')
+        self.driver.do_setup()
         self.assertEqual(mine, self.driver.volumes_dir)
 
     def test_do_setup_fails_on_unusable_dir(self):
