@@ -361,13 +361,11 @@ class _FaultBase(base.BaseTestCase):
     def audit(self):
         """``cinder-ma-manage attachment audit`` with the fixture's
         configuration finds nothing (exit status 0)."""
-        result = subprocess.run(
+        result = func_fixtures.run_command(
             func_fixtures.command('cinder-ma-manage') + [
                 '--config-file', self.server.config_file, 'attachment',
                 'audit'],
-            cwd=self.server.directory, env=func_fixtures.environ(),
-            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=120, check=False)
+            self.server.directory, timeout=120)
         self.addDetail('attachment audit', content.text_content(
             result.stdout + result.stderr))
         self.assertEqual(
