@@ -696,6 +696,9 @@ class Deployment(_Server):
         short so that a dead manager shows ``down`` within seconds.
     :param config: extra ``{section: {option: value}}``.
     :param env: the processes' environment (default: :func:`environ`).
+    :param manager_env: the environment of the first manager (default:
+        ``env``), one that the hold points of the fault tests hold
+        (:mod:`cinder_ma.holds`) while the API's do not.
     :param api_hosts: how many cinder-ma-api processes to run, each as if
         on a host of its own: from the second on, with a state directory
         (so lock files) of its own and another port (:attr:`api_urls`).
@@ -706,13 +709,15 @@ class Deployment(_Server):
     BACKEND = 'file'
 
     def __init__(self, admin_url, report_interval=1, service_down_time=3,
-                 config=None, env=None, api_hosts=1, directory=None):
+                 config=None, env=None, api_hosts=1, directory=None,
+                 manager_env=None):
         super().__init__()
         self.admin_url = admin_url
         self.report_interval = report_interval
         self.service_down_time = service_down_time
         self.extra_config = config or {}
         self.env = env
+        self.manager_env = manager_env
         self.api_hosts = api_hosts
         self.directory = directory
 
@@ -752,7 +757,7 @@ class Deployment(_Server):
             '--config-file', self.config_file, 'db', 'sync'],
             self.directory, 'cinder-ma-manage db sync')
         self.managers = []
-        self.start_manager()
+        self.start_manager(self.manager_env)
         self.apis = []
         self.api_urls = []
         for index in range(self.api_hosts):
