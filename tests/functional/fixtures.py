@@ -330,6 +330,15 @@ class ForkServer:
 
     SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           'forkserver.py')
+    #: Modules that a command's ``main()`` imports on its way (every
+    #: command: the auth middleware, for its options' defaults), which
+    #: its server imports too.
+    WARM = {
+        'cinder_ma.cmd.manage': ['cinder_ma.manager.rpcapi',
+                                 'cinder_ma.manager.service'],
+        'cinder_ma.cmd.api': ['cinder_ma.api.app', 'cinder_ma.api.auth'],
+    }
+    WARM_ALL = ['keystonemiddleware.auth_token']
     #: Seconds between two looks at a forked process's exit status.
     POLL = 0.02
     _servers = {}
@@ -343,7 +352,8 @@ class ForkServer:
         with open(os.path.join(self.directory, 'server.stderr'),
                   'w') as err:
             self.proc = subprocess.Popen(
-                [sys.executable, self.SCRIPT, BIN_DIR, module],
+                [sys.executable, self.SCRIPT, BIN_DIR, module] +
+                self.WARM_ALL + self.WARM.get(module, []),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                 cwd=self.directory, env=self.env, start_new_session=True)
         line = self.proc.stdout.readline()

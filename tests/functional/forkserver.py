@@ -16,7 +16,8 @@ processes under test).
 
 It imports the command's module (``argv[2]``) once, as the console
 script would, with the venv's ``bin`` directory (``argv[1]``) first on
-``sys.path`` as a console script has it, and starts no thread. Then,
+``sys.path`` as a console script has it, then the modules that its
+``main()`` imports on its way (``argv[3:]``), and starts no thread. Then,
 for each request (a JSON line on standard input: ``argv``, ``cwd``,
 ``env``, ``stdout``, ``stderr``, ``status``), it forks: the child makes
 a session of its own, takes the request's standard streams, working
@@ -115,6 +116,8 @@ def main():
     bin_dir, module_name = sys.argv[1], sys.argv[2]
     sys.path[0] = bin_dir
     module = importlib.import_module(module_name)
+    for name in sys.argv[3:]:
+        importlib.import_module(name)
     if threading.active_count() != 1:
         # Forking would copy a thread's locks, not the thread.
         print('forkserver: %s started threads on import: %s' % (
