@@ -324,7 +324,8 @@ class ForkServer:
     :func:`environ`; :func:`spawn` uses it only for a process whose
     environment gives the interpreter the same ``PYTHON*`` variables
     (what the imports saw). Only with ``CINDER_MA_TEST_FORKSERVER=1``
-    (set by ``tox -e functional``); else every process starts from
+    (set by ``tox -e functional``, which also has a :class:`Deployment`
+    stop its processes together); else every process starts from
     scratch.
     """
 
@@ -501,14 +502,18 @@ class Process(fixtures.Fixture):
             except ProcessLookupError:
                 pass
 
-    def stop(self, signo=signal.SIGTERM, timeout=STOP_TIMEOUT):
+    def stop(self, signo=signal.SIGTERM, timeout=STOP_TIMEOUT,
+             signalled=False):
         """Signal the process group; SIGKILL it after ``timeout`` seconds.
 
+        :param signalled: it was sent ``signo`` already (by
+            :func:`stop_together`): only wait.
         :returns: the exit status of the process.
         """
         if self.proc is None:
             return None
-        self._signal_group(signo)
+        if not signalled:
+            self._signal_group(signo)
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -520,6 +525,17 @@ class Process(fixtures.Fixture):
     def kill(self):
         """SIGKILL the process and its children at once (a crash)."""
         return self.stop(signal.SIGKILL)
+
+
+def stop_together(processes, timeout=STOP_TIMEOUT):
+    """Stop ``processes`` as :meth:`Process.stop` does, but SIGTERM them
+    all first, then wait for each: they shut down side by side rather
+    than one after the other."""
+    processes = [p for p in processes if p.running()]
+    for process in processes:
+        process._signal_group(signal.SIGTERM)
+    for process in processes:
+        process.stop(timeout=timeout, signalled=True)
 
 
 def http_get(url, token=None, timeout=2):
@@ -773,6 +789,7 @@ class Deployment(_Server):
         for index in range(self.api_hosts):
             self._start_api(index)
         self.api = self.apis[0]
+        self.addCleanup(self._stop_processes)
         self.wait_for_services('up')
 
     def _start_api(self, index):
@@ -795,6 +812,13 @@ class Deployment(_Server):
         self.apis.append(api)
         self.api_urls.append(url)
 
+    def _stop_processes(self):
+        """On cleanup, before each process's own (which then finds it
+        stopped): stop them all together, with
+        ``CINDER_MA_TEST_FORKSERVER=1`` (see :class:`ForkServer`)."""
+        if ForkServer.enabled():
+            stop_together(self.processes())
+
     @property
     def manager(self):
         """The node's manager process started last."""
@@ -813,6 +837,9 @@ class Deployment(_Server):
             name, command('cinder-ma-manager') + [
                 '--config-file', self.config_file],
             self.directory, env=env if env is not None else self.env)))
+        if getattr(self, 'apis', None):
+            # Before its own cleanup (cleanups run last first).
+            self.addCleanup(self._stop_processes)
         return self.manager
 
     def processes(self):
