@@ -41,17 +41,24 @@ SIGKILL after :data:`STOP_TIMEOUT` seconds. A process that fails to start
 raises :class:`ServiceFailed` with the tail of its standard error and log.
 
 Starting processes costs seconds: :func:`class_fixture` shares one fixture
-between the tests of a class.
+between the tests of a class; with ``CINDER_MA_TEST_FORKSERVER=1`` (as
+``tox -e functional`` sets it), cinder_ma's own commands are forked from
+a warm interpreter of theirs (:class:`ForkServer`) rather than started
+from scratch: each is still a process of its own, in a session of its
+own, killed as any.
 """
 
 import atexit
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.parse
 import uuid
@@ -229,16 +236,208 @@ def wait_for(predicate, what, timeout=START_TIMEOUT, processes=(),
         time.sleep(interval)
 
 
+def run_command(argv, directory, env=None, timeout=START_TIMEOUT):
+    """Run a command to its end (forked by a :class:`ForkServer` when it
+    is one of cinder_ma's, see :func:`spawn`), its standard output and
+    error captured.
+
+    :returns: a :class:`subprocess.CompletedProcess` (text).
+    :raises subprocess.TimeoutExpired: after ``timeout`` seconds (the
+        process SIGKILLed).
+    """
+    env = env or environ()
+    with tempfile.TemporaryDirectory(prefix='cinder-ma-run-') as tmp:
+        paths = [os.path.join(tmp, name) for name in ('stdout', 'stderr')]
+        with open(paths[0], 'w') as out, open(paths[1], 'w') as err:
+            proc = spawn(argv, directory, env, out, err)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            raise
+        outputs = []
+        for path in paths:
+            with open(path, errors='replace') as f:
+                outputs.append(f.read())
+    return subprocess.CompletedProcess(argv, proc.returncode, *outputs)
+
+
 def run(argv, directory, name, timeout=START_TIMEOUT):
     """Run a command to its end; raise ServiceFailed if it fails."""
-    result = subprocess.run(argv, cwd=directory, env=environ(),
-                            stdin=subprocess.DEVNULL, capture_output=True,
-                            text=True, timeout=timeout, check=False)
+    result = run_command(argv, directory, timeout=timeout)
     if result.returncode != 0:
         raise ServiceFailed('%s exited with %s.\nstdout:\n%s\nstderr:\n%s'
                             % (name, result.returncode, result.stdout,
                                result.stderr))
     return result
+
+
+class ForkedProcess:
+    """A process forked by a :class:`ForkServer`, with the part of
+    :class:`subprocess.Popen` that :class:`Process` uses: ``pid``,
+    ``returncode``, ``poll()`` and ``wait()``. It is not our child: its
+    exit status is the one its server wrote before reaping it."""
+
+    def __init__(self, pid, status_path, server):
+        self.pid = pid
+        self.returncode = None
+        self._status_path = status_path
+        self._server = server
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                with open(self._status_path) as f:
+                    self.returncode = int(f.read())
+            except FileNotFoundError:
+                if self._server.poll() is not None:
+                    # Its server is gone (the test process is ending):
+                    # init reaps it, its status is not known.
+                    try:
+                        os.kill(self.pid, 0)
+                    except ProcessLookupError:
+                        self.returncode = 255
+        return self.returncode
+
+    def wait(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(str(self.pid), timeout)
+            time.sleep(ForkServer.POLL)
+        return self.returncode
+
+
+class ForkServer:
+    """A warm interpreter of one of cinder_ma's commands
+    (:mod:`tests.functional.forkserver`): the command's module imported
+    once, then a process forked from it for each start of the command,
+    which runs its ``main()`` as the console script does. It saves each
+    start the seconds of Python's imports (most of the time of a
+    ``cinder-ma-manage`` command, a manager's start).
+
+    One server per command and test process, started on first use with
+    :func:`environ`; :func:`spawn` uses it only for a process whose
+    environment gives the interpreter the same ``PYTHON*`` variables
+    (what the imports saw). Only with ``CINDER_MA_TEST_FORKSERVER=1``
+    (set by ``tox -e functional``, which also has a :class:`Deployment`
+    stop its processes together); else every process starts from
+    scratch.
+    """
+
+    SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          'forkserver.py')
+    #: Modules that a command's ``main()`` imports on its way (every
+    #: command: the auth middleware, for its options' defaults), which
+    #: its server imports too.
+    WARM = {
+        'cinder_ma.cmd.manage': ['cinder_ma.manager.rpcapi',
+                                 'cinder_ma.manager.service'],
+        'cinder_ma.cmd.api': ['cinder_ma.api.app', 'cinder_ma.api.auth'],
+    }
+    WARM_ALL = ['keystonemiddleware.auth_token']
+    #: Seconds between two looks at a forked process's exit status.
+    POLL = 0.02
+    _servers = {}
+    _lock = threading.Lock()
+
+    def __init__(self, module):
+        self.module = module
+        self.directory = tempfile.mkdtemp(prefix='cinder-ma-forkserver-')
+        self.env = environ()
+        self.count = 0
+        with open(os.path.join(self.directory, 'server.stderr'),
+                  'w') as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, self.SCRIPT, BIN_DIR, module] +
+                self.WARM_ALL + self.WARM.get(module, []),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                cwd=self.directory, env=self.env, start_new_session=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait()
+            tail = _tail(os.path.join(self.directory, 'server.stderr'))
+            shutil.rmtree(self.directory, True)
+            raise ServiceFailed('fork server of %s exited: %s' % (
+                module, tail))
+
+    @staticmethod
+    def _python_vars(env):
+        return {k: v for k, v in env.items() if k.startswith('PYTHON')}
+
+    @classmethod
+    def enabled(cls):
+        return os.environ.get('CINDER_MA_TEST_FORKSERVER') == '1'
+
+    @classmethod
+    def for_command(cls, argv, env):
+        """The server for ``argv`` (a console script of cinder_ma's, as
+        :func:`command` gives it) in ``env``, or None."""
+        module = _MODULES.get(os.path.basename(argv[0]))
+        if (not cls.enabled() or module is None or
+                os.path.dirname(argv[0]) != BIN_DIR):
+            return None
+        if module not in cls._servers:
+            try:
+                cls._servers[module] = cls(module)
+            except (OSError, ServiceFailed) as exc:
+                # Started from scratch then, as without the variable.
+                print('cinder_ma tests: no fork server of %s: %s' % (
+                    module, exc), file=sys.stderr)
+                cls._servers[module] = None
+        server = cls._servers[module]
+        if (server is None or server.proc.poll() is not None or
+                cls._python_vars(env) != cls._python_vars(server.env)):
+            return None
+        return server
+
+    def spawn(self, argv, cwd, env, stdout, stderr):
+        """Fork a process running ``argv``; a :class:`ForkedProcess`."""
+        self.count += 1
+        status = os.path.join(self.directory, '%d.status' % self.count)
+        request = {'argv': argv, 'cwd': cwd, 'env': env,
+                   'stdout': stdout, 'stderr': stderr, 'status': status}
+        self.proc.stdin.write(json.dumps(request).encode() + b'\n')
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise ServiceFailed('fork server of %s exited: %s' % (
+                self.module, _tail(os.path.join(self.directory,
+                                                'server.stderr'))))
+        return ForkedProcess(json.loads(answer)['pid'], status, self.proc)
+
+    @classmethod
+    def close_all(cls):
+        """End the servers (end of input; their children run on)."""
+        for server in list(cls._servers.values()):
+            if server is None:
+                continue
+            server.proc.stdin.close()
+            try:
+                server.proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                server.proc.kill()
+                server.proc.wait()
+            shutil.rmtree(server.directory, True)
+        cls._servers.clear()
+
+
+def spawn(argv, cwd, env, stdout, stderr):
+    """Start ``argv`` in a session of its own, standard input from
+    /dev/null, standard output and error into the files ``stdout`` and
+    ``stderr``: forked by a :class:`ForkServer` when it is one of
+    cinder_ma's commands, else by :class:`subprocess.Popen`."""
+    with ForkServer._lock:
+        server = ForkServer.for_command(argv, env)
+        if server is not None:
+            return server.spawn(argv, cwd, env, stdout.name, stderr.name)
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
+                            stderr=stderr, cwd=cwd, env=env,
+                            start_new_session=True)
 
 
 # Processes left running by a test runner that never ran the cleanups
@@ -250,6 +449,7 @@ _RUNNING = set()
 def _stop_leftovers():
     for process in list(_RUNNING):
         process.stop(timeout=5)
+    ForkServer.close_all()
 
 
 class Process(fixtures.Fixture):
@@ -279,10 +479,8 @@ class Process(fixtures.Fixture):
     def _setUp(self):
         with open(self.stdout_path, 'w') as out, \
                 open(self.stderr_path, 'w') as err:
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=err, cwd=self.directory,
-                env=self.env or environ(), start_new_session=True)
+            self.proc = spawn(self.argv, self.directory,
+                              self.env or environ(), out, err)
         _RUNNING.add(self)
         self.addCleanup(self.stop)
 
@@ -313,14 +511,18 @@ class Process(fixtures.Fixture):
             except ProcessLookupError:
                 pass
 
-    def stop(self, signo=signal.SIGTERM, timeout=STOP_TIMEOUT):
+    def stop(self, signo=signal.SIGTERM, timeout=STOP_TIMEOUT,
+             signalled=False):
         """Signal the process group; SIGKILL it after ``timeout`` seconds.
 
+        :param signalled: it was sent ``signo`` already (by
+            :func:`stop_together`): only wait.
         :returns: the exit status of the process.
         """
         if self.proc is None:
             return None
-        self._signal_group(signo)
+        if not signalled:
+            self._signal_group(signo)
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -332,6 +534,17 @@ class Process(fixtures.Fixture):
     def kill(self):
         """SIGKILL the process and its children at once (a crash)."""
         return self.stop(signal.SIGKILL)
+
+
+def stop_together(processes, timeout=STOP_TIMEOUT):
+    """Stop ``processes`` as :meth:`Process.stop` does, but SIGTERM them
+    all first, then wait for each: they shut down side by side rather
+    than one after the other."""
+    processes = [p for p in processes if p.running()]
+    for process in processes:
+        process._signal_group(signal.SIGTERM)
+    for process in processes:
+        process.stop(timeout=timeout, signalled=True)
 
 
 def http_get(url, token=None, timeout=2):
@@ -518,6 +731,9 @@ class Deployment(_Server):
         short so that a dead manager shows ``down`` within seconds.
     :param config: extra ``{section: {option: value}}``.
     :param env: the processes' environment (default: :func:`environ`).
+    :param manager_env: the environment of the first manager (default:
+        ``env``), one that the hold points of the fault tests hold
+        (:mod:`cinder_ma.holds`) while the API's do not.
     :param api_hosts: how many cinder-ma-api processes to run, each as if
         on a host of its own: from the second on, with a state directory
         (so lock files) of its own and another port (:attr:`api_urls`).
@@ -528,13 +744,15 @@ class Deployment(_Server):
     BACKEND = 'file'
 
     def __init__(self, admin_url, report_interval=1, service_down_time=3,
-                 config=None, env=None, api_hosts=1, directory=None):
+                 config=None, env=None, api_hosts=1, directory=None,
+                 manager_env=None):
         super().__init__()
         self.admin_url = admin_url
         self.report_interval = report_interval
         self.service_down_time = service_down_time
         self.extra_config = config or {}
         self.env = env
+        self.manager_env = manager_env
         self.api_hosts = api_hosts
         self.directory = directory
 
@@ -574,12 +792,13 @@ class Deployment(_Server):
             '--config-file', self.config_file, 'db', 'sync'],
             self.directory, 'cinder-ma-manage db sync')
         self.managers = []
-        self.start_manager()
+        self.start_manager(self.manager_env)
         self.apis = []
         self.api_urls = []
         for index in range(self.api_hosts):
             self._start_api(index)
         self.api = self.apis[0]
+        self.addCleanup(self._stop_processes)
         self.wait_for_services('up')
 
     def _start_api(self, index):
@@ -602,6 +821,13 @@ class Deployment(_Server):
         self.apis.append(api)
         self.api_urls.append(url)
 
+    def _stop_processes(self):
+        """On cleanup, before each process's own (which then finds it
+        stopped): stop them all together, with
+        ``CINDER_MA_TEST_FORKSERVER=1`` (see :class:`ForkServer`)."""
+        if ForkServer.enabled():
+            stop_together(self.processes())
+
     @property
     def manager(self):
         """The node's manager process started last."""
@@ -620,6 +846,9 @@ class Deployment(_Server):
             name, command('cinder-ma-manager') + [
                 '--config-file', self.config_file],
             self.directory, env=env if env is not None else self.env)))
+        if getattr(self, 'apis', None):
+            # Before its own cleanup (cleanups run last first).
+            self.addCleanup(self._stop_processes)
         return self.manager
 
     def processes(self):

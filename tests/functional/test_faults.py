@@ -140,6 +140,17 @@ class Load:
 
 class _FaultBase(base.BaseTestCase):
 
+    def use_holds(self):
+        """A directory of hold markers (:attr:`holds`) and the
+        environment of a manager whose hold points read the spec file
+        :attr:`spec_file` (:attr:`hold_env`, see :mod:`cinder_ma.holds`);
+        returns the environment."""
+        self.holds = self.useFixture(fixtures.TempDir()).path
+        self.spec_file = os.path.join(self.holds, 'spec')
+        self.hold_env = func_fixtures.environ(
+            **{TEST_HOLD_ENV: self.spec_file})
+        return self.hold_env
+
     def request(self, method, path, body=None, service=False, admin=False):
         headers = _headers(service)
         if admin:
@@ -361,13 +372,11 @@ class _FaultBase(base.BaseTestCase):
     def audit(self):
         """``cinder-ma-manage attachment audit`` with the fixture's
         configuration finds nothing (exit status 0)."""
-        result = subprocess.run(
+        result = func_fixtures.run_command(
             func_fixtures.command('cinder-ma-manage') + [
                 '--config-file', self.server.config_file, 'attachment',
                 'audit'],
-            cwd=self.server.directory, env=func_fixtures.environ(),
-            stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=120, check=False)
+            self.server.directory, timeout=120)
         self.addDetail('attachment audit', content.text_content(
             result.stdout + result.stderr))
         self.assertEqual(
@@ -417,9 +426,8 @@ class ManagerKilledAtEveryStepTestCase(_FaultBase):
         super().setUp()
         admin_url = func_fixtures.require_deployment_services(self)
         self.server = self.useFixture(func_fixtures.Deployment(
-            admin_url, config=FAULT_CONFIG))
+            admin_url, config=FAULT_CONFIG, manager_env=self.use_holds()))
         self.server.attach_logs_on_failure(self)
-        self.holds = self.useFixture(fixtures.TempDir()).path
 
     def prepare(self):
         """A volume to delete, one to extend, one to attach and one
@@ -435,10 +443,8 @@ class ManagerKilledAtEveryStepTestCase(_FaultBase):
                 'detach': attachment, 'detach_volume': ids[3]}
 
     def test_kill_at_every_step(self):
-        spec_file = os.path.join(self.holds, 'spec')
-        env = func_fixtures.environ(**{TEST_HOLD_ENV: spec_file})
-        self.server.manager.stop()
-        self.start_manager(env)
+        # The deployment's manager holds where the spec file says.
+        spec_file, env = self.spec_file, self.hold_env
         for step in range(max(STEPS.values())):
             todo = self.prepare()
             directory = os.path.join(self.holds, str(step))
@@ -518,9 +524,8 @@ class ConsumerFlowsKilledAtEveryStepTestCase(_FaultBase):
         # The API waits this long for a manager killed mid-call.
         config['DEFAULT']['rpc_response_timeout'] = 5
         self.server = self.useFixture(func_fixtures.Deployment(
-            admin_url, config=config))
+            admin_url, config=config, manager_env=self.use_holds()))
         self.server.attach_logs_on_failure(self)
-        self.holds = self.useFixture(fixtures.TempDir()).path
 
     def connect(self, volume_id):
         """A consumer's attachment, connected and completed; its id."""
@@ -545,10 +550,8 @@ class ConsumerFlowsKilledAtEveryStepTestCase(_FaultBase):
         return thread
 
     def test_kill_at_every_step(self):
-        spec_file = os.path.join(self.holds, 'spec')
-        env = func_fixtures.environ(**{TEST_HOLD_ENV: spec_file})
-        self.server.manager.stop()
-        self.start_manager(env)
+        # The deployment's manager holds where the spec file says.
+        spec_file, env = self.spec_file, self.hold_env
         for step in range(max(CONSUMER_STEPS.values())):
             created, deleted = self.create_volume(), self.create_volume()
             for volume_id in (created, deleted):
@@ -715,9 +718,8 @@ class SnapshotFlowsKilledAtEveryStepTestCase(_FaultBase):
                   for section, values in FAULT_CONFIG.items()}
         config['DEFAULT']['quota_snapshots'] = -1
         self.server = self.useFixture(func_fixtures.Deployment(
-            admin_url, config=config))
+            admin_url, config=config, manager_env=self.use_holds()))
         self.server.attach_logs_on_failure(self)
-        self.holds = self.useFixture(fixtures.TempDir()).path
 
     def prepare(self):
         """A volume to snapshot, a snapshot to delete, and a volume with
@@ -740,10 +742,8 @@ class SnapshotFlowsKilledAtEveryStepTestCase(_FaultBase):
         return todo
 
     def test_kill_at_every_step(self):
-        spec_file = os.path.join(self.holds, 'spec')
-        env = func_fixtures.environ(**{TEST_HOLD_ENV: spec_file})
-        self.server.manager.stop()
-        self.start_manager(env)
+        # The deployment's manager holds where the spec file says.
+        spec_file, env = self.spec_file, self.hold_env
         for step in range(max(SNAPSHOT_STEPS.values())):
             where = 'step %d' % step
             todo = self.prepare()

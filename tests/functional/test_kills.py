@@ -33,10 +33,8 @@ import signal
 import threading
 import uuid
 
-import fixtures
 import requests
 
-from cinder_ma import holds
 from cinder_ma.manager import flows
 from cinder_ma.manager.flows import abort_connect
 from cinder_ma.manager.flows import attach_volume
@@ -69,9 +67,7 @@ class _KillBase(test_faults._FaultBase):
 
     def setUp(self):
         super().setUp()
-        self.holds = self.useFixture(fixtures.TempDir()).path
-        self.spec_file = os.path.join(self.holds, 'spec')
-        self.env = func_fixtures.environ(**{holds.ENV: self.spec_file})
+        self.env = self.use_holds()
 
     def hold_at(self, directory, points):
         """Hold the processes at ``points`` ({point: index}) from now on;
@@ -388,11 +384,13 @@ class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
         test_nbd.require_programs(self)
         admin_url = func_fixtures.require_deployment_services(self)
         first = func_fixtures.free_port()
+        # Its manager holds where the spec file says.
         self.server = self.useFixture(test_nbd_manager.NBDDeployment(
             admin_url, config=_config(nbd={
                 'volume_driver': 'nbd',
                 'nbd_port_min': first,
-                'nbd_port_max': min(first + 40, 65535)})))
+                'nbd_port_max': min(first + 40, 65535)}),
+            manager_env=self.env))
         self.server.attach_logs_on_failure(self)
 
     def assertPromoted(self, volume_id, standby, writer, where):
@@ -461,8 +459,6 @@ class FencingFlowsKilledAtEveryStepTestCase(_KillBase):
                                processes=[self.server.manager])
 
     def test_kill_at_every_step(self):
-        self.server.manager.stop()
-        self.start_manager(self.env)
         plain = [self.create_volume(), self.create_volume()]
         one_writer = self.one_writer_volume()
         for volume_id in plain + [one_writer]:
@@ -586,8 +582,6 @@ class HostPromoteKilledAtEveryStepTestCase(
             return json.load(f)['attachments'][attachment_id]
 
     def test_kill_at_every_step(self):
-        self.server.manager.stop()
-        self.start_manager(self.env)
         for step in range(HOST_PROMOTE_STEPS):
             where = 'step %d' % step
             volume_id = self.one_writer_volume()
