@@ -19,6 +19,7 @@ failure.
 
 import os
 import socket
+import threading
 import urllib.parse
 import uuid
 
@@ -119,12 +120,28 @@ class TransactionCounter(fixtures.Fixture):
     """Counts the transactions begun on the data layer's engine while it
     is in use (``count``), and the statements run in them
     (``statements``, their SQL: transaction control and PRAGMAs not
-    counted)."""
+    counted).
+
+    :param this_thread: count only what the thread that set the fixture
+        up runs (a request served in process, the manager's work of an
+        RPC call included: the in-process transport calls its endpoint
+        in the caller's thread), not what background threads (a
+        service's heartbeat, a reconcile loop) run meanwhile.
+    """
 
     NOT_COUNTED = ('BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE',
                    'PRAGMA')
 
+    def __init__(self, this_thread=False):
+        super().__init__()
+        self.this_thread = this_thread
+
+    def _counted(self):
+        return (self.thread is None or
+                threading.get_ident() == self.thread)
+
     def _setUp(self):
+        self.thread = threading.get_ident() if self.this_thread else None
         self.count = 0
         self.statements = []
         engine = db_api.get_engine()
@@ -135,10 +152,12 @@ class TransactionCounter(fixtures.Fixture):
                         self._executed)
 
     def _begun(self, conn):
-        self.count += 1
+        if self._counted():
+            self.count += 1
 
     def _executed(self, conn, cursor, statement, *args):
-        if not statement.lstrip().upper().startswith(self.NOT_COUNTED):
+        if self._counted() and not statement.lstrip().upper().startswith(
+                self.NOT_COUNTED):
             self.statements.append(statement)
 
 

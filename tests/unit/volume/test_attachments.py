@@ -105,7 +105,8 @@ class AttachmentRulesTestCase(AttachmentBase):
     def test_create_reads_and_reserves_in_one_transaction(self):
         vol = self._volume(shared=True)
         attachments.create_attachment(self.context, vol.id, 'i1')
-        begins = self.useFixture(cm_fixtures.TransactionCounter())
+        begins = self.useFixture(
+            cm_fixtures.TransactionCounter(this_thread=True))
         # The volume, its backend's capabilities, its type's extra specs
         # and the reservation in one writer transaction.
         att = attachments.create_attachment(self.context, vol.id, 'i2')
@@ -116,7 +117,8 @@ class AttachmentRulesTestCase(AttachmentBase):
         vol = self._volume(shared=True)
         att = attachments.create_attachment(
             self.context, vol.id, 'i1', connector={'host': 'compute1'})
-        begins = self.useFixture(cm_fixtures.TransactionCounter())
+        begins = self.useFixture(
+            cm_fixtures.TransactionCounter(this_thread=True))
         # Read, authorized and completed in one writer transaction.
         att = attachments.complete_attachment(self.context, att.id)
         self.assertEqual('attached', att.attach_status)
@@ -497,7 +499,7 @@ class StatementsPerRequestTestCase(mgr_fixtures.AttachmentTestCase):
         attachments.complete_attachment(self.service_context, first.id)
 
     def count(self, request, *args, **kwargs):
-        counter = cm_fixtures.TransactionCounter()
+        counter = cm_fixtures.TransactionCounter(this_thread=True)
         counter.setUp()
         try:
             result = request(self.service_context, *args, **kwargs)
