@@ -20,10 +20,11 @@ point: the first process of the tree to get there writes
 ``<directory>/held-<point>-<index>`` with its process id and waits until
 ``<directory>/release`` exists (the others pass). The points are the
 tasks of the flows (``<flow name>:<task index>``, see
-:mod:`cinder_ma.manager.flows`), the two places where an API worker
+:mod:`cinder_ma.manager.flows`), the three places where an API worker
 has written its claim on an attachment's work and not yet asked the
 manager to take it over (``api_create_attachment:0``,
-``api_delete_attachment:0``, see :mod:`cinder_ma.volume.attachments`),
+``api_update_attachment:0``, ``api_delete_attachment:0``, see
+:mod:`cinder_ma.volume.attachments`),
 and the three where it has recorded a snapshot ``creating`` or
 ``deleting``, or a volume ``reverting``, and not yet cast the work to
 the manager (``api_create_snapshot:0``, ``api_delete_snapshot:0``,

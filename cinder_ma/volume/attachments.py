@@ -538,6 +538,8 @@ def update_attachment(context, attachment_id, connector):
         # Another flow's claim (given up in a moment, as a legacy
         # connect's after its revert): the manager claims it, waiting.
         return connect(context, attachment, volume, connector, 'update')
+    # TEST ONLY: the fault tests kill the worker here, its claim written.
+    holds.hold('api_update_attachment')
     try:
         return connect(context, attachment, volume, connector, 'update',
                        handover=owner, read=read[-1])

@@ -118,25 +118,36 @@ class _APIWorkerKilled:
     process of the API's workers (:meth:`launcher`).
 
     The worker serving a one-step create (``POST /attachments`` with a
-    connector) and a delete of a consumer's attachment is SIGKILLed
-    where each has written its claim on the attachment (the reservation
-    with its connect pending; 'detaching') and not yet asked the manager
-    of the volume's backend to take it over. The API runs no flow: its
-    only state is that claim, which expires; the reconcile loop of the
-    manager then releases the reservation (whose client never learned of
-    it) and finishes the delete. The launcher replaces the worker."""
+    connector), an update with a connector and a delete of a consumer's
+    attachment is SIGKILLed where each has written its claim on the
+    attachment (the reservation with its connect pending; the reserved
+    attachment with its connect pending; 'detaching') and not yet asked
+    the manager of the volume's backend to take it over. The API runs no
+    flow: its only state is that claim, which expires; the reconcile
+    loop of the manager then releases the reservation (whose client
+    never learned of it), reverts the update's connect that never ran
+    (the attachment stays reserved) and finishes the delete. The
+    launcher replaces the worker."""
 
     def launcher(self):
         """The process whose workers serve the API."""
         raise NotImplementedError()
 
     def test_killed_with_the_claim_written(self):
-        created, deleted = self.create_volume(), self.create_volume()
-        for volume_id in (created, deleted):
+        created, deleted, updated = (self.create_volume(),
+                                     self.create_volume(),
+                                     self.create_volume())
+        for volume_id in (created, deleted, updated):
             self.assertEqual('available', self.settled(
                 self.volume, volume_id)['status'])
         attachment_id = self.connect(deleted)
+        response = self.request('POST', '/attachments', {'attachment': {
+            'volume_uuid': updated, 'instance_uuid': str(uuid.uuid4())}},
+            service=True)
+        self.assertEqual(200, response.status_code, response.text)
+        reserved_id = response.json()['attachment']['id']
         markers = self.hold_at(self.holds, {'api_create_attachment': 0,
+                                            'api_update_attachment': 0,
                                             'api_delete_attachment': 0})
         answers = {}
         threads = [
@@ -145,6 +156,10 @@ class _APIWorkerKilled:
                                'volume_uuid': created,
                                'instance_uuid': str(uuid.uuid4()),
                                'connector': CONSUMER}}, service=True),
+            self.in_thread(answers, 'update', 'PUT',
+                           '/attachments/' + reserved_id,
+                           {'attachment': {'connector': CONSUMER}},
+                           service=True),
             self.in_thread(answers, 'delete', 'DELETE',
                            '/attachments/' + attachment_id, service=True)]
         pids = self.wait_for_holds(self.holds, markers, [self.launcher()])
@@ -159,18 +174,30 @@ class _APIWorkerKilled:
             os.kill(pid, signal.SIGKILL)
         for thread in threads:
             thread.join()
-        # Neither was answered: the connection dropped with the worker.
-        for key in ('create', 'delete'):
+        # None was answered: the connection dropped with the worker.
+        for key in ('create', 'update', 'delete'):
             self.assertIsInstance(answers[key], requests.RequestException,
                                   answers)
         os.unlink(self.spec_file)
-        # Released and finished by the manager once the claims expired.
+        # Released, reverted and finished by the manager once the claims
+        # expired.
         self.assertIsNone(self.settled(self.attachment, attachment_id))
         for volume_id in (created, deleted):
             self.assertEqual('available', self.settled(
                 self.volume, volume_id)['status'])
         self.assertEqual([], self.attachments_of(created))
+        # Still reserved, no connect recorded.
+        self.assertEqual('reserved', self.attachment(reserved_id)['status'])
         self.assertTrue(self.launcher().running())
+        # The update's attachment connects again.
+        response = self.request('PUT', '/attachments/' + reserved_id,
+                                {'attachment': {'connector': CONSUMER}},
+                                service=True)
+        self.assertEqual(200, response.status_code, response.text)
+        self.assertEqual(200, self.request(
+            'DELETE', '/attachments/' + reserved_id,
+            service=True).status_code)
+        self.assertIsNone(self.settled(self.attachment, reserved_id))
         # The API serves on (a replaced worker, the other one), and the
         # volumes take attachments again.
         again = self.connect(created)
