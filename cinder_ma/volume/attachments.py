@@ -32,7 +32,7 @@ from cinder_ma import connection_info as cm_connection_info
 from cinder_ma.db import api as db_api
 from cinder_ma.db import attachments as attachment_db
 from cinder_ma.db import models
-from cinder_ma.db import records as records_of
+from cinder_ma.db import records
 from cinder_ma.db import services as service_db
 from cinder_ma.db import types as type_db
 from cinder_ma.db import work as work_db
@@ -455,12 +455,6 @@ def check_connector(connector):
             reason='connector must be an object with at least "host"')
 
 
-def _records(attachment, volume, read=None):
-    """What a manager gets of the records this request read and claimed
-    (RPC 1.9), so as not to read them again."""
-    return records_of.handover_dumps(attachment, volume, read)
-
-
 def connect(context, attachment, volume, connector, kind, handover=None,
             read=None):
     """Have the manager of the volume's backend run the connect flow of a
@@ -478,11 +472,11 @@ def connect(context, attachment, volume, connector, kind, handover=None,
     connected = _rpc().connect_attachment(
         context, volume.host, attachment.id, connector, kind,
         handover=handover,
-        records=(_records(attachment, volume, read)
+        records=(records.handover_dumps(attachment, volume, read)
                  if handover is not None and read is not None else None))
     if connected:
         # As the manager recorded it: not read again.
-        return records_of.attachment_from_primitive(connected)
+        return records.attachment_from_primitive(connected)
     return attachment_db.attachment_get(context, attachment.id)
 
 
@@ -662,7 +656,7 @@ def delete_attachment(context, attachment_id, force=False, wait=False):
     # handed over).
     holds.hold('api_delete_attachment')
     disconnect(context, volume, written, handover=owner,
-               records=_records(written, volume))
+               records=records.handover_dumps(written, volume))
     return others
 
 
