@@ -188,8 +188,13 @@ def local_settings(keystone_auth_url, region, directory, log_path,
             {'enable_backup': False}, **(cinder_features or {})),
         'TIME_ZONE': 'UTC',
         # No memcached: one process, its own memory; sessions in files.
+        # Room for every entry: django-compressor keeps the mtime of each
+        # static file there beside the compressed output, hundreds of
+        # them, and at the default 300 entries the output is culled and
+        # the SCSS compiled again for most pages (seconds of CPU each).
         'CACHES': {'default': {
-            'BACKEND': 'django.core.cache.backends.locmem.LocMemCache'}},
+            'BACKEND': 'django.core.cache.backends.locmem.LocMemCache',
+            'OPTIONS': {'MAX_ENTRIES': 100000}}},
         'SESSION_ENGINE': 'django.contrib.sessions.backends.file',
         'SESSION_FILE_PATH': os.path.join(directory, 'sessions'),
         # Compressed CSS and JavaScript, made on first use, land here.

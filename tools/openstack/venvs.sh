@@ -22,7 +22,20 @@ make_venv() {
     "$venv/bin/python" -m pip install -q -c "$constraints" "$@"
 }
 
-make_venv "$dir/nova" nova openstack-placement PyMySQL gunicorn
-make_venv "$dir/horizon" horizon
-"$dir/horizon/bin/python" -m pip install -q --no-deps -e "$PWD"
+# Both at once: much of pip's time is spent waiting on downloads and the
+# disk, and tox runs this beside other environments' tests anyway.
+make_venv "$dir/nova" nova openstack-placement PyMySQL gunicorn &
+nova=$!
+{
+    make_venv "$dir/horizon" horizon
+    "$dir/horizon/bin/python" -m pip install -q --no-deps -e "$PWD"
+} &
+horizon=$!
+status=0
+wait "$nova" || status=$?
+wait "$horizon" || status=$?
+if ((status)); then
+    echo "openstack venvs: pip failed (exit status $status)" >&2
+    exit "$status"
+fi
 echo "openstack venvs: $dir/nova, $dir/horizon"
