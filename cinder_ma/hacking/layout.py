@@ -180,6 +180,7 @@ CROSS_CUTTING_TESTS = frozenset([
     'tests/unit/hacking/test_ci.py',
     'tests/unit/tools/test_benchmark.py',
     'tests/unit/tools/test_benchmark_datapath.py',
+    'tests/unit/tools/test_stestr_durations.py',
     'tests/unit/tools/test_tempest_gate.py',
 ])
 
