@@ -30,7 +30,9 @@ Django's ``runserver`` on a free loopback port:
 * ``DEBUG = True``, as the example settings have it: ``cinderclient``
   and ``novaclient`` log each request and answer to :attr:`log_path`
   only then; static files are served by ``runserver --insecure`` and
-  compressed on first use into a directory of the fixture (no
+  compressed on first use into ``var/cinder-ma-tests/compress`` of the
+  virtualenv, with django-compressor's cache in files there, so that
+  the Horizons of later test classes and runs find them made (no
   ``collectstatic`` or offline ``compress`` step);
 * ``OPENSTACK_CINDER_FEATURES = {'enable_backup': False}``: cinder_ma
   has no backup service, so a deployer leaves the Volume Backups panel
@@ -170,8 +172,11 @@ def enable_dashboard(venv, settings_dir):
 
 
 def local_settings(keystone_auth_url, region, directory, log_path,
-                   secret_key, cinder_features=None):
-    """The text of Horizon's ``local_settings.py``."""
+                   secret_key, cinder_features=None, compress_dir=None):
+    """The text of Horizon's ``local_settings.py``; ``compress_dir``
+    (default: ``directory``) holds the compressed CSS and JavaScript and
+    django-compressor's cache."""
+    compress_dir = compress_dir or directory
     settings = {
         'DEBUG': True,
         'ALLOWED_HOSTS': ['127.0.0.1', 'localhost'],
@@ -188,17 +193,27 @@ def local_settings(keystone_auth_url, region, directory, log_path,
             {'enable_backup': False}, **(cinder_features or {})),
         'TIME_ZONE': 'UTC',
         # No memcached: one process, its own memory; sessions in files.
-        # Room for every entry: django-compressor keeps the mtime of each
-        # static file there beside the compressed output, hundreds of
-        # them, and at the default 300 entries the output is culled and
-        # the SCSS compiled again for most pages (seconds of CPU each).
-        'CACHES': {'default': {
-            'BACKEND': 'django.core.cache.backends.locmem.LocMemCache',
-            'OPTIONS': {'MAX_ENTRIES': 100000}}},
+        # django-compressor's entries (the compressed output and the
+        # mtime of each of hundreds of static files) in files of
+        # ``compress_dir``, so that every Horizon of the virtualenv finds
+        # the CSS compiled from the SCSS once (seconds of CPU); room for
+        # all of them: at the default 300 entries the output was culled
+        # and compiled again for most pages.
+        'CACHES': {
+            'default': {
+                'BACKEND': 'django.core.cache.backends.locmem.'
+                           'LocMemCache',
+                'OPTIONS': {'MAX_ENTRIES': 100000}},
+            'compress': {
+                'BACKEND': 'django.core.cache.backends.filebased.'
+                           'FileBasedCache',
+                'LOCATION': os.path.join(compress_dir, 'cache'),
+                'OPTIONS': {'MAX_ENTRIES': 100000}}},
+        'COMPRESS_CACHE_BACKEND': 'compress',
         'SESSION_ENGINE': 'django.contrib.sessions.backends.file',
         'SESSION_FILE_PATH': os.path.join(directory, 'sessions'),
         # Compressed CSS and JavaScript, made on first use, land here.
-        'STATIC_ROOT': os.path.join(directory, 'static'),
+        'STATIC_ROOT': os.path.join(compress_dir, 'static'),
         'COMPRESS_ENABLED': True,
         'COMPRESS_OFFLINE': False,
         'EMAIL_BACKEND': 'django.core.mail.backends.dummy.EmailBackend',
@@ -268,7 +283,9 @@ class Horizon(fixtures.Fixture):
         self.settings_path = os.path.join(settings_dir, 'local_settings.py')
         text = local_settings(
             self.keystone_auth_url, self.region, self.directory,
-            self.log_path, uuid.uuid4().hex, self.cinder_features)
+            self.log_path, uuid.uuid4().hex, self.cinder_features,
+            compress_dir=os.path.join(self.venv, 'var', 'cinder-ma-tests',
+                                      'compress'))
         os.makedirs(os.path.join(self.directory, 'sessions'))
         with open(os.path.join(log_dir, 'horizon-local_settings.py'),
                   'w') as f:
