@@ -12,6 +12,7 @@
 
 """Base classes of cinder_ma's tests."""
 
+import importlib.util
 import logging
 import os
 
@@ -28,6 +29,15 @@ from tests import fixtures as cm_fixtures
 #: Seconds one test may run before it fails, unless OS_TEST_TIMEOUT
 #: (tox.ini sets it per environment) says otherwise; 0 turns it off.
 DEFAULT_TEST_TIMEOUT = 300
+
+
+def load_file(name, path):
+    """The module of the Python file at ``path`` (a tool of tools/ or a
+    docs extension: not in a package), loaded afresh under ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class BaseTestCase(testtools.TestCase):

@@ -20,7 +20,6 @@ its entry points are installed.
 """
 
 import dataclasses
-import importlib.util
 import os
 
 from cinder_ma.hypervisor.drivers import base as hv_base
@@ -32,11 +31,7 @@ EXTENSION = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
 
 
 def _load_extension():
-    spec = importlib.util.spec_from_file_location(
-        'cinder_ma_docs_support_matrix', EXTENSION)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return base.load_file('cinder_ma_docs_support_matrix', EXTENSION)
 
 
 class SupportMatrixTestCase(base.BaseTestCase):

@@ -16,7 +16,6 @@ CPU of several processes. (No service is driven: the phases' results
 are given as the tool builds them.)"""
 
 import contextlib
-import importlib.util
 import io
 import os
 
@@ -27,10 +26,7 @@ BENCHMARK = os.path.join(os.path.dirname(__file__), '..', '..', '..',
 
 
 def _benchmark():
-    spec = importlib.util.spec_from_file_location('benchmark', BENCHMARK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return base.load_file('benchmark', BENCHMARK)
 
 
 def _cycles(attach_rate, attach_cpu, detach_rate, detach_cpu):

@@ -16,7 +16,6 @@ qemu-io is replaced by a script on PATH that prints a run's output all
 at once (what a run too short for the clock looks like to the tool);
 the real qemu-io is driven by the functional tests."""
 
-import importlib.util
 import os
 import stat
 
@@ -41,11 +40,7 @@ read 4096/4096 bytes at offset 4096
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location('benchmark_datapath',
-                                                  TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return base.load_file('benchmark_datapath', TOOL)
 
 
 class RequestsInFlightTimingTest(base.TestCase):

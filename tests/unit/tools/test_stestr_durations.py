@@ -14,7 +14,6 @@
 durations split the tests between workers by time, a repository with a
 run keeps its own, and ``save`` writes what ``seed`` reads."""
 
-import importlib.util
 import os
 import re
 
@@ -33,10 +32,7 @@ GROUP = re.compile(r'([^\.]+\.)+')
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location('stestr_durations', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return base.load_file('stestr_durations', TOOL)
 
 
 class StestrDurationsTestCase(base.BaseTestCase):

@@ -14,7 +14,6 @@
 subunit stream, make the compatibility page. (stestr is replaced by a
 recorded stream: the test runs no Tempest.)"""
 
-import importlib.util
 import io
 import os
 import subprocess
@@ -30,10 +29,7 @@ GATE = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'tools',
 
 
 def _gate():
-    spec = importlib.util.spec_from_file_location('tempest_gate', GATE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return base.load_file('tempest_gate', GATE)
 
 
 def _stream():
