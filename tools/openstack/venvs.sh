@@ -19,7 +19,9 @@ make_venv() {
     local venv=$1
     shift
     [[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q -c "$constraints" "$@"
+    # --no-compile: the services compile what they import, once (as
+    # tox.ini's environments).
+    "$venv/bin/python" -m pip install -q --no-compile -c "$constraints" "$@"
 }
 
 # Both at once: much of pip's time is spent waiting on downloads and the
