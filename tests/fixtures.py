@@ -238,7 +238,7 @@ def _migrated_sqlite_file():
         if _MIGRATED_SQLITE is None:
             directory = tempfile.mkdtemp(prefix='cinder-ma-test-schema-',
                                          dir=_PROCESS_TMP)
-            atexit.register(shutil.rmtree, directory, ignore_errors=True)
+            atexit.register(_remove_if_mine, directory, os.getpid())
             path = os.path.join(directory, 'head.sqlite')
             engine = sa.create_engine('sqlite:///%s' % path)
             try:
@@ -248,6 +248,12 @@ def _migrated_sqlite_file():
                 engine.dispose()
             _MIGRATED_SQLITE = path
         return _MIGRATED_SQLITE
+
+
+def _remove_if_mine(directory, pid):
+    # Not from a forked child's exit: the parent's tests still copy it.
+    if os.getpid() == pid:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def server_url_or_skip(testcase, backend):
