@@ -41,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 
+from stestr.repository import abstract as repo_abstract
+from stestr.repository import util as repo_util
 import subunit
 from subunit import v2
 import testtools
@@ -62,11 +64,10 @@ def read(path):
 
 
 def has_runs(repo_url):
-    """Whether stestr's file repository at ``repo_url`` holds a run."""
+    """Whether the stestr repository at ``repo_url`` holds a run."""
     try:
-        with open(os.path.join(repo_url, '.stestr', 'next-stream')) as f:
-            return int(f.read().strip() or 0) > 0
-    except (OSError, ValueError):
+        return repo_util.get_repo_open(repo_url=repo_url).count() > 0
+    except repo_abstract.RepositoryNotFound:
         return False
 
 

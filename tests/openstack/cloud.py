@@ -222,8 +222,11 @@ class NBDBackend(fixtures.Fixture):
 
 
 class NovaSide(fixtures.Fixture):
-    """The Neutron stub, Placement and Nova of the cloud (:ivar nova:,
-    :ivar placement:)."""
+    """The Neutron stub, Placement and Nova of the cloud.
+
+    :ivar nova: the :class:`tests.openstack.nova.Nova` fixture.
+    :ivar placement: the :class:`tests.openstack.nova.Placement` fixture.
+    """
 
     def __init__(self, nova_venv, keystone, directory):
         super().__init__()

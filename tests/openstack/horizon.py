@@ -172,11 +172,10 @@ def enable_dashboard(venv, settings_dir):
 
 
 def local_settings(keystone_auth_url, region, directory, log_path,
-                   secret_key, cinder_features=None, compress_dir=None):
+                   secret_key, compress_dir, cinder_features=None):
     """The text of Horizon's ``local_settings.py``; ``compress_dir``
-    (default: ``directory``) holds the compressed CSS and JavaScript and
-    django-compressor's cache."""
-    compress_dir = compress_dir or directory
+    holds the compressed CSS and JavaScript and django-compressor's
+    cache."""
     settings = {
         'DEBUG': True,
         'ALLOWED_HOSTS': ['127.0.0.1', 'localhost'],
@@ -197,13 +196,12 @@ def local_settings(keystone_auth_url, region, directory, log_path,
         # mtime of each of hundreds of static files) in files of
         # ``compress_dir``, so that every Horizon of the virtualenv finds
         # the CSS compiled from the SCSS once (seconds of CPU); room for
-        # all of them: at the default 300 entries the output was culled
-        # and compiled again for most pages.
+        # all of them: at Django's default of 300 entries the output was
+        # culled and compiled again for most pages.
         'CACHES': {
             'default': {
                 'BACKEND': 'django.core.cache.backends.locmem.'
-                           'LocMemCache',
-                'OPTIONS': {'MAX_ENTRIES': 100000}},
+                           'LocMemCache'},
             'compress': {
                 'BACKEND': 'django.core.cache.backends.filebased.'
                            'FileBasedCache',
@@ -283,9 +281,9 @@ class Horizon(fixtures.Fixture):
         self.settings_path = os.path.join(settings_dir, 'local_settings.py')
         text = local_settings(
             self.keystone_auth_url, self.region, self.directory,
-            self.log_path, uuid.uuid4().hex, self.cinder_features,
-            compress_dir=os.path.join(self.venv, 'var', 'cinder-ma-tests',
-                                      'compress'))
+            self.log_path, uuid.uuid4().hex,
+            os.path.join(self.venv, 'var', 'cinder-ma-tests', 'compress'),
+            self.cinder_features)
         os.makedirs(os.path.join(self.directory, 'sessions'))
         with open(os.path.join(log_dir, 'horizon-local_settings.py'),
                   'w') as f:

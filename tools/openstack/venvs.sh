@@ -24,8 +24,8 @@ make_venv() {
     "$venv/bin/python" -m pip install -q --no-compile -c "$constraints" "$@"
 }
 
-# Both at once: much of pip's time is spent waiting on downloads and the
-# disk, and tox runs this beside other environments' tests anyway.
+# Both at once: a pip works on one CPU (unpacking, installing), so two use
+# two; they share nothing.
 make_venv "$dir/nova" nova openstack-placement PyMySQL gunicorn &
 nova=$!
 {
