@@ -18,6 +18,7 @@ import io
 import fixtures
 from oslo_serialization import jsonutils
 import pecan
+from pecan import core as pecan_core
 import webob
 import webtest
 
@@ -267,6 +268,35 @@ class TestPecanAsUsed(test_base.BaseTestCase):
         response = req.get_response(
             self._bare_pecan(ok, hooks=[app.DispatchHook()]))
         self.assertEqual(200, response.status_int)
+
+    def test_response_pecan_answers_the_controllers_response(self):
+        # Pecan calls invoke_controller by that name with the arguments
+        # it found (if it stops, its own would inspect the controller at
+        # every request again); the query's arguments are not passed. And
+        # pecan.Pecan without context locals is still an ExplicitPecan.
+        calls = []
+
+        class Spy(app.ResponsePecan):
+            def invoke_controller(self, controller, args, kwargs, state):
+                calls.append((len(args), sorted(kwargs)))
+                return super().invoke_controller(controller, args, kwargs,
+                                                 state)
+
+        class Root:
+            @pecan.expose(content_type=expose.JSON)
+            def index(self, req, resp):
+                return expose.json_response({'a': 1}, status=201)
+
+        application = Spy(Root(), use_context_locals=False,
+                          request_cls=webob.Request,
+                          response_cls=webob.Response)
+        response = webob.Request.blank('/?req=x&b=2').get_response(
+            application)
+        self.assertEqual(201, response.status_int)
+        self.assertEqual({'a': 1}, response.json)
+        self.assertEqual([(2, [])], calls)
+        self.assertIsInstance(self._bare_pecan(lambda: None),
+                              pecan_core.ExplicitPecan)
 
     def test_pecan_reads_arguments_before_the_controller(self):
         # Which is why DispatchHook.on_error has dispatch() answer.
