@@ -32,16 +32,16 @@ public version documents), check that the URL's project is the caller's,
 and call the controller, which answers a response (a fault on error).
 Responses under /v3 carry ``OpenStack-API-Version`` and ``Vary``.
 
-Pecan is used through what it documents: ``pecan.Pecan`` without context
-locals (controllers take ``req, resp``), whose ``invoke_controller``
-:class:`ResponsePecan` makes a plain call (every controller answers a
-Response), a root controller
+Pecan is used through what it documents: the application without context
+locals (controllers take ``req, resp``), a root controller
 (:class:`RootController`) whose controllers hand every request to
 :func:`dispatch` and return its complete webob Response (Pecan passes a
-returned Response through), and a hook
-(:class:`DispatchHook`). Three things Pecan does on its own are undone
-there, each with a test in tests/unit/api/test_app.py that fails when
-Pecan changes:
+returned Response through), and a hook (:class:`DispatchHook`); and one
+public method it does not document, ``invoke_controller``, which
+:class:`ResponsePecan` overrides with a plain call. Three things Pecan
+does on its own are undone there, each with a test in
+tests/unit/api/test_app.py that fails when Pecan changes (as does the
+override's):
 
 * it negotiates the content type of the controller against ``Accept``
   (an ``Accept`` it cannot match is a 406); the API answers JSON whatever
